@@ -1,0 +1,67 @@
+// Time is injected: everything that waits or expires asks a Clock, so tests drive time by hand.
+
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+  /** Calls fn once after ms milliseconds (never synchronously). */
+  schedule(ms: number, fn: () => void): TimerHandle;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  schedule(ms, fn) {
+    const t = setTimeout(fn, Math.max(0, ms));
+    t.unref?.();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
+/**
+ * A clock that only moves when told to. Timers fire in due order during advance(), each at its own
+ * instant, so expiry logic is tested without sleeping.
+ */
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: { due: number; seq: number; fn: () => void; live: boolean }[] = [];
+
+  constructor(start = 1_700_000_000_000) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  schedule(ms: number, fn: () => void): TimerHandle {
+    const timer = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, live: true };
+    this.timers.push(timer);
+    return { cancel: () => void (timer.live = false) };
+  }
+
+  /** Moves time forward by ms, firing every timer that falls due on the way. */
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      this.timers = this.timers.filter((x) => x.live);
+      let next: (typeof this.timers)[number] | undefined;
+      for (const x of this.timers) {
+        if (x.due <= end && (!next || x.due < next.due || (x.due === next.due && x.seq < next.seq))) next = x;
+      }
+      if (!next) break;
+      this.t = Math.max(this.t, next.due);
+      next.live = false;
+      next.fn();
+    }
+    this.t = end;
+  }
+
+  /** Number of timers still waiting. */
+  pending(): number {
+    return this.timers.filter((x) => x.live).length;
+  }
+}

@@ -1,0 +1,82 @@
+// What the store keeps. Every record carries `schema` so a newer data directory is refused, not misread.
+import type { ClientSeeds, GameStatus, HistoryEntry, SeatPlayer, TimeControl, Clocks, Seat, Termination } from './types.js';
+
+export const SCHEMA_VERSION = 1;
+
+export interface Rating {
+  rating: number;
+  rd: number;
+  volatility: number;
+}
+
+export const DEFAULT_RATING: Rating = { rating: 1500, rd: 350, volatility: 0.06 };
+
+export interface WebhookRecord {
+  url: string;
+  secret: string;
+  verifiedAt: string;
+}
+
+/** A registered bot. Anonymous identities are never stored; static house bots come from config. */
+export interface BotRecord {
+  schema: number;
+  id: string; // bot:team:<team>:<name>
+  team: string;
+  name: string;
+  tokenHash: string; // lowercase hex SHA-256 of the bearer token
+  createdAt: number; // epoch ms
+  onLadder: boolean;
+  rating: Rating;
+  webhook: WebhookRecord | null;
+}
+
+/**
+ * Everything needed to resume a game exactly, or to serve it from the archive once ended.
+ * The position is kept as text (DFEN without dice), the pending roll separately.
+ */
+export interface GameRecord {
+  schema: number;
+  id: string;
+  white: SeatPlayer;
+  black: SeatPlayer;
+  timeControl: TimeControl;
+  rated: boolean;
+  createdAt: number; // epoch ms
+  /** Lowercase hex of the 32-byte server seed. Secret until the game ends. */
+  serverSeed: string;
+  commit: string;
+  /** Client seeds as submitted; null where a seat has not seeded. */
+  clientSeeds: { white: string | null; black: string | null };
+  /** Rolls made so far (the next roll's ply). */
+  ply: number;
+  /** Six-field position before the pending roll (or the final position). */
+  fen: string;
+  /** Side to move. */
+  activeSeat: Seat;
+  /** The pending roll, in roll order; null when no roll is pending. */
+  dice: number[] | null;
+  /** Banks in ms as of `clockStartedAt` (the mover's elapsed time not yet subtracted); null for Unlimited. */
+  clocks: Clocks | null;
+  /** Epoch ms when the pending roll was published (the mover's clock started); null when none runs. */
+  clockStartedAt: number | null;
+  version: number;
+  history: HistoryEntry[];
+  status: GameStatus;
+  /** Revealed client seeds (set when the game ends). */
+  revealedSeeds: ClientSeeds | null;
+  finishedAt: number | null;
+  /** Mirror-pair partner game id, for ladder games (later issue). */
+  mirrorOf: string | null;
+}
+
+/** One line of a bot's finished-games index (profiles, leaderboard counts). */
+export interface ResultRecord {
+  gameId: string;
+  botId: string;
+  seat: Seat;
+  opponentId: string;
+  result: 'win' | 'draw' | 'loss';
+  rated: boolean;
+  termination: Termination;
+  finishedAt: number;
+}

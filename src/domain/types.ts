@@ -1,0 +1,128 @@
+// Shapes shared by every layer. They are the wire shapes of bot-service-spec.md v1.0 (plus the
+// CONTRACT.md decisions), so an event object can be serialised as it is, once, for every subscriber.
+
+export type Seat = 'White' | 'Black';
+export const otherSeat = (s: Seat): Seat => (s === 'White' ? 'Black' : 'White');
+
+export type TimeControl =
+  | { Unlimited: Record<string, never> }
+  | { SuddenDeath: { initialSeconds: number } }
+  | { Fischer: { initialSeconds: number; incrementSeconds: number } }
+  | { PerMove: { secondsPerMove: number } };
+
+/** Remaining milliseconds per side; null for Unlimited games. */
+export interface Clocks {
+  white: number;
+  black: number;
+}
+
+export type Participant =
+  | { Guest: { id: string } }
+  | { User: { id: string } }
+  | { Bot: { team: string; name: string } };
+
+/** Spectator-safe view of a player: never a raw id. */
+export interface PublicFace {
+  kind: 'Bot' | 'Human';
+  name: string | null;
+}
+
+export type GameResult = { Win: { side: Seat } } | { Draw: Record<string, never> };
+export type Termination = 'KingCaptured' | 'Resign' | 'Draw' | 'Aborted' | 'Timeout';
+export interface GameOver {
+  result: GameResult;
+  termination: Termination;
+}
+/** CONTRACT.md: `Ended` carries `over` so a polling bot can read the result. */
+export type GameStatus = { Active: Record<string, never> } | { Ended: { over: GameOver } };
+
+/** Prefix tree of UCI micro-moves; a leaf `{}` ends a complete legal turn. */
+export interface LegalMoveTree {
+  [uci: string]: LegalMoveTree;
+}
+
+export interface HistoryEntry {
+  seat: Seat;
+  dice: number[];
+  moves: string[];
+  fenAfter: string;
+}
+
+export interface ClientSeeds {
+  white: string;
+  black: string;
+}
+
+export interface Players {
+  white: PublicFace;
+  black: PublicFace;
+}
+
+/** Public snapshot of one game (GET /games/{id}, Snapshot.state, webhook state). */
+export interface GameState {
+  version: number;
+  dfen: string;
+  activeSeat: Seat;
+  dicePending: boolean;
+  status: GameStatus;
+  timeControl: TimeControl;
+  clocks: Clocks | null;
+  commit: string;
+  seed: string | null;
+  clientSeeds: ClientSeeds | null;
+  legalMoves: LegalMoveTree | null;
+  players: Players;
+}
+
+export type GameEvent =
+  | { Snapshot: { v: number; state: GameState; history: HistoryEntry[] } }
+  | {
+      DiceRolled: {
+        v: number;
+        seat: Seat;
+        dice: number[];
+        dfen: string;
+        clocks: Clocks | null;
+        legalMoves: LegalMoveTree | null;
+      };
+    }
+  | { TurnPlayed: { v: number; seat: Seat; moves: string[]; fenAfter: string } }
+  | { GameEnded: { v: number; over: GameOver; seed: string | null; clientSeeds: ClientSeeds | null } }
+  | { Rejected: { v: number; seat: Seat; reason: string } };
+
+export type AccountEvent =
+  | { ChallengeReceived: { id: string; challenger: Participant; timeControl: TimeControl } }
+  | { ChallengeDeclined: { id: string } }
+  | { GameStart: { gameId: string } };
+
+export interface MoveVerdict {
+  applied: boolean;
+  version: number | null;
+  reason: string | null;
+}
+
+/** Reasons a move verdict may carry (the verdict body's `reason` is exactly one of these). */
+export type VerdictReason = 'not your turn' | 'illegal turn' | 'game is over';
+
+/**
+ * Who is calling, after authentication. `id` is the external id:
+ * `bot:team:<team>:<name>` for bots, `guest:<id>` for human guests.
+ */
+export interface Principal {
+  id: string;
+  tier: 'anonymous' | 'registered' | 'static' | 'guest';
+  team: string;
+  name: string;
+}
+
+/** A seated player as a game knows it. */
+export interface SeatPlayer {
+  /** External id; also the fallback client seed (RULES.md §7). */
+  id: string;
+  face: PublicFace;
+  participant: Participant;
+}
+
+export const botExternalId = (team: string, name: string): string => `bot:team:${team}:${name}`;
+export const botFace = (team: string, name: string): PublicFace => ({ kind: 'Bot', name: `${team} ${name}` });
+export const HUMAN_FACE: PublicFace = { kind: 'Human', name: null };

@@ -1,0 +1,100 @@
+// The seams around game actors. Transports (ndjson streams, webhook deliverers, built-in house bots)
+// implement GameSubscriber; the lobby, challenges and the ladder create games through GameFactory.
+import type {
+  GameEvent, GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl, Clocks,
+} from '../domain/types.js';
+import type { GameRecord } from '../domain/records.js';
+
+/** One published event, serialised once: every subscriber gets the same bytes. */
+export interface EventFrame {
+  v: number;
+  event: GameEvent;
+  /** JSON of `event` followed by '\n'. */
+  line: string;
+}
+
+export interface GameSubscriber {
+  /** Called after the event is persisted, in version order. Must not throw and must not block. */
+  deliver(frame: EventFrame): void;
+  /** Called once when the subscription ends (game ended and GameEnded delivered, or server stopping). */
+  close?(): void;
+}
+
+/** Entry of GET /games (public) and the fields GET /bot/games needs. */
+export interface GameSummary {
+  gameId: string;
+  white: SeatPlayer;
+  black: SeatPlayer;
+  timeControl: TimeControl;
+  activeSeat: Seat;
+  dicePending: boolean;
+  clocks: Clocks | null;
+  version: number;
+  dfen: string;
+}
+
+export interface MovesView {
+  version: number;
+  dfen: string;
+  dicePending: boolean;
+  /** The full tree as JSON text (never capped); `{}` when no roll is pending or on a forced pass. */
+  legalMovesJson: string;
+}
+
+export interface GameHandle {
+  readonly id: string;
+  readonly white: SeatPlayer;
+  readonly black: SeatPlayer;
+  readonly timeControl: TimeControl;
+  readonly rated: boolean;
+  /** The seat held by this external id, or null. */
+  seatOf(playerId: string): Seat | null;
+  isActive(): boolean;
+  /** Live snapshot: clocks with the mover's elapsed time already subtracted. */
+  state(): GameState;
+  history(): HistoryEntry[];
+  summary(): GameSummary;
+  moves(): MovesView;
+  /** Fire-and-forget: first valid seed per seat before the opening roll wins. */
+  seed(seat: Seat, seed: string): void;
+  /** Resolves with the verdict once the actor has processed the move. */
+  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict>;
+  /** Fire-and-forget; ignored once the game has ended. */
+  resign(seat: Seat): void;
+  /**
+   * Subscribes and returns the Snapshot frame to send first; no event can fall between the two.
+   * For an ended game, also returns the GameEnded frame and does not subscribe.
+   */
+  subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void };
+  /** The current record (what the store holds). */
+  record(): GameRecord;
+}
+
+export interface NewGameSpec {
+  white: SeatPlayer;
+  black: SeatPlayer;
+  timeControl: TimeControl;
+  rated: boolean;
+}
+
+/** What the lobby, challenges and (later) the ladder call to start a game. */
+export interface GameFactory {
+  create(spec: NewGameSpec): Promise<GameHandle>;
+}
+
+/** Lookups over live games, and the archive for ended ones. */
+export interface GameDirectory {
+  get(id: string): GameHandle | undefined;
+  /** Live games, any order. */
+  live(): GameHandle[];
+  /** Live games in which this external id is seated. */
+  liveFor(playerId: string): GameHandle[];
+  /** An ended game's final record (from the store, or the bounded in-memory archive). */
+  ended(id: string): GameRecord | undefined;
+}
+
+/** Hooks the services use: GameStart to account streams, results to the ladder. */
+export interface GameLifecycleListener {
+  gameStarted?(game: GameHandle): void;
+  gameEnded?(game: GameHandle, record: GameRecord): void;
+}
