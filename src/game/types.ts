@@ -52,13 +52,20 @@ export interface GameHandle {
   isActive(): boolean;
   /** Live snapshot: clocks with the mover's elapsed time already subtracted. */
   state(): GameState;
+  /** JSON text of state(), cached per version with only the clocks spliced in (hot read path). */
+  stateJson(): string;
   history(): HistoryEntry[];
   summary(): GameSummary;
   moves(): MovesView;
+  /** JSON text of the legal-moves response `{version, dfen, dicePending, legalMoves}`, cached per version. */
+  movesJson(): string;
   /** Fire-and-forget: first valid seed per seat before the opening roll wins. */
   seed(seat: Seat, seed: string): void;
-  /** Resolves with the verdict once the actor has processed the move. */
-  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict>;
+  /**
+   * Resolves with the verdict once the actor has processed the move; 'busy' when the actor's bounded
+   * mailbox is full (the edge answers 429). The clock stops at the instant of this call.
+   */
+  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'>;
   /** Fire-and-forget; ignored once the game has ended. */
   resign(seat: Seat): void;
   /**
@@ -75,6 +82,11 @@ export interface NewGameSpec {
   black: SeatPlayer;
   timeControl: TimeControl;
   rated: boolean;
+  /**
+   * Optional six-field start position (no dice); the standard start when omitted. For tests and
+   * set-ups that need a particular position; the public API never sets it.
+   */
+  startFen?: string;
 }
 
 /** What the lobby, challenges and (later) the ladder call to start a game. */
@@ -91,10 +103,19 @@ export interface GameDirectory {
   liveFor(playerId: string): GameHandle[];
   /** An ended game's final record (from the store, or the bounded in-memory archive). */
   ended(id: string): GameRecord | undefined;
+  /** A live game, or a read-only handle on an ended one. */
+  find(id: string): GameHandle | undefined;
+  /**
+   * A live game's handle, or a read-only handle over an ended game's final record (moves answer
+   * `game is over`, subscribe gives the ended Snapshot and GameEnded); undefined when unknown.
+   */
+  find(id: string): GameHandle | undefined;
 }
 
 /** Hooks the services use: GameStart to account streams, results to the ladder. */
 export interface GameLifecycleListener {
   gameStarted?(game: GameHandle): void;
+  /** A live game rebuilt from the store after a restart (no GameStart is sent for it). */
+  gameResumed?(game: GameHandle): void;
   gameEnded?(game: GameHandle, record: GameRecord): void;
 }

@@ -1,0 +1,52 @@
+// `make bench`: runs every benchmark module in turn and prints one table.
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence)
+import type { BenchRow } from './types.js';
+
+const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
+  engine: () => import('./engine.js'),
+  store: () => import('./store.js'),
+  http: () => import('./http.js'),
+  throughput: () => import('./throughput.js'),
+};
+
+function fmt(n: number | undefined): string {
+  if (n === undefined) return '';
+  if (!Number.isFinite(n)) return String(n);
+  if (Math.abs(n) >= 1000) return Math.round(n).toLocaleString('en-US');
+  return n.toFixed(Math.abs(n) >= 10 ? 1 : 2);
+}
+
+function table(rows: BenchRow[]): string {
+  const head = ['bench', 'metric', 'value', 'baseline', 'ratio', 'note'];
+  const body = rows.map((r) => [
+    r.bench,
+    r.metric,
+    fmt(r.value),
+    r.baseline === undefined ? '' : `${fmt(r.baseline)} (${r.baselineName ?? 'baseline'})`,
+    r.baseline ? `${(r.value / r.baseline).toFixed(2)}x` : '',
+    r.note ?? '',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
+  return [line(head), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  const names = wanted.length ? wanted : Object.keys(SUITES);
+  const rows: BenchRow[] = [];
+  for (const name of names) {
+    const load = SUITES[name];
+    if (!load) {
+      console.error(`unknown benchmark ${name}; known: ${Object.keys(SUITES).join(', ')}`);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(`running ${name}…`);
+    const mod = await load();
+    rows.push(...(await mod.run()));
+  }
+  console.log(table(rows));
+}
+
+await main();

@@ -1,0 +1,151 @@
+// The one place that reads configuration: config/default.json, an optional --config file, then
+// DICECHESS_* environment variables, then command-line flags. Everything is validated with zod.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import type { Result } from './domain/result.js';
+
+const ms = z.number().int().min(0);
+const pos = z.number().int().min(1);
+
+export const ConfigSchema = z.object({
+  host: z.string().min(1),
+  port: z.number().int().min(0).max(65535),
+  dataDir: z.string().min(1),
+  memory: z.boolean(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  workers: z.number().int().min(1).max(64),
+  poolMaxQueue: pos,
+  treeTaskTimeoutMs: pos,
+  games: z.object({
+    seedGraceMs: ms,
+    unlimitedCapMs: pos,
+    inlineLeafCap: pos,
+    archiveSize: pos,
+    mailboxSize: pos,
+    houseMoveDelayMs: ms,
+    verdictWaitMs: pos,
+  }),
+  streams: z.object({ keepAliveMs: pos, maxBufferedBytes: pos }),
+  identity: z.object({ anonTtlMs: pos, maxAnonIdentities: pos }),
+  challenges: z.object({ ttlMs: pos, maxPendingPerChallenger: pos }),
+  lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, matchedPollableMs: pos }),
+  limits: z.object({
+    anonMintsPerHour: pos,
+    registrationsPerHour: pos,
+    webhookRegistrationsPerHour: pos,
+    maxBodyBytes: pos,
+    rateLimitMaxKeys: pos,
+  }),
+  http: z.object({ trustedProxies: z.array(z.string()), corsOrigins: z.array(z.string()) }),
+  /** `team|name|token,...` (operator-configured static bots, driven by external programs). */
+  houseBots: z.string(),
+  webhooks: z.object({
+    enabled: z.boolean(),
+    answerCapSeconds: pos,
+    allowInsecureLocalTargets: z.boolean(),
+  }),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Environment variables that override a config path (numbers and booleans are parsed). */
+const ENV: Record<string, string> = {
+  DICECHESS_HOST: 'host',
+  DICECHESS_PORT: 'port',
+  DICECHESS_DATA: 'dataDir',
+  DICECHESS_MEMORY: 'memory',
+  DICECHESS_LOG_LEVEL: 'logLevel',
+  DICECHESS_WORKERS: 'workers',
+  DICECHESS_HOUSE_BOTS: 'houseBots',
+  DICECHESS_SEED_GRACE_MS: 'games.seedGraceMs',
+  DICECHESS_HOUSE_MOVE_DELAY_MS: 'games.houseMoveDelayMs',
+  DICECHESS_VERDICT_WAIT_MS: 'games.verdictWaitMs',
+  DICECHESS_KEEPALIVE_MS: 'streams.keepAliveMs',
+  DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
+  DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
+  DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
+};
+
+export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+
+type Json = Record<string, unknown>;
+
+function deepMerge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && b && typeof b === 'object' && !Array.isArray(b)
+        ? deepMerge(b as Json, v as Json)
+        : v;
+  }
+  return out;
+}
+
+function setPath(obj: Json, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let cur = obj;
+  for (const k of keys.slice(0, -1)) {
+    const next = cur[k];
+    cur[k] = next && typeof next === 'object' ? { ...(next as Json) } : {};
+    cur = cur[k] as Json;
+  }
+  cur[keys[keys.length - 1]] = value;
+}
+
+function envValue(path: string, raw: string): unknown {
+  if (path === 'http.trustedProxies' || path === 'http.corsOrigins') {
+    return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (/^-?\d+$/.test(raw) && path !== 'houseBots' && path !== 'host' && path !== 'dataDir') return Number(raw);
+  return raw;
+}
+
+function readJson(path: string): Result<Json, string> {
+  try {
+    const v: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, error: `${path}: not a JSON object` };
+    return { ok: true, value: v as Json };
+  } catch (e) {
+    return { ok: false, error: `${path}: ${(e as Error).message}` };
+  }
+}
+
+export interface ConfigSources {
+  file?: string;
+  env?: Record<string, string | undefined>;
+  /** Flat overrides by dotted path (from flags or tests). */
+  overrides?: Record<string, unknown>;
+}
+
+/** Builds the effective configuration; errors name the offending field. */
+export function loadConfig(src: ConfigSources = {}): Result<Config, string> {
+  const base = readJson(DEFAULT_CONFIG_PATH);
+  if (!base.ok) return base;
+  let merged = base.value;
+  if (src.file) {
+    const f = readJson(src.file);
+    if (!f.ok) return f;
+    merged = deepMerge(merged, f.value);
+  }
+  for (const [name, path] of Object.entries(ENV)) {
+    const raw = src.env?.[name];
+    if (raw !== undefined && raw !== '') setPath(merged, path, envValue(path, raw));
+  }
+  for (const [path, v] of Object.entries(src.overrides ?? {})) setPath(merged, path, v);
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { ok: false, error: `config ${issue.path.join('.') || '(root)'}: ${issue.message}` };
+  }
+  return { ok: true, value: parsed.data };
+}
+
+/** Config for tests: defaults with overrides, no file, no environment. */
+export function testConfig(overrides: Record<string, unknown> = {}): Config {
+  const c = loadConfig({ overrides });
+  if (!c.ok) throw new Error(c.error);
+  return c.value;
+}

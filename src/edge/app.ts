@@ -1,0 +1,46 @@
+// Assembles the HTTP edge: a uWS app, the toolkit router, and every catalogued route bound to its
+// handler. Knows nothing of rules; talks to the services and the game directory only.
+import uWS from 'uWebSockets.js';
+import type { Clock } from '../domain/clock.js';
+import { bindRoutes } from './bind.js';
+import type { TrustedProxies } from './client-ip.js';
+import type { EdgeDeps } from './deps.js';
+import { gameHandlers } from './handlers/games.js';
+import { identityHandlers } from './handlers/identity.js';
+import { ladderHandlers } from './handlers/ladder.js';
+import { meetingHandlers } from './handlers/meeting.js';
+import { opsHandlers } from './handlers/ops.js';
+import { streamHandlers } from './handlers/streams.js';
+import { createRouter, type ObservedResponse } from './router.js';
+
+export interface EdgeOptions {
+  corsOrigins: readonly string[];
+  trustedProxies: TrustedProxies | undefined;
+  maxBodyBytes: number;
+  keepAliveMs: number;
+  maxBufferedBytes: number;
+  clock: Clock;
+  /** Sees every non-stream response (the conformance test). */
+  observe?: (info: ObservedResponse) => void;
+}
+
+export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): uWS.TemplatedApp {
+  const app = uWS.App();
+  const router = createRouter(app, {
+    logger: deps.log,
+    corsOrigins: opts.corsOrigins,
+    trustedProxies: opts.trustedProxies,
+    bodyLimit: opts.maxBodyBytes,
+    stream: { clock: opts.clock, keepAliveMs: opts.keepAliveMs, maxBufferedBytes: opts.maxBufferedBytes },
+    observe: opts.observe,
+  });
+  bindRoutes(router, deps, {
+    ...identityHandlers(deps),
+    ...meetingHandlers(deps),
+    ...gameHandlers(deps),
+    ...streamHandlers(deps),
+    ...ladderHandlers(deps),
+    ...opsHandlers(deps),
+  });
+  return app;
+}

@@ -1,0 +1,65 @@
+// Binds the route catalogue to handlers. Everything a route's catalogue entry says — webhooks
+// switched off, authentication, body and query shapes — is enforced here, once, so handlers only
+// see valid input and every route answers its declared statuses.
+import { parseBody, parseQuery } from '../wire/schemas.js';
+import { ROUTES, toUwsPattern, type RouteSpec } from '../wire/routes.js';
+import { bearerToken, readJson, type RequestContext } from './context.js';
+import type { Call, EdgeDeps, HandlerTable } from './deps.js';
+import { problem, unauthorized, type Reply } from './reply.js';
+import type { Router } from './router.js';
+
+/** Routes whose catalogue auth says public may be read from any origin. */
+export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable): void {
+  const missing = ROUTES.filter((r) => !table[r.operationId]).map((r) => r.operationId);
+  const extra = Object.keys(table).filter((id) => !ROUTES.some((r) => r.operationId === id));
+  if (missing.length || extra.length) {
+    throw new Error(`route table mismatch: missing ${missing.join(',') || '-'}; unknown ${extra.join(',') || '-'}`);
+  }
+  for (const spec of ROUTES) {
+    const handler = table[spec.operationId];
+    router.route(spec.method, toUwsPattern(spec.path), (ctx) => run(spec, ctx, deps, handler), {
+      cors: spec.auth === 'public' ? 'public' : 'restricted',
+    });
+  }
+}
+
+async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler: HandlerTable[string]): Promise<Reply | void> {
+  // CONTRACT.md: with webhooks disabled every webhook route is 503, checked before authentication.
+  if (spec.tag === 'Webhooks' && !deps.webhooksEnabled) {
+    return problem(503, 'webhooks_disabled', 'webhooks are disabled on this server');
+  }
+  let principal = null;
+  if (spec.auth !== 'public') {
+    const token = bearerToken(ctx);
+    if (token === undefined) return unauthorized('send Authorization: Bearer <token>', 'missing_token');
+    principal = deps.identity.authenticate(token);
+    if (principal === null) return unauthorized('the token is invalid, rotated or expired', 'invalid_token');
+    if (principal.tier === 'guest' && spec.auth !== 'seatOrBearer') {
+      return unauthorized('a seat token only works on the routes of its game', 'seat_token_not_allowed');
+    }
+  }
+  let body: unknown = undefined;
+  if (spec.method !== 'GET') {
+    const read = await readJson(ctx);
+    if (spec.request?.body) {
+      if (!read.ok) return read.error;
+      let value = read.value;
+      if (value === undefined) {
+        if (spec.request.bodyRequired !== false) return problem(400, 'missing_body', 'this route needs a JSON body');
+        value = {};
+      }
+      const parsed = parseBody(spec.request.body, value);
+      if (!parsed.ok) return problem(400, 'invalid_body', parsed.detail);
+      body = parsed.value;
+    }
+    // Routes without a body ignore whatever was sent (CONTRACT.md: body-less POSTs are fine).
+  }
+  let query: Record<string, string> = {};
+  if (spec.request?.query) {
+    const parsed = parseQuery(spec.request.query, ctx.query);
+    if (!parsed.ok) return problem(400, 'invalid_query', parsed.detail);
+    query = parsed.value as Record<string, string>;
+  }
+  const call: Call = { ctx, principal, body, query, params: ctx.params };
+  return handler(call);
+}

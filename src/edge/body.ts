@@ -1,0 +1,82 @@
+// Request bodies: JSON only, capped (CONTRACT "Errors"). uWS hands the body over in chunks through
+// onData, which must be attached before the handler's first await or the chunks are lost; so the
+// router starts collecting synchronously and readJson() only picks up the result.
+import { err, ok, type Result } from '../domain/result.js';
+import { problem, type Reply } from './reply.js';
+import type { Responder } from './responder.js';
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/** The parsed body (undefined when empty), or the problem to answer with. */
+export type BodyResult = Result<unknown, Reply>;
+
+export function bodyTooLarge(limit: number): Reply {
+  return problem(413, 'body_too_large', `request bodies are limited to ${limit} bytes`);
+}
+
+/** application/json, with parameters such as charset, or any application/*+json. */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(';');
+  const mediaType = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
+}
+
+/**
+ * Starts reading the body of the current request. Call synchronously in the uWS handler. Past the
+ * limit it answers 413 at once and closes the connection instead of swallowing the rest. The promise
+ * never rejects; an aborted upload resolves to a problem nobody will receive.
+ */
+export function collectBody(res: Responder, limit: number, contentType: string | undefined): Promise<BodyResult> {
+  return new Promise<BodyResult>((resolve) => {
+    let chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (r: BodyResult): void => {
+      if (settled) return;
+      settled = true;
+      chunks = [];
+      resolve(r);
+    };
+    res.onAbort(() => settle(err(problem(400, 'aborted', 'the request was aborted'))));
+    res.raw.onData((chunk, isLast) => {
+      if (settled) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        const tooLarge = bodyTooLarge(limit);
+        res.reply(tooLarge, true);
+        settle(err(tooLarge));
+        return;
+      }
+      if (isLast && chunks.length === 0) {
+        // Common case, the whole body in one chunk: parse it in place before uWS reclaims it.
+        settle(parseJsonBody(new Uint8Array(chunk), contentType));
+        return;
+      }
+      // uWS neuters the chunk when this callback returns, so keep a copy.
+      if (chunk.byteLength > 0) chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) settle(parseJsonBody(Buffer.concat(chunks, size), contentType));
+    });
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Empty → undefined; otherwise the content type must be JSON and the bytes valid UTF-8 JSON. */
+export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): BodyResult {
+  if (bytes.byteLength === 0) return ok(undefined);
+  if (!isJsonContentType(contentType)) {
+    return err(problem(415, 'unsupported_media_type', 'request bodies must be application/json'));
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return err(problem(400, 'malformed_json', 'the request body is not valid UTF-8'));
+  }
+  try {
+    return ok(JSON.parse(text) as unknown);
+  } catch {
+    return err(problem(400, 'malformed_json', 'the request body is not valid JSON'));
+  }
+}

@@ -1,0 +1,58 @@
+// What the route handlers need, handed over by the composition root (src/main.ts).
+import type { Clock } from '../domain/clock.js';
+import type { Principal } from '../domain/types.js';
+import type { GameDirectory } from '../game/types.js';
+import type { Store } from '../store/types.js';
+import type { AccountHub } from '../services/account-hub.js';
+import type { ChallengeService } from '../services/challenges.js';
+import type { IdentityService } from '../services/identity.js';
+import type { LobbyService } from '../services/lobby.js';
+import type { RequestContext } from './context.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Reply } from './reply.js';
+import type { Logger } from './responder.js';
+
+export interface EdgeLimits {
+  anonMints: RateLimiter;
+  registrations: RateLimiter;
+  guests: RateLimiter;
+}
+
+export interface EdgeDeps {
+  clock: Clock;
+  log: Logger;
+  store: Store;
+  games: GameDirectory;
+  identity: IdentityService;
+  hub: AccountHub;
+  challenges: ChallengeService;
+  lobby: LobbyService;
+  limits: EdgeLimits;
+  /** Server version for /health and the API documents. */
+  version: string;
+  verdictWaitMs: number;
+  webhooksEnabled: boolean;
+  /** Prometheus text exposition (GET /metrics). */
+  metrics: () => Promise<string>;
+}
+
+/** One call of a catalogued route, after authentication and body/query validation. */
+export interface Call {
+  ctx: RequestContext;
+  /** The caller on authenticated routes; null on public ones. */
+  principal: Principal | null;
+  body: unknown;
+  query: Record<string, string>;
+  params: Readonly<Record<string, string>>;
+}
+
+export type OpHandler = (call: Call) => Reply | void | Promise<Reply | void>;
+
+/** Handlers by operationId of the route catalogue (src/wire/routes.ts). */
+export type HandlerTable = Record<string, OpHandler>;
+
+/** The authenticated caller (handlers of bearer routes only run with one). */
+export const caller = (call: Call): Principal => {
+  if (call.principal === null) throw new Error('authenticated handler ran without a principal');
+  return call.principal;
+};

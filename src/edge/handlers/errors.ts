@@ -1,0 +1,18 @@
+// Service error values to problem replies: the one mapping from `kind` to HTTP status.
+import type { ServiceError } from '../../services/errors.js';
+import { problem, tooManyRequests, unauthorized, type Reply } from '../reply.js';
+
+const STATUS: Record<ServiceError['kind'], number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+};
+
+export function serviceProblem(e: ServiceError): Reply {
+  if (e.kind === 'rate_limited') return tooManyRequests(e.retryAfterSeconds ?? 1, e.detail, e.code);
+  if (e.kind === 'unauthorized') return unauthorized(e.detail, e.code);
+  return problem(STATUS[e.kind], e.code, e.detail);
+}

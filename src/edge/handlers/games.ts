@@ -1,0 +1,93 @@
+// Playing and watching games: seed, move, resign, the caller's games, and the public reads.
+import type { MoveVerdict, Principal, Seat } from '../../domain/types.js';
+import type { GameHandle } from '../../game/types.js';
+import { classifySeed } from '../../wire/requests.js';
+import { myGame, publicGameList } from '../../wire/encode.js';
+import { caller, type Call, type EdgeDeps, type HandlerTable } from '../deps.js';
+import { json, problem, tooManyRequests, type Reply } from '../reply.js';
+
+const GAME_OVER: MoveVerdict = { applied: false, version: null, reason: 'game is over' };
+const unknownGame = (): Reply => problem(404, 'unknown_game', 'no game with this id');
+const notSeated = (): Reply => problem(403, 'not_seated', 'you are not seated in this game');
+
+/** The game and the caller's seat in it, or the problem to answer. */
+function seated(deps: EdgeDeps, call: Call): { game: GameHandle; seat: Seat } | Reply {
+  const game = deps.games.find(call.params.id);
+  if (!game) return unknownGame();
+  const seat = game.seatOf((caller(call) as Principal).id);
+  if (seat === null) return notSeated();
+  return { game, seat };
+}
+
+const isReply = (x: unknown): x is Reply => typeof x === 'object' && x !== null && 'status' in x;
+
+export function gameHandlers(deps: EdgeDeps): HandlerTable {
+  return {
+    submitSeed: (call) => {
+      const s = seated(deps, call);
+      if (isReply(s)) return s;
+      const seed = classifySeed(call.body);
+      // A malformed seed is handed to the actor too, which answers it with a Rejected event.
+      s.game.seed(s.seat, seed.ok ? seed.seed : String((call.body as { seed?: unknown }).seed ?? ''));
+      return json(202, {});
+    },
+
+    submitMove: async (call) => {
+      const s = seated(deps, call);
+      if (isReply(s)) return s;
+      if (!s.game.isActive()) return json(409, GAME_OVER);
+      const { moves } = call.body as { moves: string[] };
+      const pending = s.game.move(s.seat, moves);
+      let timer: { cancel(): void } | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = deps.clock.schedule(deps.verdictWaitMs, () => resolve('late'));
+      });
+      const verdict = await Promise.race([pending, late]);
+      timer?.cancel();
+      if (verdict === 'late') return json(202, {});
+      if (verdict === 'busy') return tooManyRequests(1, 'this game is busy; retry shortly', 'game_busy');
+      return json(verdict.applied ? 200 : 409, verdict);
+    },
+
+    resign: (call) => {
+      const s = seated(deps, call);
+      if (isReply(s)) return s;
+      s.game.resign(s.seat);
+      return json(202, {});
+    },
+
+    listMyGames: (call) => {
+      const id = caller(call).id;
+      const games = deps.games.liveFor(id).map((g) => myGame(g.summary(), g.seatOf(id) as Seat));
+      return json(200, { games });
+    },
+
+    listGames: () => json(200, publicGameList(deps.games.live().map((g) => g.summary()))),
+
+    getGame: ({ params }) => {
+      const game = deps.games.find(params.id);
+      return game ? json(200, game.stateJson()) : unknownGame();
+    },
+
+    getLegalMoves: ({ params }) => {
+      const game = deps.games.find(params.id);
+      return game ? json(200, game.movesJson()) : unknownGame();
+    },
+
+    getGameHistory: ({ params }) => {
+      const game = deps.games.find(params.id);
+      if (!game) return unknownGame();
+      const state = game.state();
+      return json(200, {
+        gameId: game.id,
+        players: state.players,
+        timeControl: state.timeControl,
+        commit: state.commit,
+        seed: state.seed,
+        clientSeeds: state.clientSeeds,
+        status: state.status,
+        history: game.history(),
+      });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Identity routes: anonymous mint, registration, token rotation, account, ladder membership.
+import { rateLimitKey } from '../client-ip.js';
+import { isReservedTeam } from '../../wire/requests.js';
+import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
+import { json, problem, tooManyRequests } from '../reply.js';
+import { serviceProblem } from './errors.js';
+
+export function identityHandlers(deps: EdgeDeps): HandlerTable {
+  return {
+    mintAnonymous: ({ ctx, query }) => {
+      const budget = deps.limits.anonMints.take(rateLimitKey(ctx.ip));
+      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'at most 30 anonymous mints per hour per address', 'too_many_mints');
+      return json(201, deps.identity.mintAnon(query.name));
+    },
+
+    register: async ({ ctx, body }) => {
+      const { team, name } = body as { team: string; name: string };
+      if (isReservedTeam(team)) return problem(400, 'reserved_team', `the team "${team}" is reserved`);
+      // Only successful registrations use the budget: take first (so racing attempts can't all slip
+      // through), give it back when the registration is refused.
+      const budget = deps.limits.registrations.take(rateLimitKey(ctx.ip));
+      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'at most 5 registrations per hour per address', 'too_many_registrations');
+      const r = await deps.identity.register(team, name);
+      if (!r.ok) {
+        deps.limits.registrations.refund(rateLimitKey(ctx.ip));
+        return serviceProblem(r.error);
+      }
+      return json(201, r.value);
+    },
+
+    rotateToken: async (call) => {
+      const r = await deps.identity.rotate(caller(call));
+      return r.ok ? json(200, r.value) : serviceProblem(r.error);
+    },
+
+    getAccount: (call) => json(200, deps.identity.account(caller(call))),
+
+    joinLadder: async (call) => {
+      const r = await deps.identity.ladderJoin(caller(call));
+      return r.ok ? json(200, r.value) : serviceProblem(r.error);
+    },
+
+    leaveLadder: async (call) => {
+      const r = await deps.identity.ladderLeave(caller(call));
+      return r.ok ? json(200, r.value) : serviceProblem(r.error);
+    },
+  };
+}

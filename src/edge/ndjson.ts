@@ -1,0 +1,218 @@
+// ndjson event streams (CONTRACT "Streams"): one JSON object per line, a blank line as keep-alive,
+// live only, and a subscriber that falls too far behind is cut off rather than buffered forever.
+//
+// Backpressure, as uWS does it: res.write() always takes the whole chunk, and returns false when
+// part of it had to stay in uWS's own buffer because the socket is full. From then on we keep lines
+// in our queue instead of piling them onto uWS, and hand the queue over in one write when uWS calls
+// onWritable. (getWriteOffset() only tracks tryEnd(), which needs the total size up front, so it
+// says nothing about a chunked stream.) Memory per subscriber is therefore bounded by our queue
+// (maxBufferedBytes) plus at most one earlier flush still inside uWS.
+import type { HttpResponse } from 'uWebSockets.js';
+import { systemClock, type Clock, type TimerHandle } from '../domain/clock.js';
+import type { Logger, Responder } from './responder.js';
+
+export const NDJSON_TYPE = 'application/x-ndjson';
+export const DEFAULT_KEEP_ALIVE_MS = 25_000;
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+
+const STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-cache, no-store',
+  'x-accel-buffering': 'no', // tells nginx-style proxies not to hold lines back
+};
+
+/** Why a stream closed: the client left, it was too slow, the server ended it, or a handler failed. */
+export type CloseReason = 'client' | 'slow' | 'end' | 'error';
+
+export interface NdjsonOptions {
+  readonly clock: Clock;
+  /** A blank line after this long without output; 0 disables keep-alives. */
+  readonly keepAliveMs: number;
+  /** Queued-but-unsent bytes beyond which the subscriber is disconnected. */
+  readonly maxBufferedBytes: number;
+  /** Reports exceptions thrown by onClose callbacks. */
+  readonly logger?: Logger;
+}
+
+export interface NdjsonStream {
+  /**
+   * Queues one line (a newline is added unless present). Pass the same string to every subscriber:
+   * it is written as is. False once the stream is closed, including when this write cut it off.
+   */
+  write(line: string): boolean;
+  /** Flushes what is queued, then ends the response. */
+  end(): void;
+  /** cb runs exactly once when the stream closes, whatever the cause (at once if already closed). */
+  onClose(cb: (reason: CloseReason) => void): void;
+  /** Forcibly drops the connection (e.g. the handler failed mid-stream). */
+  abort(reason?: CloseReason): void;
+  readonly closed: boolean;
+  /** Bytes held back because the client is not reading fast enough (for metrics and tests). */
+  readonly queuedBytes: number;
+}
+
+/**
+ * Starts a 200 ndjson response. The status, headers and a first blank line go out at once: uWS
+ * sends nothing until the first body write, and a client must see the 200 before the first event.
+ */
+export function openNdjson(res: Responder, opts: Partial<NdjsonOptions> = {}): NdjsonStream {
+  const options: NdjsonOptions = {
+    clock: opts.clock ?? systemClock,
+    keepAliveMs: opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    logger: opts.logger,
+  };
+  if (res.head) {
+    // HEAD: the status and headers a GET would get, and no stream behind them.
+    res.reply({ status: 200, body: undefined, contentType: NDJSON_TYPE, headers: STREAM_HEADERS });
+    return new Stream(res, undefined, options, 'end');
+  }
+  let stream: Stream | undefined;
+  const raw = res.takeForStream(() => stream?.abort('error'));
+  if (raw === undefined) return new Stream(res, undefined, options, res.aborted ? 'client' : 'end');
+  stream = new Stream(res, raw, options, undefined);
+  return stream;
+}
+
+class Stream implements NdjsonStream {
+  private queue: string[] = [];
+  private pendingBytes = 0;
+  /** uWS reported backpressure and has not called onWritable since. */
+  private blocked = false;
+  /** Something was written since the last keep-alive tick. */
+  private active = false;
+  private timer: TimerHandle | undefined;
+  private handlers: ((reason: CloseReason) => void)[] = [];
+  private closedWith: CloseReason | undefined;
+  /** Set before we close the socket ourselves, so the abort it triggers reports the real cause. */
+  private cutReason: CloseReason | undefined;
+
+  constructor(
+    private readonly res: Responder,
+    private readonly raw: HttpResponse | undefined,
+    private readonly o: NdjsonOptions,
+    alreadyClosed: CloseReason | undefined,
+  ) {
+    if (raw === undefined) {
+      this.closedWith = alreadyClosed ?? 'end';
+      return;
+    }
+    res.onAbort(() => this.finish(this.cutReason ?? 'client'));
+    raw.onWritable(() => {
+      this.drain();
+      return true;
+    });
+    const base = res.baseHeaders;
+    raw.cork(() => {
+      raw.writeStatus('200 OK');
+      for (const [k, v] of base) raw.writeHeader(k, v);
+      raw.writeHeader('content-type', NDJSON_TYPE);
+      for (const k in STREAM_HEADERS) raw.writeHeader(k, STREAM_HEADERS[k]);
+      this.push(raw, '\n');
+    });
+    this.arm();
+  }
+
+  get closed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  get queuedBytes(): number {
+    return this.pendingBytes;
+  }
+
+  write(line: string): boolean {
+    const raw = this.raw;
+    if (this.closedWith !== undefined || raw === undefined) return false;
+    const s = line.charCodeAt(line.length - 1) === 10 ? line : line + '\n';
+    this.active = true;
+    if (!this.blocked) {
+      raw.cork(() => this.push(raw, s));
+      return true;
+    }
+    this.queue.push(s);
+    this.pendingBytes += Buffer.byteLength(s);
+    if (this.pendingBytes > this.o.maxBufferedBytes) {
+      this.abort('slow');
+      return false;
+    }
+    return true;
+  }
+
+  end(): void {
+    const raw = this.raw;
+    if (this.closedWith !== undefined || raw === undefined) return;
+    const rest = this.takeQueue();
+    // uWS keeps whatever the socket cannot take yet and sends it before the final chunk.
+    raw.cork(() => {
+      if (rest !== '') raw.write(rest);
+      raw.end();
+    });
+    this.res.streamEnded();
+    this.finish('end');
+  }
+
+  abort(reason: CloseReason = 'error'): void {
+    if (this.closedWith !== undefined) return;
+    this.cutReason = reason;
+    this.res.close(); // runs the abort handlers, hence finish(reason)
+    this.finish(reason);
+  }
+
+  onClose(cb: (reason: CloseReason) => void): void {
+    if (this.closedWith !== undefined) this.call(cb, this.closedWith);
+    else this.handlers.push(cb);
+  }
+
+  private push(raw: HttpResponse, s: string): void {
+    if (!raw.write(s)) this.blocked = true;
+  }
+
+  private drain(): void {
+    const raw = this.raw;
+    if (this.closedWith !== undefined || raw === undefined) return;
+    this.blocked = false;
+    const data = this.takeQueue();
+    if (data !== '') raw.cork(() => this.push(raw, data));
+  }
+
+  private takeQueue(): string {
+    const q = this.queue;
+    if (q.length === 0) return '';
+    this.queue = [];
+    this.pendingBytes = 0;
+    return q.length === 1 ? q[0] : q.join('');
+  }
+
+  private arm(): void {
+    if (this.o.keepAliveMs > 0) this.timer = this.o.clock.schedule(this.o.keepAliveMs, () => this.tick());
+  }
+
+  private tick(): void {
+    const raw = this.raw;
+    if (this.closedWith !== undefined || raw === undefined) return;
+    // A busy stream needs no keep-alive, and a blocked one gains nothing from another byte queued.
+    if (!this.active && !this.blocked) raw.cork(() => this.push(raw, '\n'));
+    this.active = false;
+    this.arm();
+  }
+
+  private finish(reason: CloseReason): void {
+    if (this.closedWith !== undefined) return;
+    this.closedWith = reason;
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.queue = [];
+    this.pendingBytes = 0;
+    const hs = this.handlers;
+    this.handlers = [];
+    for (const h of hs) this.call(h, reason);
+  }
+
+  private call(cb: (reason: CloseReason) => void, reason: CloseReason): void {
+    try {
+      cb(reason);
+    } catch (err) {
+      this.o.logger?.error({ err }, 'ndjson close callback failed');
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// The one object allowed to write to a uWS HttpResponse. uWS invalidates the response after
+// onAborted or after end(); touching it then throws from native code. So every write goes through
+// here, checks the state first, and is corked (late writes outside cork are slow and warned about).
+import type { HttpResponse } from 'uWebSockets.js';
+import { internalError, json, noContent, statusLine, type Headers, type Reply } from './reply.js';
+
+/** pino-compatible: the toolkit only ever reports bugs. */
+export interface Logger {
+  error(obj: object, msg: string): void;
+}
+
+export type HeaderList = ReadonlyArray<readonly [string, string]>;
+export const NO_HEADERS: HeaderList = [];
+
+/** Called after every non-stream response the toolkit sends (conformance tests hook in here). */
+export type SendObserver = (status: number, contentType: string | undefined, body: string) => void;
+
+type State = 'open' | 'streaming' | 'done' | 'aborted';
+
+export class Responder {
+  private state: State = 'open';
+  private abortHandlers: (() => void)[] | undefined;
+  private failStream: (() => void) | undefined;
+  /** Headers every response on this request carries (CORS); set by the router. */
+  baseHeaders: HeaderList = NO_HEADERS;
+  /** Unset unless the router was given an observer, so the common path pays one comparison. */
+  observer: SendObserver | undefined;
+
+  /**
+   * Must be constructed synchronously inside the uWS handler: it registers onAborted. head: the
+   * request is HEAD, so headers go out but never a body (uWS would send one).
+   */
+  constructor(
+    readonly raw: HttpResponse,
+    private readonly logger?: Logger,
+    readonly head = false,
+  ) {
+    raw.onAborted(() => this.onAbortedByPeer());
+  }
+
+  /** The client went away (or the connection was cut); nothing can be sent any more. */
+  get aborted(): boolean {
+    return this.state === 'aborted';
+  }
+
+  /** Nothing has been sent yet. */
+  get open(): boolean {
+    return this.state === 'open';
+  }
+
+  /** A stream owns the response (see ndjson.ts). */
+  get streaming(): boolean {
+    return this.state === 'streaming';
+  }
+
+  /** Runs cb when the client disconnects before the response is complete (at once if it already has). */
+  onAbort(cb: () => void): void {
+    if (this.state === 'aborted') {
+      this.runSafely(cb);
+      return;
+    }
+    (this.abortHandlers ??= []).push(cb);
+  }
+
+  /** Sends a JSON value (or a prebuilt JSON string). 204 is sent without a body. */
+  send(status: number, value?: unknown, headers?: Headers): boolean {
+    return this.reply(status === 204 ? noContent(headers) : json(status, value, headers));
+  }
+
+  /**
+   * Sends a complete reply unless something was already sent or the client is gone. closeConnection
+   * is for replies sent while the request body is still arriving (413): we won't read the rest.
+   */
+  reply(r: Reply, closeConnection = false): boolean {
+    if (this.state !== 'open') return false;
+    this.state = 'done';
+    const raw = this.raw;
+    const base = this.baseHeaders;
+    raw.cork(() => {
+      raw.writeStatus(statusLine(r.status));
+      for (let i = 0; i < base.length; i++) raw.writeHeader(base[i][0], base[i][1]);
+      const h = r.headers;
+      if (h !== undefined) for (const k in h) raw.writeHeader(k, h[k]);
+      if (r.contentType !== undefined) raw.writeHeader('content-type', r.contentType);
+      // RFC 9110: a 204/304 carries no Content-Length, but end() would add "content-length: 0"; a
+      // HEAD answer carries the length of the body it does not send. Only endWithoutBody() with no
+      // arguments is safe in this uWS build: a length argument aborts the process or is mangled.
+      if (r.status === 204 || r.status === 304) {
+        if (closeConnection) raw.end('', true);
+        else raw.endWithoutBody();
+      } else if (this.head) {
+        if (r.body !== undefined) raw.writeHeader('content-length', String(Buffer.byteLength(r.body)));
+        raw.endWithoutBody();
+      } else raw.end(r.body ?? '', closeConnection);
+    });
+    if (this.observer !== undefined) this.observe(r);
+    return true;
+  }
+
+  /** Answers 500 if nothing was sent yet; cuts a stream that was already going. */
+  fail(): void {
+    if (this.state === 'open') this.reply(internalError());
+    else if (this.state === 'streaming') {
+      if (this.failStream !== undefined) this.failStream();
+      else this.close();
+    }
+  }
+
+  /**
+   * Hands the raw response to a stream writer; undefined if it was already answered or aborted.
+   * onFail is how fail() cuts the stream, so that the stream can tell its subscribers why.
+   */
+  takeForStream(onFail?: () => void): HttpResponse | undefined {
+    if (this.state !== 'open') return undefined;
+    this.state = 'streaming';
+    this.failStream = onFail;
+    return this.raw;
+  }
+
+  /** The stream writer ended the response itself. */
+  streamEnded(): void {
+    if (this.state === 'streaming') this.state = 'done';
+  }
+
+  /** Forcibly closes the connection; the abort handlers run. */
+  close(): void {
+    if (this.state === 'open' || this.state === 'streaming') this.raw.close();
+  }
+
+  private observe(r: Reply): void {
+    try {
+      this.observer?.(r.status, r.contentType, r.body ?? '');
+    } catch (err) {
+      this.logger?.error({ err }, 'response observer failed');
+    }
+  }
+
+  private onAbortedByPeer(): void {
+    const wasDone = this.state === 'done';
+    this.state = 'aborted';
+    const handlers = this.abortHandlers;
+    this.abortHandlers = undefined;
+    if (wasDone || handlers === undefined) return;
+    for (const cb of handlers) this.runSafely(cb);
+  }
+
+  // A throw inside a uWS callback would take the process down; a bug in a close hook must not.
+  private runSafely(cb: () => void): void {
+    try {
+      cb();
+    } catch (err) {
+      this.logger?.error({ err }, 'abort handler failed');
+    }
+  }
+}

@@ -1,0 +1,229 @@
+// Routes on top of uWS's own router. For each registered pattern it also answers the other methods
+// with 405 + Allow and OPTIONS with CORS preflight, and every unknown path with a 404 problem. The
+// handler gets a RequestContext read synchronously, may be async, and returns a Reply (or opens a
+// stream). Whatever it throws becomes a logged 500: a bug, but never a crashed process.
+import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
+import { bodyTooLarge, collectBody, DEFAULT_BODY_LIMIT } from './body.js';
+import type { TrustedProxies } from './client-ip.js';
+import { RequestContext, type ContextEnv, type Method } from './context.js';
+import { CorsRules, type CorsPolicy } from './cors.js';
+import type { NdjsonOptions } from './ndjson.js';
+import { internalError, problem, type Reply } from './reply.js';
+import { Responder, type Logger } from './responder.js';
+
+/**
+ * Return a Reply, or nothing after opening a stream (ctx.ndjson()) or sending through ctx.res.
+ * GET handlers also answer HEAD (ctx.res.head is true; the body is dropped for them).
+ */
+export type Handler = (ctx: RequestContext) => Reply | void | Promise<Reply | void>;
+
+export interface RouteOptions {
+  /** Default 'restricted' (configured origins only); 'public' for reads anyone may embed. */
+  readonly cors?: CorsPolicy;
+  /** Body cap in bytes for this route; default the router's (64 KiB). */
+  readonly bodyLimit?: number;
+  /** Extra request headers to capture (lower-case), found in ctx.headers.other. */
+  readonly headers?: readonly string[];
+}
+
+export interface ObservedResponse {
+  readonly method: string;
+  /** The pattern that answered; '/*' for the 404 catch-all. */
+  readonly pattern: string;
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly body: string;
+}
+
+export interface RouterOptions {
+  readonly logger: Logger;
+  /** Origins allowed on 'restricted' routes, e.g. ['https://play.example.org']. */
+  readonly corsOrigins?: readonly string[];
+  /** From parseTrustedProxies(); without it the socket peer is the client. */
+  readonly trustedProxies?: TrustedProxies;
+  /** Default body cap in bytes (64 KiB). */
+  readonly bodyLimit?: number;
+  /** Defaults for ctx.ndjson(): clock, keepAliveMs, maxBufferedBytes. */
+  readonly stream?: Partial<NdjsonOptions>;
+  /** Sees every non-stream response the toolkit sends (conformance tests). */
+  readonly observe?: (info: ObservedResponse) => void;
+}
+
+interface Route {
+  readonly method: Method;
+  readonly pattern: string;
+  readonly handler: Handler;
+  readonly cors: CorsPolicy;
+  readonly bodyLimit: number;
+  readonly hasBody: boolean;
+  readonly paramNames: readonly string[];
+  readonly headers: readonly string[] | undefined;
+}
+
+interface PatternEntry {
+  readonly methods: Map<string, CorsPolicy>;
+  allow: string;
+}
+
+const UWS_METHOD = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'del' } as const;
+const BODY_METHODS: ReadonlySet<Method> = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export class Router {
+  private readonly patterns = new Map<string, PatternEntry>();
+  private readonly cors: CorsRules;
+  private readonly env: ContextEnv;
+  private readonly logger: Logger;
+  private readonly bodyLimit: number;
+  private readonly observe: ((info: ObservedResponse) => void) | undefined;
+
+  constructor(
+    readonly app: TemplatedApp,
+    opts: RouterOptions,
+  ) {
+    this.logger = opts.logger;
+    this.cors = new CorsRules(opts.corsOrigins);
+    this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    this.observe = opts.observe;
+    this.env = { logger: opts.logger, trustedProxies: opts.trustedProxies, stream: opts.stream ?? {} };
+    // uWS tries method-specific routes, then `any` on the same pattern, then less specific patterns,
+    // so this catch-all only sees paths no pattern matches.
+    app.any('/*', (raw, req) => {
+      const res = this.responder(raw, req.getCaseSensitiveMethod(), '/*');
+      res.reply(problem(404, 'not_found', 'no such route'));
+    });
+  }
+
+  get(pattern: string, handler: Handler, options?: RouteOptions): this {
+    return this.route('GET', pattern, handler, options);
+  }
+  post(pattern: string, handler: Handler, options?: RouteOptions): this {
+    return this.route('POST', pattern, handler, options);
+  }
+  put(pattern: string, handler: Handler, options?: RouteOptions): this {
+    return this.route('PUT', pattern, handler, options);
+  }
+  patch(pattern: string, handler: Handler, options?: RouteOptions): this {
+    return this.route('PATCH', pattern, handler, options);
+  }
+  delete(pattern: string, handler: Handler, options?: RouteOptions): this {
+    return this.route('DELETE', pattern, handler, options);
+  }
+
+  /** Registers a handler; a pattern uses uWS syntax, e.g. '/bot/game/:id/move'. */
+  route(method: Method, pattern: string, handler: Handler, options: RouteOptions = {}): this {
+    const entry = this.entry(pattern);
+    if (entry.methods.has(method)) throw new Error(`route ${method} ${pattern} registered twice`);
+    const route: Route = {
+      method,
+      pattern,
+      handler,
+      cors: options.cors ?? 'restricted',
+      bodyLimit: options.bodyLimit ?? this.bodyLimit,
+      hasBody: BODY_METHODS.has(method),
+      paramNames: paramNames(pattern),
+      headers: options.headers?.map((h) => h.toLowerCase()),
+    };
+    entry.methods.set(method, route.cors);
+    const methods = [...entry.methods.keys()];
+    if (entry.methods.has('GET')) methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+    entry.allow = [...methods, 'OPTIONS'].join(', ');
+    this.app[UWS_METHOD[method]](pattern, (raw, req) => this.handle(raw, req, route, false));
+    // HEAD runs the GET handler; the responder drops the body (uWS itself would send it).
+    if (method === 'GET') this.app.head(pattern, (raw, req) => this.handle(raw, req, route, true));
+    return this;
+  }
+
+  private entry(pattern: string): PatternEntry {
+    let entry = this.patterns.get(pattern);
+    if (entry !== undefined) return entry;
+    const e: PatternEntry = { methods: new Map(), allow: 'OPTIONS' };
+    this.patterns.set(pattern, e);
+    this.app.options(pattern, (raw, req) => {
+      const res = this.responder(raw, 'OPTIONS', pattern);
+      const origin = req.getHeader('origin') || undefined;
+      const requested = req.getHeader('access-control-request-method') || undefined;
+      res.reply(this.cors.preflight(e.methods, e.allow, origin, requested));
+    });
+    this.app.any(pattern, (raw, req) => {
+      const method = req.getCaseSensitiveMethod();
+      const res = this.responder(raw, method, pattern);
+      res.reply(problem(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${e.allow}`, { allow: e.allow }));
+    });
+    entry = e;
+    return entry;
+  }
+
+  private responder(raw: HttpResponse, method: string, pattern: string): Responder {
+    const res = new Responder(raw, this.logger, method === 'HEAD');
+    const observe = this.observe;
+    if (observe !== undefined) {
+      res.observer = (status, contentType, body) => observe({ method, pattern, status, contentType, body });
+    }
+    return res;
+  }
+
+  // Synchronous up to the handler call: the request is read and the body reader attached before
+  // anything can await.
+  private handle(raw: HttpResponse, req: HttpRequest, route: Route, head: boolean): void {
+    const res = this.responder(raw, head ? 'HEAD' : route.method, route.pattern);
+    const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
+    res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
+    if (route.hasBody) {
+      const declared = ctx.headers.contentLength;
+      if (declared !== undefined && declared > route.bodyLimit) {
+        res.reply(bodyTooLarge(route.bodyLimit), true);
+        return;
+      }
+      ctx.body = collectBody(res, route.bodyLimit, ctx.headers.contentType);
+    }
+    let out: Reply | void | Promise<Reply | void>;
+    try {
+      out = route.handler(ctx);
+    } catch (err) {
+      this.failed(ctx, err);
+      return;
+    }
+    if (out instanceof Promise) {
+      out.then(
+        (r) => this.settle(ctx, r),
+        (err: unknown) => this.failed(ctx, err),
+      );
+    } else {
+      this.settle(ctx, out);
+    }
+  }
+
+  private settle(ctx: RequestContext, reply: Reply | void): void {
+    try {
+      if (reply !== undefined) {
+        if (ctx.res.streaming) this.logger.error({ method: ctx.method, path: ctx.path }, 'handler returned a reply after opening a stream');
+        else ctx.res.reply(reply);
+      } else if (ctx.res.open) {
+        this.logger.error({ method: ctx.method, path: ctx.path }, 'handler finished without a reply');
+        ctx.res.reply(internalError());
+      }
+    } catch (err) {
+      this.failed(ctx, err);
+    }
+  }
+
+  private failed(ctx: RequestContext, err: unknown): void {
+    this.logger.error({ err, method: ctx.method, path: ctx.path }, 'request handler failed');
+    try {
+      ctx.res.fail();
+    } catch (again) {
+      this.logger.error({ err: again }, 'could not answer 500');
+    }
+  }
+}
+
+export function createRouter(app: TemplatedApp, opts: RouterOptions): Router {
+  return new Router(app, opts);
+}
+
+/** ':id' segments of a uWS pattern, in order (uWS hands parameters over by position). */
+export function paramNames(pattern: string): string[] {
+  const names: string[] = [];
+  for (const seg of pattern.split('/')) if (seg.startsWith(':')) names.push(seg.slice(1));
+  return names;
+}

@@ -1,0 +1,63 @@
+// Provably fair dice (RULES.md §7): a secret 32-byte server seed, its public SHA-256 commitment, and
+// each roll derived by HMAC-SHA256 from the seed, both client seeds and the roll number.
+
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+
+export const SEED_BYTES = 32;
+
+/** 32 fresh bytes from the CSPRNG. */
+export function newServerSeed(): Uint8Array {
+  return new Uint8Array(randomBytes(SEED_BYTES));
+}
+
+/** The commitment published at game creation: lowercase hex SHA-256 of the raw seed bytes. */
+export function commitOf(seed: Uint8Array): string {
+  return createHash('sha256').update(seed).digest('hex');
+}
+
+export function seedToHex(seed: Uint8Array): string {
+  return Buffer.from(seed.buffer, seed.byteOffset, seed.byteLength).toString('hex');
+}
+
+/** Parse a 64-digit hex seed (either case); null when it is not exactly 32 bytes of hex. */
+export function hexToSeed(hex: string): Uint8Array | null {
+  if (typeof hex !== 'string' || !/^[0-9a-fA-F]{64}$/.test(hex)) return null;
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}
+
+/** msg = u32be(len W) ‖ W ‖ u32be(len B) ‖ B ‖ i64be(ply), lengths in UTF-8 bytes. */
+function rollMessage(whiteSeed: string, blackSeed: string, ply: number): Buffer {
+  const w = Buffer.from(whiteSeed, 'utf8');
+  const b = Buffer.from(blackSeed, 'utf8');
+  const msg = Buffer.alloc(4 + w.length + 4 + b.length + 8);
+  let at = msg.writeUInt32BE(w.length, 0);
+  at += w.copy(msg, at);
+  at = msg.writeUInt32BE(b.length, at);
+  at += b.copy(msg, at);
+  // i64be as two u32 halves (ply is a non-negative safe integer)
+  msg.writeUInt32BE(Math.floor(ply / 0x100000000), at);
+  msg.writeUInt32BE(ply >>> 0, at + 4);
+  return msg;
+}
+
+/**
+ * The three dice of roll `ply`, in roll order. Bytes of HMAC(seed, msg ‖ i32be(block)) are scanned
+ * block after block; a byte below 252 gives `b mod 6 + 1` (252 = 42·6, so every face is equally
+ * likely), a byte of 252 or more is skipped.
+ */
+export function rollDice(seed: Uint8Array, whiteSeed: string, blackSeed: string, ply: number): number[] {
+  if (!Number.isSafeInteger(ply) || ply < 0) throw new RangeError(`ply must be a non-negative integer, got ${ply}`);
+  const msg = rollMessage(whiteSeed, blackSeed, ply);
+  const blockBytes = Buffer.alloc(4);
+  const dice: number[] = [];
+  for (let block = 0; dice.length < 3; block++) {
+    blockBytes.writeInt32BE(block, 0);
+    const mac = createHmac('sha256', seed).update(msg).update(blockBytes).digest();
+    for (const byte of mac) {
+      if (byte >= 252) continue;
+      dice.push((byte % 6) + 1);
+      if (dice.length === 3) break;
+    }
+  }
+  return dice;
+}

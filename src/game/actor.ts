@@ -1,0 +1,539 @@
+// One actor per game: the only writer of that game's state. Every command (seed, move, resign,
+// timers, rolls) runs through a bounded serial mailbox; each handler computes the next record and the
+// events it implies, then `commit` persists the record and only then publishes the events, each
+// serialised once. Reads (state, summary, moves) are synchronous and never touch the mailbox.
+import {
+  applyTurn, isDraw, parseDfen, passTurn, treeHasPath, withDice,
+} from '../engine/index.js';
+import { hexToSeed, rollDice } from '../fair/index.js';
+import type { GameRecord } from '../domain/records.js';
+import type { Clock, TimerHandle } from '../domain/clock.js';
+import type {
+  GameEvent, GameOver, GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl,
+} from '../domain/types.js';
+import { otherSeat } from '../domain/types.js';
+import type { Store } from '../store/types.js';
+import type { RulesPort, TreeResult } from '../pool/types.js';
+import type { EventFrame, GameHandle, GameSubscriber, GameSummary, MovesView } from './types.js';
+import type { GameConfig, GameLog } from './config.js';
+import { withDefaults } from './config.js';
+import {
+  banksAfterTurn, banksAtRoll, decisionLimitMs, elapsedMs, liveClocks, outOfTime,
+} from './clocks.js';
+import { Mailbox } from './mailbox.js';
+import {
+  GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, SEED_MAX, SEED_MIN, SEED_REASON,
+  describeMoves, drawBy, finalRecord, lossFor, plausibleMoves, resultsOf, winFor,
+} from './outcome.js';
+import {
+  HistoryJson, PendingTree, StateTemplate, buildState, effectiveSeeds, frameOf, isEnded, snapshotFrame,
+} from './view.js';
+
+export interface ActorDeps {
+  store: Store;
+  rules: RulesPort;
+  clock: Clock;
+  config: GameConfig;
+  log: GameLog;
+  /** Called once, after GameEnded is published and subscribers are closed. */
+  onEnded?: (actor: GameActor, rec: GameRecord) => void;
+}
+
+/** Thrown into a command that was waiting when the server stopped: the game stays as persisted. */
+class Stopped extends Error {
+  constructor() {
+    super('game actor stopped');
+  }
+}
+
+/** Engine results that can only fail on a bug (the input came from the engine itself). */
+function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }, what: string): T {
+  if (!r.ok) throw new Error(`${what}: ${r.error.message}`);
+  return r.value;
+}
+
+type Reply = (v: MoveVerdict) => void;
+
+export class GameActor implements GameHandle {
+  private rec: GameRecord;
+  /** The published pending roll's tree; null when no decision is pending. */
+  private tree: PendingTree | null = null;
+  private readonly cfg: Required<GameConfig>;
+  private readonly mailbox: Mailbox;
+  private readonly seedBytes: Uint8Array;
+  private readonly subs = new Set<GameSubscriber>();
+  private readonly history$: HistoryJson;
+  private timer: TimerHandle | null = null;
+  private template: StateTemplate | null = null;
+  private movesText: string | null = null;
+  private endedFrame: EventFrame | null = null;
+  private stopping = false;
+  private rejectStop!: (e: Error) => void;
+  private readonly stopped: Promise<never>;
+  private readonly resignQueued = new Set<Seat>();
+
+  constructor(rec: GameRecord, private readonly deps: ActorDeps) {
+    this.rec = rec;
+    this.cfg = withDefaults(deps.config);
+    this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: rec.id, err: String(e) }, 'mailbox task failed'));
+    const seed = hexToSeed(rec.serverSeed);
+    if (!seed) throw new Error(`game ${rec.id}: malformed server seed`);
+    this.seedBytes = seed;
+    this.history$ = new HistoryJson(rec.history);
+    this.stopped = new Promise<never>((_, reject) => (this.rejectStop = reject));
+    this.stopped.catch(() => {});
+  }
+
+  // ---- identity -------------------------------------------------------------------------------
+
+  get id(): string { return this.rec.id; }
+  get white(): SeatPlayer { return this.rec.white; }
+  get black(): SeatPlayer { return this.rec.black; }
+  get timeControl(): TimeControl { return this.rec.timeControl; }
+  get rated(): boolean { return this.rec.rated; }
+
+  seatOf(playerId: string): Seat | null {
+    if (this.rec.white.id === playerId) return 'White';
+    if (this.rec.black.id === playerId) return 'Black';
+    return null;
+  }
+
+  isActive(): boolean {
+    return !isEnded(this.rec);
+  }
+
+  record(): GameRecord {
+    return this.rec;
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
+
+  private live() {
+    return liveClocks(this.rec.clocks, this.rec.activeSeat, this.rec.clockStartedAt, this.deps.clock.now());
+  }
+
+  state(): GameState {
+    return buildState(this.rec, this.tree, this.live(), this.cfg.inlineLeafCap);
+  }
+
+  stateJson(): string {
+    this.template ??= new StateTemplate(this.rec, this.tree, this.cfg.inlineLeafCap);
+    return this.template.render(this.live());
+  }
+
+  history(): HistoryEntry[] {
+    return this.rec.history.slice();
+  }
+
+  summary(): GameSummary {
+    const r = this.rec;
+    return {
+      gameId: r.id,
+      white: r.white,
+      black: r.black,
+      timeControl: r.timeControl,
+      activeSeat: r.activeSeat,
+      dicePending: this.tree !== null,
+      clocks: this.live(),
+      version: r.version,
+      dfen: this.tree ? this.tree.dfen : r.fen,
+    };
+  }
+
+  moves(): MovesView {
+    return {
+      version: this.rec.version,
+      dfen: this.tree ? this.tree.dfen : this.rec.fen,
+      dicePending: this.tree !== null,
+      legalMovesJson: this.tree ? this.tree.fullJson() : '{}',
+    };
+  }
+
+  movesJson(): string {
+    if (this.movesText === null) {
+      const m = this.moves();
+      this.movesText =
+        `{"version":${m.version},"dfen":${JSON.stringify(m.dfen)},"dicePending":${m.dicePending}` +
+        `,"legalMoves":${m.legalMovesJson}}`;
+    }
+    return this.movesText;
+  }
+
+  subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
+    const state = this.state();
+    const snapshot = snapshotFrame(state, this.stateJson(), this.rec.history, this.history$.text());
+    if (isEnded(this.rec)) return { snapshot, ended: this.endedFrame, unsubscribe: () => {} };
+    this.subs.add(sub);
+    return { snapshot, ended: null, unsubscribe: () => void this.subs.delete(sub) };
+  }
+
+  // ---- commands -------------------------------------------------------------------------------
+
+  seed(seat: Seat, seed: string): void {
+    if (isEnded(this.rec) || this.stopping) return;
+    if (!this.mailbox.offer(this.guarded(() => this.onSeed(seat, seed)))) {
+      this.deps.log.warn({ gameId: this.id, seat }, 'mailbox full: seed dropped');
+    }
+  }
+
+  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
+    // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
+    const at = this.deps.clock.now();
+    const seen = this.tree ? this.rec.ply : null;
+    if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
+    if (this.stopping) return Promise.resolve('busy');
+    return new Promise((resolve) => {
+      let settled = false;
+      const reply = (v: MoveVerdict | 'busy'): void => {
+        if (!settled) {
+          settled = true;
+          resolve(v);
+        }
+      };
+      const accepted = this.mailbox.offer(async () => {
+        try {
+          await this.onMove(seat, moves, at, seen, reply);
+        } catch (e) {
+          if (!(e instanceof Stopped)) await this.abort(e);
+        } finally {
+          reply(isEnded(this.rec) ? GAME_OVER : 'busy');
+        }
+      });
+      if (!accepted) reply('busy');
+    });
+  }
+
+  resign(seat: Seat): void {
+    if (isEnded(this.rec) || this.stopping || this.resignQueued.has(seat)) return;
+    // Bypasses the mailbox bound (one per seat at most): a resignation must never be dropped.
+    this.resignQueued.add(seat);
+    this.mailbox.push(this.guarded(async () => {
+      this.resignQueued.delete(seat);
+      if (!isEnded(this.rec)) await this.end(lossFor(seat, 'Resign'));
+    }));
+  }
+
+  /** A new game: wait for seeds, at most the grace period, then roll. */
+  start(): void {
+    this.setTimer(this.cfg.seedGraceMs, () => this.mailbox.push(this.guarded(() => this.opening())));
+  }
+
+  /** A game read back from the store after a restart: continue exactly where it was persisted. */
+  resume(): void {
+    this.mailbox.push(this.guarded(async () => {
+      const rec = this.rec;
+      if (isEnded(rec)) return;
+      if (rec.dice !== null) {
+        // The roll was published before the restart: same dice, tree recomputed; the time the server
+        // was down is not charged, so the clock restarts now from the persisted banks.
+        const dfen = must(withDice(rec.fen, rec.dice), 'pending roll');
+        const t = await this.treeOf(dfen);
+        this.adopt({ ...rec, clockStartedAt: this.deps.clock.now() }, new PendingTree(dfen, t.bytes, t.leaves));
+        this.armExpiry();
+      } else if (rec.ply === 0) {
+        this.start();
+      } else {
+        const halfmove = must(parseDfen(rec.fen), 'resumed position').halfmove;
+        if (this.drawn(halfmove, rec.ply)) await this.end(drawBy('Draw'));
+        else await this.roll();
+      }
+    }));
+  }
+
+  /** Cancels timers, lets the running command finish (waits are cut short), closes subscribers. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.cancelTimer();
+    this.rejectStop(new Stopped());
+    await this.mailbox.idle();
+    this.closeSubscribers();
+  }
+
+  /** Resolves when no command is waiting or running (tests and shutdown). */
+  idle(): Promise<void> {
+    return this.mailbox.idle();
+  }
+
+  // ---- handlers -------------------------------------------------------------------------------
+
+  /** Wraps an internal command: a Stopped wait ends it quietly, anything else aborts the game. */
+  private guarded(fn: () => Promise<void> | void): () => Promise<void> {
+    return async () => {
+      try {
+        await fn();
+      } catch (e) {
+        if (!(e instanceof Stopped)) await this.abort(e);
+      }
+    };
+  }
+
+  private async opening(): Promise<void> {
+    if (isEnded(this.rec) || this.rec.ply !== 0) return;
+    await this.roll();
+  }
+
+  private async onSeed(seat: Seat, seed: unknown): Promise<void> {
+    if (isEnded(this.rec)) return;
+    if (typeof seed !== 'string' || seed.length < SEED_MIN || seed.length > SEED_MAX) {
+      await this.rejected(seat, SEED_REASON);
+      return;
+    }
+    const rec = this.rec;
+    const key = seat === 'White' ? 'white' : 'black';
+    // Only before the opening roll, and only the first one per seat.
+    if (rec.ply !== 0 || rec.clientSeeds[key] !== null) return;
+    const next: GameRecord = { ...rec, clientSeeds: { ...rec.clientSeeds, [key]: seed } };
+    await this.commit(next, null, []);
+    if (next.clientSeeds.white !== null && next.clientSeeds.black !== null) {
+      this.cancelTimer();
+      await this.roll();
+    }
+  }
+
+  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, reply: Reply): Promise<void> {
+    if (isEnded(this.rec)) return reply(GAME_OVER);
+    const rec = this.rec;
+    const tree = this.tree;
+    if (!tree || rec.dice === null || seat !== rec.activeSeat || seen !== rec.ply) {
+      await this.rejected(seat, NOT_YOUR_TURN.reason!);
+      return reply(NOT_YOUR_TURN);
+    }
+    if (outOfTime(decisionLimitMs(rec.clocks, seat, this.cfg.unlimitedCapMs), rec.clockStartedAt, at)) {
+      await this.end(lossFor(seat, 'Timeout'));
+      return reply(GAME_OVER);
+    }
+    if (!plausibleMoves(moves) || !treeHasPath(tree.bytes, moves)) {
+      await this.rejected(seat, `illegal turn: ${describeMoves(Array.isArray(moves) ? moves : [])}`);
+      return reply(ILLEGAL_TURN);
+    }
+    const out = must(applyTurn(must(parseDfen(tree.dfen), 'pending roll'), moves), 'legal turn');
+    this.cancelTimer();
+    const v = rec.version + 1;
+    const entry: HistoryEntry = { seat, dice: rec.dice, moves: [...moves], fenAfter: out.fenAfter };
+    const next: GameRecord = {
+      ...rec,
+      fen: out.fenAfter,
+      // After a king capture the position is not turned over (RULES §4): the capturer stays to move.
+      activeSeat: out.kingCaptured ? seat : otherSeat(seat),
+      dice: null,
+      clocks: banksAfterTurn(rec.timeControl, rec.clocks, seat, elapsedMs(rec.clockStartedAt, at)),
+      clockStartedAt: null,
+      version: v,
+      history: [...rec.history, entry],
+    };
+    const played: GameEvent = { TurnPlayed: { v, seat, moves: entry.moves, fenAfter: out.fenAfter } };
+    const applied: MoveVerdict = { applied: true, version: v, reason: null };
+    if (out.kingCaptured) {
+      await this.end(winFor(seat, 'KingCaptured'), next, [played]);
+      return reply(applied);
+    }
+    if (this.drawn(out.halfmove, next.ply)) {
+      await this.end(drawBy('Draw'), next, [played]);
+      return reply(applied);
+    }
+    await this.commit(next, null, [played]);
+    // The verdict does not wait for the next roll's tree.
+    reply(applied);
+    await this.roll();
+  }
+
+  /** A refusal is an event like any other: it takes a version and is persisted first. */
+  private async rejected(seat: Seat, reason: string): Promise<void> {
+    const v = this.rec.version + 1;
+    await this.commit({ ...this.rec, version: v }, this.tree, [{ Rejected: { v, seat, reason } }]);
+  }
+
+  private async expire(rollPly: number): Promise<void> {
+    const rec = this.rec;
+    if (isEnded(rec) || !this.tree || rec.ply !== rollPly) return;
+    const limit = decisionLimitMs(rec.clocks, rec.activeSeat, this.cfg.unlimitedCapMs);
+    if (!outOfTime(limit, rec.clockStartedAt, this.deps.clock.now())) return this.armExpiry();
+    await this.end(lossFor(rec.activeSeat, 'Timeout'));
+  }
+
+  // ---- rolls ----------------------------------------------------------------------------------
+
+  /** Rolls for the side to move; plays forced passes at once and rolls again, until a decision is pending. */
+  private async roll(): Promise<void> {
+    for (;;) {
+      if (isEnded(this.rec) || this.stopping) return;
+      const base = this.rec;
+      const mover = base.activeSeat;
+      const seeds = effectiveSeeds(base);
+      const dice = rollDice(this.seedBytes, seeds.white, seeds.black, base.ply);
+      const dfen = must(withDice(base.fen, dice), 'roll');
+      const t = await this.treeOf(dfen);
+      const clocks = banksAtRoll(base.timeControl, base.clocks);
+      const v = base.version + 1;
+      if (t.leaves === 0) {
+        const out = passTurn(must(parseDfen(dfen), 'roll'));
+        const entry: HistoryEntry = { seat: mover, dice, moves: [], fenAfter: out.fenAfter };
+        const next: GameRecord = {
+          ...base, ply: base.ply + 1, fen: out.fenAfter, activeSeat: otherSeat(mover), dice: null, clocks,
+          clockStartedAt: null, version: v + 1, history: [...base.history, entry],
+        };
+        const events: GameEvent[] = [
+          { DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: {} } },
+          { TurnPlayed: { v: v + 1, seat: mover, moves: [], fenAfter: out.fenAfter } },
+        ];
+        if (this.drawn(out.halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
+        await this.commit(next, null, events);
+        continue;
+      }
+      const tree = new PendingTree(dfen, t.bytes, t.leaves);
+      const now = this.deps.clock.now();
+      const next: GameRecord = { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: v };
+      const rolled: GameEvent = {
+        DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: tree.inline(this.cfg.inlineLeafCap) },
+      };
+      await this.deps.store.putGame(next);
+      // The mover's clock starts at publication, not when the write began.
+      this.adopt({ ...next, clockStartedAt: this.deps.clock.now() }, tree);
+      this.publish(frameOf(rolled));
+      this.armExpiry();
+      return;
+    }
+  }
+
+  /** The roll's tree from the rules port, retried with backoff; repeated failure aborts the game. */
+  private async treeOf(dfen: string): Promise<TreeResult> {
+    let delay = this.cfg.rulesBackoffMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.untilStopped(this.deps.rules.tree(dfen));
+      } catch (e) {
+        if (e instanceof Stopped) throw e;
+        if (attempt >= this.cfg.rulesRetries) throw new Error(`rules port failed ${attempt + 1} times: ${String(e)}`);
+        this.deps.log.warn({ gameId: this.id, attempt, err: String(e) }, 'rules port failed; retrying');
+        await this.sleep(delay);
+        delay *= 4;
+      }
+    }
+  }
+
+  private drawn(halfmove: number, rollsMade: number): boolean {
+    // The rule itself is the engine's; the configurable roll limit only ever shortens it (tests).
+    return isDraw(halfmove, rollsMade) || rollsMade >= this.cfg.maxRolls;
+  }
+
+  // ---- persistence, publication, ending ---------------------------------------------------------
+
+  /** Persist, adopt, then publish: nobody sees an event the store does not hold. */
+  private async commit(next: GameRecord, tree: PendingTree | null, events: GameEvent[]): Promise<void> {
+    await this.deps.store.putGame(next);
+    this.adopt(next, tree);
+    for (const e of events) this.publish(frameOf(e));
+  }
+
+  private adopt(next: GameRecord, tree: PendingTree | null): void {
+    for (let i = this.history$.count; i < next.history.length; i++) this.history$.append(next.history[i]);
+    this.rec = next;
+    this.tree = tree;
+    this.template = null;
+    this.movesText = null;
+  }
+
+  private publish(frame: EventFrame): void {
+    for (const sub of [...this.subs]) {
+      try {
+        sub.deliver(frame);
+      } catch (e) {
+        // A broken subscriber is cut off; it never takes the actor down with it.
+        this.subs.delete(sub);
+        this.deps.log.warn({ gameId: this.id, err: String(e) }, 'subscriber threw; dropped');
+        this.closeOne(sub);
+      }
+    }
+  }
+
+  /**
+   * Ends the game from `base` (by default the current record), publishing `lead` events (a final
+   * TurnPlayed, a roll and its forced pass) before GameEnded. One write holds them all.
+   */
+  private async end(over: GameOver, base: GameRecord = this.rec, lead: GameEvent[] = []): Promise<void> {
+    this.cancelTimer();
+    const final = finalRecord(base, over, this.deps.clock.now());
+    await this.deps.store.finishGame(final, resultsOf(final));
+    this.finish(final, lead);
+  }
+
+  /** Adopts the final record and tells everyone; shared by normal endings and failed aborts. */
+  private finish(final: GameRecord, lead: GameEvent[]): void {
+    this.adopt(final, null);
+    for (const e of lead) this.publish(frameOf(e));
+    const ended: GameEvent = {
+      GameEnded: { v: final.version, over: (final.status as { Ended: { over: GameOver } }).Ended.over, seed: final.serverSeed, clientSeeds: final.revealedSeeds },
+    };
+    this.endedFrame = frameOf(ended);
+    this.publish(this.endedFrame);
+    this.closeSubscribers();
+    try {
+      this.deps.onEnded?.(this, final);
+    } catch (e) {
+      this.deps.log.error({ gameId: this.id, err: String(e) }, 'game-ended hook threw');
+    }
+  }
+
+  /** The server gives up on this game: Aborted, a draw, unrated. Never throws. */
+  private async abort(cause: unknown): Promise<void> {
+    this.deps.log.error({ gameId: this.id, err: cause instanceof Error ? cause.stack ?? cause.message : String(cause) }, 'game aborted');
+    if (isEnded(this.rec)) return;
+    try {
+      await this.end(drawBy('Aborted'));
+    } catch (e) {
+      // Even the store refuses: end in memory so nobody waits on a game that cannot go on.
+      this.deps.log.error({ gameId: this.id, err: String(e) }, 'could not persist the aborted game');
+      this.finish(finalRecord(this.rec, drawBy('Aborted'), this.deps.clock.now()), []);
+    }
+  }
+
+  // ---- timers and waits -------------------------------------------------------------------------
+
+  private setTimer(ms: number, fn: () => void): void {
+    this.cancelTimer();
+    if (this.stopping) return;
+    this.timer = this.deps.clock.schedule(Math.max(0, ms), () => {
+      this.timer = null;
+      fn();
+    });
+  }
+
+  private cancelTimer(): void {
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /** Arms the expiry of the pending decision: remaining bank, or the Unlimited cap. */
+  private armExpiry(): void {
+    const rec = this.rec;
+    if (!this.tree || rec.clockStartedAt === null) return;
+    const limit = decisionLimitMs(rec.clocks, rec.activeSeat, this.cfg.unlimitedCapMs);
+    const left = limit - elapsedMs(rec.clockStartedAt, this.deps.clock.now());
+    const ply = rec.ply;
+    this.setTimer(left, () => this.mailbox.push(this.guarded(() => this.expire(ply))));
+  }
+
+  private untilStopped<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.stopped]);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    let handle: TimerHandle | undefined;
+    const done = new Promise<void>((resolve) => (handle = this.deps.clock.schedule(ms, resolve)));
+    return this.untilStopped(done).finally(() => handle?.cancel());
+  }
+
+  private closeSubscribers(): void {
+    const subs = [...this.subs];
+    this.subs.clear();
+    for (const s of subs) this.closeOne(s);
+  }
+
+  private closeOne(sub: GameSubscriber): void {
+    try {
+      sub.close?.();
+    } catch (e) {
+      this.deps.log.warn({ gameId: this.id, err: String(e) }, 'subscriber close threw');
+    }
+  }
+}

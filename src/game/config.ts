@@ -1,0 +1,50 @@
+// Knobs of the game actors, with the defaults the contract names. The composition root passes a
+// full GameConfig; tests override single fields with `{ ...DEFAULT_GAME_CONFIG, ... }`.
+
+export interface GameConfig {
+  /** Wait for both client seeds before the opening roll at most this long (CONTRACT: 3 s). */
+  seedGraceMs: number;
+  /** Unlimited games: a pending turn not played within this ends the game by Timeout (120 s). */
+  unlimitedCapMs: number;
+  /** Inline copies of the tree are null above this many leaves (RULES §6: 1000). */
+  inlineLeafCap: number;
+  /** Ended records kept in memory for GameDirectory.ended when the store has none. */
+  archiveSize: number;
+  /** Commands one game may have waiting before move() answers 'busy'. */
+  mailboxSize: number;
+  /** House players wait this long before submitting (0 in tests; small for humans watching). */
+  houseMoveDelayMs: number;
+  /** The roll-count draw (RULES §4: 5000). Configurable only so tests can reach it quickly. */
+  maxRolls?: number;
+  /** RulesPort failures retried this many times (with backoff) before the game is aborted. */
+  rulesRetries?: number;
+  /** First retry delay; each later one waits four times longer. */
+  rulesBackoffMs?: number;
+}
+
+export const DEFAULT_GAME_CONFIG: Required<GameConfig> = {
+  seedGraceMs: 3000,
+  unlimitedCapMs: 120_000,
+  inlineLeafCap: 1000,
+  archiveSize: 1000,
+  mailboxSize: 256,
+  houseMoveDelayMs: 0,
+  maxRolls: 5000,
+  rulesRetries: 3,
+  rulesBackoffMs: 100,
+};
+
+export const withDefaults = (c: GameConfig): Required<GameConfig> => ({
+  ...DEFAULT_GAME_CONFIG,
+  ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)),
+});
+
+/** Structured logging as pino does it: fields first, then the message. */
+export type LogFn = (obj: Record<string, unknown>, msg?: string) => void;
+export interface GameLog {
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+export const silentLog: GameLog = { info: () => {}, warn: () => {}, error: () => {} };

@@ -1,0 +1,203 @@
+// The composition root: reads nothing but the Config it is given, opens the store, starts the rules
+// pool, builds the services and the game registry, resumes live games, and listens.
+import { readFileSync } from 'node:fs';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { Config } from './config.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import type { Result } from './domain/result.js';
+import { buildEdge } from './edge/app.js';
+import { parseTrustedProxies } from './edge/client-ip.js';
+import type { EdgeDeps } from './edge/deps.js';
+import { listen } from './edge/listen.js';
+import { RateLimiter } from './edge/rate-limit.js';
+import type { ObservedResponse } from './edge/router.js';
+import { GameRegistry } from './game/registry.js';
+import type { HouseKind } from './game/house.js';
+import { createLogger, type Logger } from './log.js';
+import { PoolRules } from './pool/piscina.js';
+import type { RulesPort } from './pool/types.js';
+import { AccountHub } from './services/account-hub.js';
+import { ChallengeService } from './services/challenges.js';
+import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
+import { LobbyService } from './services/lobby.js';
+import { randomBase62 } from './services/tokens.js';
+import { openStore } from './store/index.js';
+import type { Store } from './store/types.js';
+
+export const VERSION: string = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
+
+export interface StartOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Rules port override (tests use the in-thread engine). */
+  rules?: RulesPort;
+  /** Store override (tests share one across restarts). */
+  store?: Store;
+  /** Sees every non-stream response (conformance checks). */
+  observe?: (info: ObservedResponse) => void;
+  /** House player RNG (tests). */
+  random?: () => number;
+}
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  registry: GameRegistry;
+  store: Store;
+  /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
+  close(): Promise<void>;
+}
+
+const HOUSE_KINDS: Record<string, HouseKind> = { random: 'random', greedy: 'greedy' };
+
+export async function startServer(config: Config, opts: StartOptions = {}): Promise<Result<RunningServer, string>> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? createLogger(config.logLevel);
+  if (config.webhooks.enabled) {
+    return { ok: false, error: 'webhooks.enabled: webhook delivery is not available in this version; leave it false' };
+  }
+  const houseBots = parseHouseBotsEnv(config.houseBots);
+  if (!houseBots.ok) return { ok: false, error: `houseBots: ${houseBots.error}` };
+  const proxies = parseTrustedProxies(config.http.trustedProxies);
+  if (!proxies.ok) return { ok: false, error: `http.trustedProxies: ${proxies.error}` };
+
+  let store = opts.store;
+  if (!store) {
+    const opened = await openStore({ memory: config.memory, dataDir: config.dataDir });
+    if (!opened.ok) return { ok: false, error: opened.error };
+    store = opened.value;
+  }
+  const rules = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+
+  const hub = new AccountHub();
+  const identity = new IdentityService(store, clock, {
+    anonTtlMs: config.identity.anonTtlMs,
+    maxAnonIdentities: config.identity.maxAnonIdentities,
+    staticBots: houseBots.value,
+  });
+  const housePlayers = new Map<string, HouseKind>();
+  for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
+  const gameLog = {
+    info: (o: Record<string, unknown>, m?: string) => log.info(o, m),
+    warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
+    error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
+  };
+  const registry = new GameRegistry({
+    store,
+    rules,
+    clock,
+    config: config.games,
+    listeners: [hub],
+    newId: () => randomBase62(16),
+    log: gameLog,
+    housePlayers,
+    random: opts.random,
+  });
+  const challenges = new ChallengeService(
+    { identity, hub, games: registry, clock, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
+    { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
+  );
+  const lobby = new LobbyService(
+    { identity, games: registry, clock },
+    {
+      botSeekTtlMs: config.lobby.botSeekTtlMs,
+      guestSeekTtlMs: config.lobby.guestSeekTtlMs,
+      maxOpenSeeksPerCaller: config.lobby.maxOpenSeeksPerCaller,
+      matchedPollableMs: config.lobby.matchedPollableMs,
+    },
+  );
+
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
+  new Gauge({ name: 'dicechess_account_streams', help: 'Open account event streams', registers: [metrics], collect() { this.set(hub.connections()); } });
+
+  const hour = 3_600_000;
+  const maxKeys = config.limits.rateLimitMaxKeys;
+  const deps: EdgeDeps = {
+    clock,
+    log,
+    store,
+    games: registry,
+    identity,
+    hub,
+    challenges,
+    lobby,
+    limits: {
+      anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
+      registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
+      guests: new RateLimiter({ limit: 120, windowMs: hour, maxKeys, clock }),
+    },
+    version: VERSION,
+    verdictWaitMs: config.games.verdictWaitMs,
+    webhooksEnabled: config.webhooks.enabled,
+    metrics: () => metrics.metrics(),
+  };
+
+  await registry.resume();
+  const app = buildEdge(deps, {
+    corsOrigins: config.http.corsOrigins,
+    trustedProxies: proxies.value,
+    maxBodyBytes: config.limits.maxBodyBytes,
+    keepAliveMs: config.streams.keepAliveMs,
+    maxBufferedBytes: config.streams.maxBufferedBytes,
+    clock,
+    observe: opts.observe,
+  });
+  let listening;
+  try {
+    listening = await listen(app, config.host, config.port);
+  } catch (e) {
+    await registry.stop();
+    await rules.close();
+    await store.close();
+    return { ok: false, error: `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}` };
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${listening.port}`;
+  log.info({ url, store: store.persistent ? config.dataDir : 'memory', version: VERSION }, `listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  const s = store;
+  return {
+    ok: true,
+    value: {
+      port: listening.port,
+      url,
+      registry,
+      store: s,
+      close: () =>
+        (closing ??= (async () => {
+          listening.close();
+          await registry.stop();
+          app.close();
+          await rules.close();
+          await s.close();
+        })()),
+    },
+  };
+}
+
+/** `dicechess serve`: runs until SIGINT/SIGTERM, then shuts down cleanly. Returns the exit code. */
+export async function serveUntilSignal(config: Config): Promise<number> {
+  const log = createLogger(config.logLevel);
+  const started = await startServer(config, { log });
+  if (!started.ok) {
+    log.error({}, started.error);
+    return 1;
+  }
+  const server = started.value;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.close();
+  log.info({}, 'stopped');
+  return 0;
+}

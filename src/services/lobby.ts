@@ -1,0 +1,347 @@
+// The lobby: public seeks by bots (POST /bot/seeks) and by human guests (POST /lobby/seeks), kept
+// alive by polling with the seek's secret, claimed by the first accepter. Memory only and bounded:
+// a few open seeks per bot, hard caps per kind, and closed seeks remembered for a while (so a late
+// poll still learns its game and a late cancel gets 409 rather than 404), then forgotten.
+//
+// Only hashes of seek secrets and seat tokens are kept.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock, TimerHandle } from '../domain/clock.js';
+import { ok } from '../domain/result.js';
+import type { Principal, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
+import type { GameFactory } from '../game/types.js';
+import { fail, rateLimited, type ServiceError, type ServiceResult } from './errors.js';
+import { guestSeat, seatPlayerOf, type IdentityService } from './identity.js';
+import { coinFlip, deriveSeatToken, newGuestId, newId, newSecret } from './tokens.js';
+
+export interface LobbyConfig {
+  botSeekTtlMs: number;
+  guestSeekTtlMs: number;
+  maxOpenSeeksPerCaller: number;
+  matchedPollableMs: number;
+  defaultTimeControl: TimeControl;
+  maxGuestSeeks: number;
+  maxBotSeeks: number;
+  /** Closed seeks (matched, cancelled, expired) remembered at most; the oldest are forgotten first. */
+  maxClosedSeeks: number;
+}
+
+export const DEFAULT_LOBBY_CONFIG: LobbyConfig = {
+  botSeekTtlMs: 2 * 60 * 1000,
+  guestSeekTtlMs: 30 * 1000,
+  maxOpenSeeksPerCaller: 3,
+  matchedPollableMs: 10 * 60 * 1000,
+  defaultTimeControl: { Fischer: { initialSeconds: 600, incrementSeconds: 10 } },
+  maxGuestSeeks: 10_000,
+  maxBotSeeks: 50_000,
+  maxClosedSeeks: 100_000,
+};
+
+export interface SeekCreated {
+  seekId: string;
+  secret: string;
+}
+
+export interface GuestSeekCreated extends SeekCreated {
+  guestId: string;
+}
+
+export interface LobbySeek {
+  id: string;
+  timeControl: TimeControl;
+  kind: 'Bot' | 'Human';
+  /** 'team name' for a bot, null for a human (never a raw id). */
+  name: string | null;
+}
+
+/**
+ * GET /lobby/seeks/{id}. `seatToken` is our addition to CONTRACT.md's shape: it appears only on a
+ * matched GUEST seek, because the human who offered it has no other way to get the Bearer token that
+ * lets it play its seat. It is derived from the seek secret, so only the poller who holds the secret
+ * can obtain it, and every poll returns the same token.
+ */
+export type PollAnswer =
+  | { matched: false; gameId: null; seat: null }
+  | { matched: true; gameId: string; seat: Seat; seatToken?: string };
+
+export interface GuestAccepted {
+  gameId: string;
+  seat: Seat;
+  seatToken: string;
+}
+
+export interface LobbyDeps {
+  identity: Pick<IdentityService, 'issueGuestSeatToken' | 'addGuestSeatToken'>;
+  games: GameFactory;
+  clock: Clock;
+}
+
+type SeekState = 'open' | 'claiming' | 'matched' | 'cancelled' | 'expired' | 'failed';
+
+interface Seek {
+  id: string;
+  secretHash: Buffer;
+  kind: 'Bot' | 'Human';
+  owner: SeatPlayer;
+  timeControl: TimeControl;
+  ttlMs: number;
+  expiresAt: number;
+  state: SeekState;
+  timer: TimerHandle | null;
+  closedAt: number;
+  gameId: string | null;
+  /** The owner's seat once matched. */
+  seat: Seat | null;
+}
+
+const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+const UNKNOWN = 'no such seek, or a wrong secret';
+const unknownSeek = (detail = UNKNOWN): { ok: false; error: ServiceError } => fail('not_found', 'unknown_seek', detail);
+const BOTS_ONLY = 'human guests offer and accept seeks through /lobby/seeks';
+
+export class LobbyService {
+  private readonly config: LobbyConfig;
+  /** Open seeks in creation order (the public list is oldest first). */
+  private readonly open = new Map<string, Seek>();
+  private readonly openByOwner = new Map<string, Set<string>>();
+  private openBots = 0;
+  private openGuests = 0;
+  /** Closed seeks in closing order, forgotten matchedPollableMs after closing. */
+  private readonly closed = new Map<string, Seek>();
+
+  constructor(
+    private readonly deps: LobbyDeps,
+    config: Partial<LobbyConfig> = {},
+  ) {
+    this.config = { ...DEFAULT_LOBBY_CONFIG, ...config };
+  }
+
+  /** POST /bot/seeks. */
+  createBotSeek(p: Principal, timeControl?: TimeControl): ServiceResult<SeekCreated> {
+    if (p.tier === 'guest') return fail('forbidden', 'bots_only', BOTS_ONLY);
+    const mine = this.openByOwner.get(p.id);
+    if (mine && mine.size >= this.config.maxOpenSeeksPerCaller) {
+      return rateLimited(
+        'too_many_seeks',
+        `at most ${this.config.maxOpenSeeksPerCaller} open seeks per bot`,
+        this.soonestExpiry([...mine].map((id) => this.open.get(id) as Seek)),
+      );
+    }
+    if (this.openBots >= this.config.maxBotSeeks) return this.lobbyFull('Bot');
+    const { seek, secret } = this.add('Bot', seatPlayerOf(p), timeControl, this.config.botSeekTtlMs);
+    return ok({ seekId: seek.id, secret });
+  }
+
+  /** POST /lobby/seeks: a human guest's offer, under a fresh guest id. */
+  createGuestSeek(timeControl?: TimeControl): ServiceResult<GuestSeekCreated> {
+    if (this.openGuests >= this.config.maxGuestSeeks) return this.lobbyFull('Human');
+    const guestId = newGuestId();
+    const { seek, secret } = this.add('Human', guestSeat(guestId), timeControl, this.config.guestSeekTtlMs);
+    return ok({ seekId: seek.id, secret, guestId });
+  }
+
+  /** GET /lobby/seeks: open seeks, oldest first. */
+  list(): LobbySeek[] {
+    const now = this.deps.clock.now();
+    const out: LobbySeek[] = [];
+    for (const s of this.open.values()) {
+      if (s.expiresAt > now) out.push({ id: s.id, timeControl: s.timeControl, kind: s.kind, name: s.owner.face.name });
+    }
+    return out;
+  }
+
+  /** GET /lobby/seeks/{id}?secret=: while open, each poll keeps the seek alive for another TTL. */
+  poll(id: string, secret: string): ServiceResult<PollAnswer> {
+    const s = this.withSecret(id, secret);
+    if (!s) return unknownSeek();
+    const now = this.deps.clock.now();
+    switch (s.state) {
+      case 'open':
+        s.expiresAt = now + s.ttlMs;
+        return ok({ matched: false, gameId: null, seat: null });
+      case 'claiming': // claimed, game being created: the next poll will see it
+        return ok({ matched: false, gameId: null, seat: null });
+      case 'matched': {
+        const answer: PollAnswer = { matched: true, gameId: s.gameId as string, seat: s.seat as Seat };
+        if ('Guest' in s.owner.participant) {
+          const seatToken = deriveSeatToken(secret);
+          this.deps.identity.addGuestSeatToken(seatToken, s.owner.participant.Guest.id);
+          answer.seatToken = seatToken;
+        }
+        return ok(answer);
+      }
+      default:
+        return unknownSeek(`this seek is ${s.state === 'failed' ? 'gone (its game could not be created)' : s.state}`);
+    }
+  }
+
+  /** DELETE /lobby/seeks/{id}?secret=. */
+  cancel(id: string, secret: string): ServiceResult<null> {
+    const s = this.withSecret(id, secret);
+    if (!s) return unknownSeek();
+    if (s.state !== 'open') return fail('conflict', 'seek_not_open', `this seek is no longer open (${s.state})`);
+    this.close(s, 'cancelled');
+    return ok(null);
+  }
+
+  /** POST /bot/seeks/{id}/accept. */
+  async acceptAsBot(p: Principal, id: string): Promise<ServiceResult<{ gameId: string }>> {
+    if (p.tier === 'guest') return fail('forbidden', 'bots_only', BOTS_ONLY);
+    const claimed = this.claim(id, p.id);
+    if (!claimed.ok) return claimed;
+    const { gameId } = await this.startGame(claimed.value, seatPlayerOf(p));
+    return ok({ gameId });
+  }
+
+  /**
+   * POST /lobby/seeks/{id}/accept. `guestId` (with or without the `guest:` prefix) only serves to
+   * refuse a guest's own seek: the accepter is always seated under a FRESH guest id. A guest id is
+   * not a secret (it can surface as a fallback client seed), so seating a caller under an id it
+   * merely names would let its seat token act in that guest's other games; with one game per guest
+   * id, a seat token reaches exactly one seat.
+   */
+  async acceptAsGuest(guestId: string | null | undefined, id: string): Promise<ServiceResult<GuestAccepted>> {
+    const named = guestId ? `guest:${guestId.replace(/^guest:/, '')}` : null;
+    const claimed = this.claim(id, named);
+    if (!claimed.ok) return claimed;
+    const freshId = newGuestId();
+    const { gameId, ownerSeat } = await this.startGame(claimed.value, guestSeat(freshId));
+    const seatToken = this.deps.identity.issueGuestSeatToken(freshId);
+    return ok({ gameId, seat: ownerSeat === 'White' ? 'Black' : 'White', seatToken });
+  }
+
+  /** Open seeks (metrics). */
+  openCount(): number {
+    return this.open.size;
+  }
+
+  private add(kind: 'Bot' | 'Human', owner: SeatPlayer, timeControl: TimeControl | undefined, ttlMs: number) {
+    const now = this.deps.clock.now();
+    const secret = newSecret();
+    const seek: Seek = {
+      id: newId(),
+      secretHash: sha256(secret),
+      kind,
+      owner,
+      timeControl: timeControl ?? this.config.defaultTimeControl,
+      ttlMs,
+      expiresAt: now + ttlMs,
+      state: 'open',
+      timer: null,
+      closedAt: 0,
+      gameId: null,
+      seat: null,
+    };
+    this.open.set(seek.id, seek);
+    let mine = this.openByOwner.get(owner.id);
+    if (!mine) this.openByOwner.set(owner.id, (mine = new Set()));
+    mine.add(seek.id);
+    if (kind === 'Bot') this.openBots++;
+    else this.openGuests++;
+    this.arm(seek, ttlMs);
+    return { seek, secret };
+  }
+
+  /**
+   * One timer per open seek. A poll only moves `expiresAt`; when the timer fires early it re-arms
+   * for the remainder, so polling never churns timers.
+   */
+  private arm(s: Seek, ms: number): void {
+    s.timer = this.deps.clock.schedule(ms, () => {
+      s.timer = null;
+      if (s.state !== 'open') return;
+      const left = s.expiresAt - this.deps.clock.now();
+      if (left > 0) this.arm(s, left);
+      else this.close(s, 'expired');
+    });
+  }
+
+  /** Finds a seek the caller proves to own; closed seeks past their retention count as unknown. */
+  private withSecret(id: string, secret: string): Seek | undefined {
+    const s = this.find(id);
+    if (!s) return undefined;
+    return timingSafeEqual(sha256(secret), s.secretHash) ? s : undefined;
+  }
+
+  private find(id: string): Seek | undefined {
+    const now = this.deps.clock.now();
+    this.forgetOld(now);
+    const s = this.open.get(id) ?? this.closed.get(id);
+    if (s && s.state === 'open' && s.expiresAt <= now) this.close(s, 'expired'); // timer not run yet
+    return s;
+  }
+
+  /**
+   * The synchronous check-and-claim: between finding the seek open and marking it claimed there is
+   * no await, so of two racing accepts exactly one wins.
+   */
+  private claim(id: string, claimantId: string | null): ServiceResult<Seek> {
+    const s = this.find(id);
+    if (!s) return fail('not_found', 'unknown_seek', 'no such open seek');
+    const taken = s.state === 'claiming' || s.state === 'matched';
+    if (s.state !== 'open' && !taken) return fail('not_found', 'unknown_seek', `no such open seek (it is ${s.state})`);
+    if (claimantId !== null && s.owner.id === claimantId) {
+      return fail('bad_request', 'own_seek', 'you cannot accept your own seek');
+    }
+    if (taken) return fail('conflict', 'seek_taken', 'this seek was claimed by someone else first');
+    this.close(s, 'claiming');
+    return ok(s);
+  }
+
+  private async startGame(s: Seek, claimant: SeatPlayer): Promise<{ gameId: string; ownerSeat: Seat }> {
+    const ownerSeat: Seat = coinFlip() === 0 ? 'White' : 'Black';
+    const [white, black] = ownerSeat === 'White' ? [s.owner, claimant] : [claimant, s.owner];
+    try {
+      const game = await this.deps.games.create({ white, black, timeControl: s.timeControl, rated: false });
+      s.gameId = game.id;
+      s.seat = ownerSeat;
+      this.close(s, 'matched'); // restarts the retention window: pollable for 10 minutes from the match
+      return { gameId: game.id, ownerSeat };
+    } catch (e) {
+      // A failure here is a bug or an overloaded server; the owner's poll then answers 404.
+      this.close(s, 'failed');
+      throw e;
+    }
+  }
+
+  /** Moves a seek out of the open indexes (if it was open) into the closed map with a new state. */
+  private close(s: Seek, state: SeekState): void {
+    if (s.state === 'open') {
+      this.open.delete(s.id);
+      const mine = this.openByOwner.get(s.owner.id);
+      mine?.delete(s.id);
+      if (mine && mine.size === 0) this.openByOwner.delete(s.owner.id);
+      if (s.kind === 'Bot') this.openBots--;
+      else this.openGuests--;
+      s.timer?.cancel();
+      s.timer = null;
+    }
+    s.state = state;
+    s.closedAt = this.deps.clock.now();
+    this.closed.delete(s.id); // re-insert so the map stays in closing order
+    while (this.closed.size >= this.config.maxClosedSeeks) {
+      const oldest = this.closed.keys().next();
+      if (oldest.done) break;
+      this.closed.delete(oldest.value);
+    }
+    this.closed.set(s.id, s);
+  }
+
+  private forgetOld(now: number): void {
+    for (const [id, s] of this.closed) {
+      if (s.closedAt + this.config.matchedPollableMs > now) break;
+      this.closed.delete(id);
+    }
+  }
+
+  /** Milliseconds until the first of these seeks expires (1 s when there are none). */
+  private soonestExpiry(seeks: Iterable<Seek>): number {
+    let soonest = Infinity;
+    for (const s of seeks) soonest = Math.min(soonest, s.expiresAt);
+    return soonest === Infinity ? 1000 : soonest - this.deps.clock.now();
+  }
+
+  private lobbyFull(kind: 'Bot' | 'Human'): { ok: false; error: ServiceError } {
+    const seeks = [...this.open.values()].filter((s) => s.kind === kind);
+    return rateLimited('lobby_full', 'the lobby holds too many open seeks of this kind; retry later', this.soonestExpiry(seeks));
+  }
+}

@@ -1,0 +1,242 @@
+// The durable store: one LMDB environment (a directory, ./data by default) with named sub-databases.
+// Values are msgpack (lmdb-js's default encoding); keys are lmdb's ordered-binary, so composite array
+// keys sort element by element and a bot's results are one range read.
+//
+// Atomicity: every multi-entry write runs in a child transaction, which LMDB commits or rolls back
+// as a whole, and which can see the writes made before it, so check-then-write steps (createBot)
+// cannot race. Durability: see docs/STORAGE.md; by default an awaited write has been committed
+// (survives kill -9); with `flushEachWrite` it has also been fsynced (survives power loss).
+import { mkdirSync } from 'node:fs';
+import { open } from 'lmdb';
+import { SCHEMA_VERSION } from '../domain/records.js';
+import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import { err, ok } from '../domain/result.js';
+import type { Result } from '../domain/result.js';
+import type { Store } from './types.js';
+import { assertFinishable, assertReadable, newerDirectoryMessage } from './schema.js';
+
+/** Sub-database names; exported so tests and tools can inspect a directory without the store. */
+export const DB_NAMES = {
+  bots: 'bots',
+  tokenIndex: 'tokenIndex',
+  games: 'games',
+  liveIndex: 'liveIndex',
+  results: 'results',
+  meta: 'meta',
+} as const;
+/** Key in `meta` holding the schema version the directory was written with. */
+export const META_SCHEMA_KEY = 'schema';
+
+export interface LmdbOptions {
+  /**
+   * Resolve writes only once LMDB reports the commit flushed to disk (fsync), so an acknowledged
+   * write also survives power loss. Off by default: a committed write already survives a process
+   * crash, and flushing every write costs a disk sync per commit.
+   */
+  flushEachWrite?: boolean;
+}
+
+type Root = ReturnType<typeof open>;
+type Db = ReturnType<Root['openDB']>;
+type Dbs = Record<keyof typeof DB_NAMES, Db>;
+
+/** Result keys hold MAX - finishedAt so ascending key order is newest first. */
+const TIME_CEILING = Number.MAX_SAFE_INTEGER;
+type ResultKey = [botId: string, invertedTime: number, gameId: string];
+const resultKey = (r: ResultRecord): ResultKey => [r.botId, TIME_CEILING - r.finishedAt, r.gameId];
+
+/** Result lines have no `schema` of their own in the domain type; on disk they carry one. */
+type StoredResult = ResultRecord & { schema: number };
+const fromStored = (s: StoredResult): ResultRecord => {
+  assertReadable('result line', `${s.botId}/${s.gameId}`, s);
+  const { schema: _schema, ...line } = s;
+  return line;
+};
+
+const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export class LmdbStore implements Store {
+  readonly persistent = true;
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    /** The data directory, for messages and backups. */
+    readonly dir: string,
+    private readonly root: Root,
+    private readonly db: Dbs,
+    private readonly flushEachWrite: boolean,
+  ) {}
+
+  /**
+   * Opens (creating if needed) the data directory. Expected failures — unusable path, a directory
+   * written by a newer schema — are returned as values; the environment is closed again on failure.
+   */
+  static async open(dir: string, opts: LmdbOptions = {}): Promise<Result<LmdbStore, string>> {
+    let root: Root;
+    try {
+      mkdirSync(dir, { recursive: true });
+      // noSubdir false: a directory named like "data.v1" must not be taken for a single file.
+      root = open({ path: dir, maxDbs: 8, noSubdir: false });
+    } catch (e) {
+      return err(`cannot open data directory ${dir}: ${messageOf(e)}`);
+    }
+    const name = (n: string): Db => root.openDB({ name: n });
+    const db: Dbs = {
+      bots: name(DB_NAMES.bots),
+      tokenIndex: name(DB_NAMES.tokenIndex),
+      games: name(DB_NAMES.games),
+      liveIndex: name(DB_NAMES.liveIndex),
+      results: name(DB_NAMES.results),
+      meta: name(DB_NAMES.meta),
+    };
+    const schema = await checkSchema(dir, root, db);
+    if (!schema.ok) {
+      await root.close();
+      return schema;
+    }
+    return ok(new LmdbStore(dir, root, db, opts.flushEachWrite === true));
+  }
+
+  getBot(id: string): BotRecord | undefined {
+    const bot = this.db.bots.get(id) as BotRecord | undefined;
+    return bot && assertReadable('bot', id, bot);
+  }
+
+  getBotByTokenHash(tokenHash: string): BotRecord | undefined {
+    const id = this.db.tokenIndex.get(tokenHash) as string | undefined;
+    if (id === undefined) return undefined;
+    const bot = this.getBot(id);
+    // The index is kept exact; the comparison guards against ever authenticating with a stale hash.
+    return bot && bot.tokenHash === tokenHash ? bot : undefined;
+  }
+
+  async createBot(bot: BotRecord): Promise<boolean> {
+    const { bots, tokenIndex } = this.db;
+    return this.write(() => {
+      if (bots.doesExist(bot.id)) return false;
+      bots.putSync(bot.id, bot);
+      tokenIndex.putSync(bot.tokenHash, bot.id);
+      return true;
+    });
+  }
+
+  async updateBot(bot: BotRecord): Promise<void> {
+    const { bots, tokenIndex } = this.db;
+    const found = await this.write(() => {
+      const old = bots.get(bot.id) as BotRecord | undefined;
+      if (!old) return false;
+      // In one transaction the old hash stops resolving exactly when the new one starts.
+      if (old.tokenHash !== bot.tokenHash && tokenIndex.get(old.tokenHash) === bot.id) {
+        tokenIndex.removeSync(old.tokenHash);
+      }
+      tokenIndex.putSync(bot.tokenHash, bot.id);
+      bots.putSync(bot.id, bot);
+      return true;
+    });
+    // Updating a bot that was never created is a caller bug; creation goes through createBot.
+    if (!found) throw new Error(`updateBot: no bot ${bot.id} (create it first)`);
+  }
+
+  listBots(): BotRecord[] {
+    return [...this.db.bots.getRange()].map(({ key, value }) => assertReadable('bot', String(key), value as BotRecord));
+  }
+
+  async putGame(game: GameRecord): Promise<void> {
+    const { games, liveIndex } = this.db;
+    await this.write(() => {
+      games.putSync(game.id, game);
+      if ('Active' in game.status) liveIndex.putSync(game.id, true);
+      else liveIndex.removeSync(game.id);
+    });
+  }
+
+  getGame(id: string): GameRecord | undefined {
+    const game = this.db.games.get(id) as GameRecord | undefined;
+    return game && assertReadable('game', id, game);
+  }
+
+  listLiveGames(): GameRecord[] {
+    return [...this.db.liveIndex.getKeys()].flatMap((key) => {
+      const game = this.getGame(String(key));
+      return game ? [game] : [];
+    });
+  }
+
+  async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
+    assertFinishable(game.id, 'Active' in game.status, results);
+    const { games, liveIndex, results: lines } = this.db;
+    await this.write(() => {
+      games.putSync(game.id, game);
+      liveIndex.removeSync(game.id);
+      for (const line of results) {
+        const stored: StoredResult = { ...line, schema: SCHEMA_VERSION };
+        lines.putSync(resultKey(line), stored);
+      }
+    });
+  }
+
+  resultsOf(botId: string, limit: number): ResultRecord[] {
+    if (limit <= 0) return [];
+    const range = this.db.results.getRange({ start: [botId, 0], end: [botId, TIME_CEILING + 1], limit });
+    return [...range].map(({ value }) => fromStored(value as StoredResult));
+  }
+
+  allResults(): ResultRecord[] {
+    return [...this.db.results.getRange()].map(({ value }) => fromStored(value as StoredResult));
+  }
+
+  /**
+   * Copies a consistent snapshot of the environment into `targetDir` (created if missing) while
+   * the server keeps running; the copy opens like any data directory.
+   */
+  async backup(targetDir: string, compact = false): Promise<Result<void, string>> {
+    try {
+      mkdirSync(targetDir, { recursive: true });
+      await this.root.backup(targetDir, compact);
+      return ok(undefined);
+    } catch (e) {
+      return err(`backup of ${this.dir} to ${targetDir} failed: ${messageOf(e)}`);
+    }
+  }
+
+  /** Idempotent, so shutdown paths and test teardowns may both call it. */
+  async close(): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closing = this.root.close();
+    return this.closing;
+  }
+
+  /**
+   * Runs `body` in a child transaction (all or nothing; a throw rolls it back and rejects), then,
+   * when configured, waits until the commit is on disk.
+   */
+  private async write<T>(body: () => T): Promise<T> {
+    const value = await this.root.childTransaction(body);
+    if (this.flushEachWrite) await this.root.flushed;
+    return value;
+  }
+}
+
+/** Stamps a fresh directory with our schema; refuses one from a newer (or unknown older) server. */
+async function checkSchema(dir: string, root: Root, db: Dbs): Promise<Result<void, string>> {
+  let found: unknown;
+  try {
+    found = db.meta.get(META_SCHEMA_KEY);
+  } catch (e) {
+    return err(`data directory ${dir}: cannot read its schema version: ${messageOf(e)}`);
+  }
+  if (found === undefined) {
+    const empty = [db.bots, db.games, db.results].every((d) => d.getKeysCount({ limit: 1 }) === 0);
+    // Records without a version stamp come from something we do not know; do not guess.
+    if (!empty) return err(`data directory ${dir} holds records but no schema version; refusing to read it`);
+    await root.childTransaction(() => db.meta.putSync(META_SCHEMA_KEY, SCHEMA_VERSION));
+    return ok(undefined);
+  }
+  if (typeof found !== 'number' || !Number.isInteger(found)) {
+    return err(`data directory ${dir} has an unreadable schema version (${JSON.stringify(found)})`);
+  }
+  if (found > SCHEMA_VERSION) return err(newerDirectoryMessage(dir, found));
+  // No older schema has ever shipped; when one is retired, its migration goes here.
+  if (found < SCHEMA_VERSION) return err(`data directory ${dir} was written by schema ${found}, which this server cannot migrate`);
+  return ok(undefined);
+}

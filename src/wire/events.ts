@@ -1,0 +1,133 @@
+// Stream events (bot-service-spec.md "Events") and webhook deliveries. Every stream line is a
+// single-key object naming the event; the union schemas describe one line each.
+import { z } from 'zod';
+import { described, named } from './registry.js';
+import {
+  ClientSeeds, Clocks, count, Dice, GameOver, HistoryEntry, LegalMoveTree, Participant, Seat, TimeControl,
+} from './common.js';
+import { GameState } from './responses.js';
+
+const v = () => described(count(), 'Game version after this event; orders the events of a game.');
+
+// Account stream, GET /bot/stream/event.
+
+export const ChallengeReceived = named(
+  'ChallengeReceived',
+  z.strictObject({
+    ChallengeReceived: z.strictObject({ id: z.string(), challenger: Participant, timeControl: TimeControl }),
+  }),
+  'A challenge was made against the caller.',
+);
+
+export const ChallengeDeclined = named(
+  'ChallengeDeclined',
+  z.strictObject({ ChallengeDeclined: z.strictObject({ id: z.string() }) }),
+  'A challenge was declined, cancelled or expired.',
+);
+
+export const GameStart = named(
+  'GameStart',
+  z.strictObject({ GameStart: z.strictObject({ gameId: z.string() }) }),
+  'A game the caller is seated in started (ladder pairings included).',
+);
+
+export const AccountEvent = named(
+  'AccountEvent',
+  z.union([ChallengeReceived, ChallengeDeclined, GameStart]),
+  'One line of the account stream.',
+);
+
+export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart } as const;
+
+// Game stream, GET /bot/game/stream/{id}.
+
+export const Snapshot = named(
+  'Snapshot',
+  z.strictObject({
+    Snapshot: z.strictObject({
+      v: v(),
+      state: GameState,
+      history: described(z.array(HistoryEntry), 'Every completed turn so far, consistent with `v`.'),
+    }),
+  }),
+  'Sent first on connect.',
+);
+
+export const DiceRolled = named(
+  'DiceRolled',
+  z.strictObject({
+    DiceRolled: z.strictObject({
+      v: v(),
+      seat: Seat,
+      dice: Dice(),
+      dfen: z.string(),
+      clocks: described(Clocks.nullable(), 'Both banks at the instant of the roll.'),
+      legalMoves: described(
+        LegalMoveTree.nullable(),
+        'Empty: forced pass (submit nothing). Null: too large, fetch GET /games/{id}/moves.',
+      ),
+    }),
+  }),
+  'A roll was made for the seat to move.',
+);
+
+export const TurnPlayed = named(
+  'TurnPlayed',
+  z.strictObject({
+    TurnPlayed: z.strictObject({ v: v(), seat: Seat, moves: z.array(z.string()), fenAfter: z.string() }),
+  }),
+  'A turn was applied; `v` equals the version of the move verdict.',
+);
+
+export const GameEnded = named(
+  'GameEnded',
+  z.strictObject({
+    GameEnded: z.strictObject({
+      v: v(),
+      over: GameOver,
+      seed: described(
+        z.string().nullable(),
+        'Revealed server seed; null while a mirror-pair partner is still playing.',
+      ),
+      clientSeeds: ClientSeeds.nullable(),
+    }),
+  }),
+  'The game ended; the reveal allows recomputing every roll.',
+);
+
+export const Rejected = named(
+  'Rejected',
+  z.strictObject({
+    Rejected: z.strictObject({
+      v: v(),
+      seat: Seat,
+      reason: described(
+        z.string(),
+        '`not your turn`, `illegal turn: <moves>`, `game is over`, `seed must be 16..256 characters`.',
+      ),
+    }),
+  }),
+  'A move or seed was refused.',
+);
+
+export const GameEvent = named(
+  'GameEvent',
+  z.union([Snapshot, DiceRolled, TurnPlayed, GameEnded, Rejected]),
+  'One line of a game stream.',
+);
+
+export const GAME_EVENTS = { Snapshot, DiceRolled, TurnPlayed, GameEnded, Rejected } as const;
+
+// Webhook deliveries (server to bot). The answers are request schemas: MoveRequest, VerificationAnswer.
+
+export const WebhookVerification = named(
+  'WebhookVerification',
+  z.strictObject({ type: z.literal('verification'), nonce: z.string() }),
+  'Handshake; answer 200 with `{nonce}`.',
+);
+
+export const WebhookYourTurn = named(
+  'WebhookYourTurn',
+  z.strictObject({ type: z.literal('yourTurn'), gameId: z.string(), seat: Seat, state: GameState }),
+  'It is the bot’s turn; answer 200 with `{moves}`.',
+);

@@ -1,0 +1,193 @@
+// The OpenAPI 3.1 document, generated from the route catalogue and the same zod schemas that parse
+// requests, so it cannot drift from the code. Built once per version; the JSON text is cached too,
+// so GET /openapi.json costs a map lookup.
+import './schemas.js'; // every named shape registered before the first conversion
+import type { JsonObject } from './jsonschema.js';
+import { componentSchemas, deepFreeze, inlineSchema, refTo } from './jsonschema.js';
+import { ROUTES, TAGS } from './routes.js';
+import type { ResponseSpec, RouteSpec } from './route-spec.js';
+import { CONTENT_TYPES, pathParams } from './route-spec.js';
+import { MoveRequest, VerificationAnswer } from './requests.js';
+import { Problem } from './responses.js';
+import { WebhookVerification, WebhookYourTurn } from './events.js';
+
+export { buildAsyncApi, asyncApiJson } from './asyncapi.js';
+
+/** The version of bot-service-spec.md this service implements. */
+export const CONTRACT_VERSION = '1.0';
+
+const DESCRIPTION = [
+  'A play platform for dice chess: each turn starts with a roll of three dice and is a sequence of UCI',
+  `micro-moves. Contract ${CONTRACT_VERSION}.`,
+  'Errors other than move verdicts are `application/problem+json` with a stable snake_case `code`.',
+  'Every route may also answer 500 (a bug). A known path with a wrong method answers 405 with `Allow`;',
+  'an unknown path answers 404. Both are problems (see components.responses). Every GET also answers HEAD',
+  '(same status and headers, no body), and every known path answers an OPTIONS CORS preflight with 204.',
+  'The two ndjson streams are described event by event in the AsyncAPI document at /asyncapi.json.',
+].join(' ');
+
+const HEADERS: Record<number, JsonObject> = {
+  401: { 'WWW-Authenticate': { description: 'Always `Bearer realm="dicechess"`.', schema: { type: 'string' } } },
+  405: { Allow: { description: 'The methods this path answers.', schema: { type: 'string' } } },
+  429: {
+    'Retry-After': { description: 'Whole seconds to wait, at least 1.', schema: { type: 'integer', minimum: 1 } },
+  },
+};
+
+function response(status: number, spec: ResponseSpec, where: string): JsonObject {
+  const out: JsonObject = { description: spec.description };
+  const headers = HEADERS[status];
+  if (headers) out.headers = headers;
+  if (spec.contentType) {
+    const schema = spec.schema ? refTo(spec.schema, where) : { type: 'string' };
+    out.content = { [spec.contentType]: { schema } };
+  }
+  return out;
+}
+
+function parameters(r: RouteSpec): JsonObject[] {
+  const out: JsonObject[] = pathParams(r.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: r.params?.[name] ?? 'Opaque identifier.',
+    schema: { type: 'string' },
+  }));
+  const shape = r.request?.query?.shape ?? {};
+  for (const name of Object.keys(shape)) {
+    const field = shape[name]!;
+    const { description, ...schema } = inlineSchema(field);
+    const p: JsonObject = { name, in: 'query', required: !field.safeParse(undefined).success, schema };
+    if (typeof description === 'string') p.description = description;
+    out.push(p);
+  }
+  return out;
+}
+
+function operation(r: RouteSpec): JsonObject {
+  const op: JsonObject = { operationId: r.operationId, tags: [r.tag], summary: r.summary };
+  if (r.description) op.description = r.description;
+  const params = parameters(r);
+  if (params.length > 0) op.parameters = params;
+  if (r.request?.body) {
+    op.requestBody = {
+      required: r.request.bodyRequired ?? true,
+      content: { [CONTENT_TYPES.json]: { schema: refTo(r.request.body, r.operationId) } },
+    };
+  }
+  const responses: JsonObject = {};
+  for (const [status, spec] of Object.entries(r.responses)) {
+    responses[status] = response(Number(status), spec, `${r.operationId} ${status}`);
+  }
+  op.responses = responses;
+  op.security = r.auth === 'public' ? [] : [{ bearer: [] }];
+  if (r.auth === 'seatOrBearer') op['x-seat-token'] = 'A guest’s seatToken is accepted as the Bearer here.';
+  return op;
+}
+
+const SIGNATURE_HEADERS: JsonObject[] = [
+  {
+    name: 'X-Game-Timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix time in seconds; reject deliveries outside ±5 minutes.',
+    schema: { type: 'string' },
+  },
+  {
+    name: 'X-Game-Signature',
+    in: 'header',
+    required: true,
+    description: 'Lowercase hex HMAC-SHA256, keyed by the webhook secret, over `<timestamp>.<raw body>`.',
+    schema: { type: 'string' },
+  },
+];
+
+function webhooks(): JsonObject {
+  const delivery = (id: string, summary: string, body: JsonObject, answer: JsonObject): JsonObject => ({
+    post: {
+      operationId: id,
+      summary,
+      parameters: SIGNATURE_HEADERS,
+      requestBody: { required: true, content: { [CONTENT_TYPES.json]: { schema: body } } },
+      responses: {
+        200: { description: 'The answer.', content: { [CONTENT_TYPES.json]: { schema: answer } } },
+        default: { description: 'Anything else plays nothing; the clock keeps running.' },
+      },
+    },
+  });
+  return {
+    verification: delivery(
+      'webhookVerification',
+      'Handshake before the webhook is stored; answer with the same nonce.',
+      refTo(WebhookVerification, 'webhook verification'),
+      refTo(VerificationAnswer, 'webhook verification answer'),
+    ),
+    yourTurn: delivery(
+      'webhookYourTurn',
+      'It is the bot’s turn. Single attempt, no redelivery; answer within the smaller of the server cap ' +
+        'and the mover’s clock.',
+      refTo(WebhookYourTurn, 'webhook yourTurn'),
+      refTo(MoveRequest, 'webhook yourTurn answer'),
+    ),
+  };
+}
+
+function build(version: string): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const r of ROUTES) {
+    const item = (paths[r.path] ??= {});
+    item[r.method.toLowerCase()] = operation(r);
+  }
+  const problem = (description: string, status: number): JsonObject =>
+    response(status, { description, schema: Problem, contentType: CONTENT_TYPES.problem }, 'global');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Dice chess bot service',
+      version,
+      description: DESCRIPTION,
+      'x-contract-version': CONTRACT_VERSION,
+    },
+    servers: [{ url: '/' }],
+    tags: TAGS.map((t) => ({ name: t.name, description: t.description })),
+    paths,
+    webhooks: webhooks(),
+    components: {
+      schemas: componentSchemas('draft-2020-12') as JsonObject,
+      responses: {
+        NotFound: problem('Unknown route.', 404),
+        MethodNotAllowed: problem('Known path, method not answered here.', 405),
+        InternalError: problem('A bug: no request should ever get one.', 500),
+      },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A bot token (`dcb_…`), a static house-bot token, or on game routes a guest’s seatToken.',
+        },
+      },
+    },
+  };
+}
+
+const documents = new Map<string, { doc: JsonObject; json: string }>();
+
+function cached(version: string): { doc: JsonObject; json: string } {
+  let found = documents.get(version);
+  if (!found) {
+    const doc = deepFreeze(build(version));
+    found = { doc, json: JSON.stringify(doc) };
+    documents.set(version, found);
+  }
+  return found;
+}
+
+/** The OpenAPI 3.1 document (frozen; the same object on every call for a version). */
+export function buildOpenApi(version: string): JsonObject {
+  return cached(version).doc;
+}
+
+/** The document as JSON text, serialised once per version (the body of GET /openapi.json). */
+export function openApiJson(version: string): string {
+  return cached(version).json;
+}

@@ -1,0 +1,140 @@
+// The vocabulary of the route catalogue, and the helpers that keep each entry short. The catalogue
+// is data: the edge routes and authenticates from it, the OpenAPI document is generated from it,
+// and the conformance checker judges responses against that document.
+import type { z } from 'zod';
+import { Problem } from './responses.js';
+
+export type Method = 'GET' | 'POST' | 'DELETE';
+
+/**
+ * `bearer`: a bot token. `seatOrBearer`: a bot token or a guest's seat token (CONTRACT.md: guests
+ * play on the same game routes with their `seatToken` as Bearer).
+ */
+export type Auth = 'public' | 'bearer' | 'seatOrBearer';
+
+export const CONTENT_TYPES = {
+  json: 'application/json',
+  problem: 'application/problem+json',
+  ndjson: 'application/x-ndjson',
+  prometheus: 'text/plain; version=0.0.4; charset=utf-8',
+} as const;
+
+export interface ResponseSpec {
+  description: string;
+  /**
+   * Body schema; for ndjson it is the schema of one line. Absent with a content type: a text body
+   * (metrics). Absent without one: no body at all (204).
+   */
+  schema?: z.ZodType;
+  contentType?: string;
+}
+
+export interface RequestSpec {
+  /** JSON body schema. */
+  body?: z.ZodType;
+  /** False when a body-less request means `{}` (every field of the body is optional). */
+  bodyRequired?: boolean;
+  /**
+   * True when a JSON body that fails `body` is still not refused: the route answers as usual and
+   * the handler classifies the raw value itself (the seed route answers 202 to a malformed seed,
+   * bot-service-spec.md Gameplay rule 1). `body` still documents the expected shape.
+   */
+  lenient?: boolean;
+  /** Query parameters, all strings. */
+  query?: z.ZodObject;
+}
+
+export interface RouteSpec {
+  operationId: string;
+  method: Method;
+  /** OpenAPI-style template, e.g. `/bot/game/{id}/move`. */
+  path: string;
+  auth: Auth;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Descriptions of the path parameters, by name. */
+  params?: Readonly<Record<string, string>>;
+  request?: RequestSpec;
+  /** Every status the route can answer, errors included (405 and unknown-route 404 are global). */
+  responses: Readonly<Record<number, ResponseSpec>>;
+}
+
+export const json = (schema: z.ZodType, description: string): ResponseSpec => ({
+  description,
+  schema,
+  contentType: CONTENT_TYPES.json,
+});
+
+export const ndjson = (lineSchema: z.ZodType, description: string): ResponseSpec => ({
+  description,
+  schema: lineSchema,
+  contentType: CONTENT_TYPES.ndjson,
+});
+
+export const problem = (description: string): ResponseSpec => ({
+  description,
+  schema: Problem,
+  contentType: CONTENT_TYPES.problem,
+});
+
+export const noContent = (description: string): ResponseSpec => ({ description });
+
+/** Statuses every route with a JSON body can answer before its handler runs. */
+const BODY_ERRORS: Record<number, string> = {
+  400: 'Malformed JSON, or a field of the wrong type or out of range; `detail` names the field.',
+  413: 'Body larger than 64 KiB.',
+  415: 'Body is not application/json.',
+};
+const LENIENT_400 = 'The body is not JSON at all (a JSON body of the wrong shape is not refused).';
+const AUTH_ERRORS: Record<number, string> = {
+  401: 'Missing, invalid or expired Bearer token.',
+};
+const GLOBAL_ERRORS: Record<number, string> = {
+  500: 'A bug: no request, however malformed, should ever get one.',
+};
+
+export interface RouteInput extends Omit<RouteSpec, 'responses'> {
+  /** Success (and non-problem) responses. */
+  ok: Readonly<Record<number, ResponseSpec>>;
+  /** Route-specific problem responses: status to description. */
+  errors?: Readonly<Record<number, string>>;
+}
+
+/**
+ * Builds a catalogue entry: the route's own responses plus the problems implied by its shape
+ * (a body brings 400/413/415, authentication brings 401, every route may 500). When a route has
+ * its own reason for an implied status, both reasons are kept.
+ */
+export function route(input: RouteInput): RouteSpec {
+  const { ok, errors = {}, ...spec } = input;
+  const reasons = new Map<number, string[]>();
+  const add = (table: Readonly<Record<number, string>>) => {
+    for (const [status, text] of Object.entries(table)) {
+      const list = reasons.get(Number(status)) ?? [];
+      list.push(text);
+      reasons.set(Number(status), list);
+    }
+  };
+  if (spec.request?.body) add(spec.request.lenient ? { ...BODY_ERRORS, 400: LENIENT_400 } : BODY_ERRORS);
+  if (spec.auth !== 'public') add(AUTH_ERRORS);
+  add(errors);
+  add(GLOBAL_ERRORS);
+
+  const responses: Record<number, ResponseSpec> = { ...ok };
+  for (const [status, texts] of reasons) {
+    if (responses[status]) throw new Error(`${spec.operationId}: status ${status} declared twice`);
+    responses[status] = problem(texts.join(' Or: '));
+  }
+  const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
+  return { ...spec, responses: sorted };
+}
+
+/** `/bot/game/{id}/move` to uWS `/bot/game/:id/move`. */
+export const toUwsPattern = (path: string): string => path.replace(/\{([^}]+)\}/g, ':$1');
+
+/** uWS `/bot/game/:id/move` (or an OpenAPI template, unchanged) to `/bot/game/{id}/move`. */
+export const toOpenApiPath = (pattern: string): string => pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** Names of the path parameters of a template, in order. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);

@@ -1,0 +1,351 @@
+// THE ROUTE CATALOGUE: every route of the service, its authentication, request shapes and every
+// status it can answer (bot-service-spec.md "Endpoints" and "Errors", CONTRACT.md for the routes
+// and statuses the spec leaves open). The edge routes from it; the OpenAPI document is made from it.
+import * as Q from './requests.js';
+import * as R from './responses.js';
+import { AccountEvent, GameEvent } from './events.js';
+import type { Method, RouteSpec } from './route-spec.js';
+import { CONTENT_TYPES, json, ndjson, noContent, route, toOpenApiPath } from './route-spec.js';
+
+export type { Auth, Method, RequestSpec, ResponseSpec, RouteSpec } from './route-spec.js';
+export { CONTENT_TYPES, pathParams, toOpenApiPath, toUwsPattern } from './route-spec.js';
+
+const GAME_ID = { id: 'Game id.' };
+const CHALLENGE_ID = { id: 'Challenge id.' };
+const SEEK_ID = { id: 'Seek id.' };
+const REGISTERED_ONLY = 'Anonymous or static (house) caller: registered bots only.';
+const WEBHOOKS_OFF = 'Webhooks are disabled on this server (checked before authentication).';
+const NO_PERSISTENCE = 'The server runs without persistence';
+
+const identity: RouteSpec[] = [
+  route({
+    operationId: 'mintAnonymous', method: 'POST', path: '/bot/anon', auth: 'public', tag: 'Identity',
+    summary: 'Mint an anonymous token (ephemeral, unranked, about 24 hours).',
+    request: { query: Q.AnonQuery },
+    ok: { 201: json(R.TokenResponse, 'A new anonymous identity; the token is shown only here.') },
+    errors: { 429: 'More than 30 mints per hour from this address; see Retry-After.' },
+  }),
+  route({
+    operationId: 'register', method: 'POST', path: '/bot/register', auth: 'public', tag: 'Identity',
+    summary: 'Register a durable (team, name) identity.',
+    request: { body: Q.RegisterRequest },
+    ok: { 201: json(R.TokenResponse, 'The registered identity; the token is shown only here.') },
+    errors: {
+      400: 'Invalid slug, or the reserved team `anon` or `house`.',
+      409: 'This team and name are already taken.',
+      429: 'More than 5 successful registrations per hour from this address; see Retry-After.',
+    },
+  }),
+  route({
+    operationId: 'rotateToken', method: 'POST', path: '/bot/token', auth: 'bearer', tag: 'Identity',
+    summary: 'Rotate the token; the old one stops authenticating at once.',
+    ok: { 200: json(R.RotatedToken, 'The replacement token.') },
+    errors: { 403: 'Anonymous callers re-mint; static callers rotate through the server configuration.' },
+  }),
+  route({
+    operationId: 'getAccount', method: 'GET', path: '/bot/account', auth: 'bearer', tag: 'Identity',
+    summary: 'Who am I.',
+    ok: { 200: json(R.Account, 'The calling identity.') },
+  }),
+  route({
+    operationId: 'joinLadder', method: 'POST', path: '/bot/ladder/join', auth: 'bearer', tag: 'Identity',
+    summary: 'Join the rating ladder; the server then pairs the bot on its own.',
+    ok: { 200: json(R.LadderState, 'Membership and rating.') },
+    errors: { 403: REGISTERED_ONLY },
+  }),
+  route({
+    operationId: 'leaveLadder', method: 'POST', path: '/bot/ladder/leave', auth: 'bearer', tag: 'Identity',
+    summary: 'Leave the rating ladder; the rating is frozen and the bot stays listed.',
+    ok: { 200: json(R.LadderState, 'Membership and rating.') },
+    errors: { 403: REGISTERED_ONLY },
+  }),
+];
+
+const challenges: RouteSpec[] = [
+  route({
+    operationId: 'createChallenge', method: 'POST', path: '/bot/challenge', auth: 'bearer', tag: 'Challenges',
+    summary: 'Challenge a bot (Unlimited when no time control is given).',
+    request: { body: Q.CreateChallengeRequest },
+    ok: { 201: json(R.Challenge, 'The pending challenge; the target’s account stream gets ChallengeReceived.') },
+    errors: {
+      400: 'Challenging yourself.',
+      404: 'No bot with that team and name.',
+      429: 'Too many pending challenges (10); see Retry-After.',
+    },
+  }),
+  route({
+    operationId: 'listChallenges', method: 'GET', path: '/bot/challenges', auth: 'bearer', tag: 'Challenges',
+    summary: 'Pending challenges to and from the caller (the polling path).',
+    ok: { 200: json(R.ChallengeList, 'Both directions.') },
+  }),
+  route({
+    operationId: 'acceptChallenge', method: 'POST', path: '/bot/challenge/{id}/accept', auth: 'bearer',
+    tag: 'Challenges', params: CHALLENGE_ID,
+    summary: 'Accept a challenge addressed to the caller; the challenger plays White.',
+    ok: { 201: json(R.GameCreated, 'The new game.') },
+    errors: { 403: 'The challenge is addressed to someone else.', 404: 'No such pending challenge.' },
+  }),
+  route({
+    operationId: 'declineChallenge', method: 'POST', path: '/bot/challenge/{id}/decline', auth: 'bearer',
+    tag: 'Challenges', params: CHALLENGE_ID,
+    summary: 'Decline (target) or cancel (challenger) a pending challenge.',
+    ok: { 200: json(R.Empty, 'Declined; the other side gets ChallengeDeclined.') },
+    errors: { 403: 'The caller is neither party to the challenge.', 404: 'No such pending challenge.' },
+  }),
+];
+
+const seeks: RouteSpec[] = [
+  route({
+    operationId: 'createSeek', method: 'POST', path: '/bot/seeks', auth: 'bearer', tag: 'Seeks',
+    summary: 'Post a public offer (Fischer 600+10 when no time control is given).',
+    description: 'Keep it alive by polling GET /lobby/seeks/{id}?secret= at least every 2 minutes.',
+    request: { body: Q.SeekRequest, bodyRequired: false },
+    ok: { 201: json(R.SeekCreated, 'The open seek and its capability secret.') },
+    errors: { 429: 'The caller already has 3 open seeks; see Retry-After.' },
+  }),
+  route({
+    operationId: 'acceptSeek', method: 'POST', path: '/bot/seeks/{id}/accept', auth: 'bearer', tag: 'Seeks',
+    params: SEEK_ID,
+    summary: 'Accept an open seek; colours are random (read the seat from GET /bot/games).',
+    ok: { 201: json(R.GameCreated, 'The new game.') },
+    errors: {
+      400: 'The seek is the caller’s own.',
+      404: 'No such open seek.',
+      409: 'Someone else claimed the seek first.',
+    },
+  }),
+];
+
+const lobby: RouteSpec[] = [
+  route({
+    operationId: 'listLobbySeeks', method: 'GET', path: '/lobby/seeks', auth: 'public', tag: 'Lobby',
+    summary: 'Open seeks of bots and human guests, oldest first.',
+    ok: { 200: json(R.LobbySeekList, 'The lobby.') },
+  }),
+  route({
+    operationId: 'createGuestSeek', method: 'POST', path: '/lobby/seeks', auth: 'public', tag: 'Lobby',
+    summary: 'A human guest posts an offer (lives 30 seconds without a poll).',
+    request: { body: Q.GuestSeekRequest, bodyRequired: false },
+    ok: { 201: json(R.GuestSeekCreated, 'The open guest seek.') },
+    errors: { 429: 'Too many guest requests from this address; see Retry-After.' },
+  }),
+  route({
+    operationId: 'pollSeek', method: 'GET', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
+    params: SEEK_ID,
+    summary: 'Poll a seek with its secret; keeps an open seek alive and reports a match.',
+    request: { query: Q.SecretQuery },
+    ok: { 200: json(R.SeekPoll, 'Open, or matched (pollable for 10 minutes after the match).') },
+    errors: { 400: 'No `secret`.', 404: 'Unknown seek or wrong secret.' },
+  }),
+  route({
+    operationId: 'cancelSeek', method: 'DELETE', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
+    params: SEEK_ID,
+    summary: 'Cancel a seek with its secret.',
+    request: { query: Q.SecretQuery },
+    ok: { 204: noContent('Cancelled.') },
+    errors: {
+      400: 'No `secret`.',
+      404: 'Unknown seek or wrong secret.',
+      409: 'The seek is no longer open.',
+    },
+  }),
+  route({
+    operationId: 'guestAcceptSeek', method: 'POST', path: '/lobby/seeks/{id}/accept', auth: 'public',
+    tag: 'Lobby', params: SEEK_ID,
+    summary: 'A human guest accepts an open seek and receives a seat token.',
+    request: { body: Q.GuestAcceptRequest, bodyRequired: false },
+    ok: { 201: json(R.GuestAccepted, 'The guest’s seat; its seatToken is the Bearer for the game routes.') },
+    errors: {
+      400: 'The seek is the guest’s own.',
+      404: 'No such open seek.',
+      409: 'Someone else claimed the seek first.',
+      429: 'Too many guest requests from this address; see Retry-After.',
+    },
+  }),
+];
+
+const NOT_SEATED = 'The caller is not seated in this game.';
+
+const gameplay: RouteSpec[] = [
+  route({
+    operationId: 'submitSeed', method: 'POST', path: '/bot/game/{id}/seed', auth: 'seatOrBearer',
+    tag: 'Gameplay', params: GAME_ID,
+    summary: 'Contribute a client dice seed, once per seat, before the opening roll.',
+    description:
+      'Fire and forget: a duplicate, late or malformed seed is ignored with 202 ' +
+      '(a malformed one may surface as a Rejected event).',
+    request: { body: Q.SeedRequest, lenient: true },
+    ok: { 202: json(R.Empty, 'Received.') },
+    errors: { 403: NOT_SEATED, 404: 'Unknown game.' },
+  }),
+  route({
+    operationId: 'submitMove', method: 'POST', path: '/bot/game/{id}/move', auth: 'seatOrBearer',
+    tag: 'Gameplay', params: GAME_ID,
+    summary: 'Play a turn: one UCI micro-move per die, a root-to-leaf path of the legal-move tree.',
+    description: 'The verdict is synchronous; without one within a few seconds the answer is 202 and the stream tells.',
+    request: { body: Q.MoveRequest },
+    ok: {
+      200: json(R.MoveApplied, 'Applied; `version` is that of the TurnPlayed event.'),
+      202: json(R.Empty, 'No verdict in time; watch the game stream.'),
+      409: json(R.MoveRefused, 'Refused: `not your turn`, `illegal turn` or `game is over`.'),
+    },
+    errors: { 403: NOT_SEATED, 404: 'Unknown game.' },
+  }),
+  route({
+    operationId: 'resign', method: 'POST', path: '/bot/game/{id}/resign', auth: 'seatOrBearer',
+    tag: 'Gameplay', params: GAME_ID,
+    summary: 'Resign; ignored (still 202) when the game has already ended.',
+    ok: { 202: json(R.Empty, 'Received.') },
+    errors: { 403: NOT_SEATED, 404: 'Unknown game.' },
+  }),
+  route({
+    operationId: 'listMyGames', method: 'GET', path: '/bot/games', auth: 'bearer', tag: 'Gameplay',
+    summary: 'Every live game the caller is seated in (the polling path, and recovery after a restart).',
+    ok: { 200: json(R.MyGameList, 'Live games of the caller.') },
+  }),
+];
+
+const discovery: RouteSpec[] = [
+  route({
+    operationId: 'listGames', method: 'GET', path: '/games', auth: 'public', tag: 'Discovery',
+    summary: 'Live games, by version descending, at most 50; `total` is the real count.',
+    ok: { 200: json(R.PublicGameList, 'Live games.') },
+  }),
+  route({
+    operationId: 'getGame', method: 'GET', path: '/games/{id}', auth: 'public', tag: 'Discovery',
+    params: GAME_ID,
+    summary: 'Snapshot of a live or finished game, with the dice reveal once it is public.',
+    ok: { 200: json(R.GameState, 'The game.') },
+    errors: { 404: 'Unknown game.' },
+  }),
+  route({
+    operationId: 'getLegalMoves', method: 'GET', path: '/games/{id}/moves', auth: 'public', tag: 'Discovery',
+    params: GAME_ID,
+    summary: 'The full legal-move tree of the pending roll, never capped.',
+    ok: { 200: json(R.LegalMovesResponse, 'The tree, tied to its roll by version and dfen.') },
+    errors: { 404: 'Unknown game.' },
+  }),
+  route({
+    operationId: 'getGameHistory', method: 'GET', path: '/games/{id}/history', auth: 'public', tag: 'Discovery',
+    params: GAME_ID,
+    summary: 'Transcript of a live or finished game.',
+    ok: { 200: json(R.GameHistory, 'Every completed turn, with the reveal once public.') },
+    errors: { 404: 'Unknown game.' },
+  }),
+];
+
+const leaderboard: RouteSpec[] = [
+  route({
+    operationId: 'getLeaderboard', method: 'GET', path: '/leaderboard', auth: 'public', tag: 'Leaderboard',
+    summary: 'Registered bots with deviation at most 110, best first.',
+    ok: { 200: json(R.Leaderboard, 'The leaderboard.') },
+    errors: { 404: `${NO_PERSISTENCE}.` },
+  }),
+  route({
+    operationId: 'getBotProfile', method: 'GET', path: '/bots/{team}/{name}', auth: 'public', tag: 'Leaderboard',
+    params: { team: 'Team slug.', name: 'Bot name.' },
+    summary: 'Public profile of a registered bot, with up to 20 recent games.',
+    ok: { 200: json(R.BotProfile, 'The profile.') },
+    errors: { 404: `${NO_PERSISTENCE}, or no registered bot with that team and name.` },
+  }),
+];
+
+const streams: RouteSpec[] = [
+  route({
+    operationId: 'streamAccountEvents', method: 'GET', path: '/bot/stream/event', auth: 'bearer', tag: 'Streams',
+    summary: 'Long-lived ndjson: challenges and game starts for the caller (see the AsyncAPI document).',
+    description: 'One event per line; blank lines are keep-alives. Live only: nothing is replayed.',
+    ok: { 200: ndjson(AccountEvent, 'The stream; the schema describes one line.') },
+  }),
+  route({
+    operationId: 'streamGameEvents', method: 'GET', path: '/bot/game/stream/{id}', auth: 'seatOrBearer',
+    tag: 'Streams', params: GAME_ID,
+    summary: 'Long-lived ndjson of one game, opening with a Snapshot (see the AsyncAPI document).',
+    description: 'Closes after GameEnded. Blank lines are keep-alives.',
+    ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
+    errors: { 404: 'Unknown game.' },
+  }),
+];
+
+const webhooks: RouteSpec[] = [
+  route({
+    operationId: 'registerWebhook', method: 'POST', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
+    summary: 'Register or replace the webhook after a verification handshake.',
+    request: { body: Q.WebhookRequest },
+    ok: { 201: json(R.WebhookCreated, 'Active; the secret is shown only here.') },
+    errors: {
+      403: REGISTERED_ONLY,
+      422: 'URL policy violation or failed handshake; `detail` says which.',
+      429: 'More than 5 registrations per hour from this address; see Retry-After.',
+      503: WEBHOOKS_OFF,
+    },
+  }),
+  route({
+    operationId: 'getWebhook', method: 'GET', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
+    summary: 'The active webhook and its delivery statistics.',
+    ok: { 200: json(R.WebhookInfo, 'The webhook.') },
+    errors: { 403: REGISTERED_ONLY, 404: 'No webhook registered.', 503: WEBHOOKS_OFF },
+  }),
+  route({
+    operationId: 'deleteWebhook', method: 'DELETE', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
+    summary: 'Stop deliveries from the next turn on; games keep running.',
+    ok: { 204: noContent('Removed.') },
+    errors: { 403: REGISTERED_ONLY, 404: 'No webhook registered.', 503: WEBHOOKS_OFF },
+  }),
+];
+
+const operations: RouteSpec[] = [
+  route({
+    operationId: 'health', method: 'GET', path: '/health', auth: 'public', tag: 'Operations',
+    summary: 'Liveness and server version.',
+    ok: { 200: json(R.Health, 'Alive.') },
+  }),
+  route({
+    operationId: 'metrics', method: 'GET', path: '/metrics', auth: 'public', tag: 'Operations',
+    summary: 'Prometheus metrics.',
+    ok: { 200: { description: 'Prometheus text exposition format.', contentType: CONTENT_TYPES.prometheus } },
+  }),
+  route({
+    operationId: 'getOpenApi', method: 'GET', path: '/openapi.json', auth: 'public', tag: 'Operations',
+    summary: 'This document: OpenAPI 3.1 of the REST routes.',
+    ok: { 200: json(R.JsonDocument, 'The OpenAPI document.') },
+  }),
+  route({
+    operationId: 'getAsyncApi', method: 'GET', path: '/asyncapi.json', auth: 'public', tag: 'Operations',
+    summary: 'AsyncAPI 3 of the two ndjson streams.',
+    ok: { 200: json(R.JsonDocument, 'The AsyncAPI document.') },
+  }),
+];
+
+/** Every route of the service, grouped as the spec groups them. */
+export const ROUTES: readonly RouteSpec[] = Object.freeze([
+  ...identity, ...challenges, ...seeks, ...lobby, ...gameplay, ...discovery, ...leaderboard, ...streams,
+  ...webhooks, ...operations,
+]);
+
+/** Tags in document order, with a line each. */
+export const TAGS: readonly { name: string; description: string }[] = [
+  { name: 'Identity', description: 'Tokens, accounts and ladder membership.' },
+  { name: 'Challenges', description: 'Bot-to-bot challenges.' },
+  { name: 'Seeks', description: 'Public offers made and taken by bots.' },
+  { name: 'Lobby', description: 'The public lobby shared with human guests; seeks held by their secret.' },
+  { name: 'Gameplay', description: 'Seeds, turns and resignations.' },
+  { name: 'Discovery', description: 'Public reads of games.' },
+  { name: 'Leaderboard', description: 'Ratings; only on a server with persistence.' },
+  { name: 'Streams', description: 'Long-lived ndjson event streams.' },
+  { name: 'Webhooks', description: 'Turn deliveries by HTTPS, registered bots only.' },
+  { name: 'Operations', description: 'Health, metrics and the machine-readable contract.' },
+];
+
+const byKey = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));
+
+/** The route for a method and a template (OpenAPI `{id}` or uWS `:id` syntax), or undefined. */
+export function findRoute(method: string, pattern: string): RouteSpec | undefined {
+  return byKey.get(`${method.toUpperCase()} ${toOpenApiPath(pattern)}`);
+}
+
+/** Methods a path template answers (for the `Allow` header of a 405). */
+export function allowedMethods(pattern: string): Method[] {
+  const path = toOpenApiPath(pattern);
+  return ROUTES.filter((r) => r.path === path).map((r) => r.method);
+}

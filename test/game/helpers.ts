@@ -1,0 +1,198 @@
+// Shared set-up for the game-actor tests: a registry on a ManualClock, the in-thread rules and a
+// memory store; scripted players; a subscriber that records frames; seeds chosen so the opening roll
+// has the dice a test needs.
+import { ManualClock } from '../../src/domain/clock.js';
+import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import {
+  botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer, type TimeControl,
+} from '../../src/domain/types.js';
+import { hexToSeed, rollDice } from '../../src/fair/index.js';
+import { DEFAULT_GAME_CONFIG, type GameConfig, type GameLog } from '../../src/game/config.js';
+import { leafPaths, type HouseKind } from '../../src/game/house.js';
+import { GameRegistry } from '../../src/game/registry.js';
+import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../src/game/types.js';
+import { InlineRules } from '../../src/pool/inline.js';
+import type { RulesPort } from '../../src/pool/types.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import type { Store } from '../../src/store/types.js';
+
+export { MemoryStore };
+
+export const bot = (name: string, team = 'test'): SeatPlayer => ({
+  id: botExternalId(team, name),
+  face: botFace(team, name),
+  participant: { Bot: { team, name } },
+});
+
+export const UNLIMITED: TimeControl = { Unlimited: {} };
+
+/** Deterministic RNG (mulberry32) so failures reproduce. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Lets every pending promise, microtask and mailbox command run (no wall-clock time involved). */
+export async function settle(rounds = 8): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+export class Logs implements GameLog {
+  lines: { level: string; obj: Record<string, unknown>; msg?: string }[] = [];
+  info = (obj: Record<string, unknown>, msg?: string): void => void this.lines.push({ level: 'info', obj, msg });
+  warn = (obj: Record<string, unknown>, msg?: string): void => void this.lines.push({ level: 'warn', obj, msg });
+  error = (obj: Record<string, unknown>, msg?: string): void => void this.lines.push({ level: 'error', obj, msg });
+  errors(): string[] {
+    return this.lines.filter((l) => l.level === 'error').map((l) => `${l.msg} ${JSON.stringify(l.obj)}`);
+  }
+}
+
+/** A store wrapper writing every call into a shared log, to check persist-before-publish. */
+export class RecordingStore implements Store {
+  constructor(readonly inner: Store, readonly log: string[]) {}
+  get persistent(): boolean { return this.inner.persistent; }
+  getBot(id: string): BotRecord | undefined { return this.inner.getBot(id); }
+  getBotByTokenHash(h: string): BotRecord | undefined { return this.inner.getBotByTokenHash(h); }
+  createBot(b: BotRecord): Promise<boolean> { return this.inner.createBot(b); }
+  updateBot(b: BotRecord): Promise<void> { return this.inner.updateBot(b); }
+  listBots(): BotRecord[] { return this.inner.listBots(); }
+  async putGame(g: GameRecord): Promise<void> {
+    await this.inner.putGame(g);
+    this.log.push(`write ${g.version}`);
+  }
+  getGame(id: string): GameRecord | undefined { return this.inner.getGame(id); }
+  listLiveGames(): GameRecord[] { return this.inner.listLiveGames(); }
+  async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
+    await this.inner.finishGame(g, r);
+    this.log.push(`write ${g.version}`);
+  }
+  resultsOf(botId: string, limit: number): ResultRecord[] { return this.inner.resultsOf(botId, limit); }
+  allResults(): ResultRecord[] { return this.inner.allResults(); }
+  close(): Promise<void> { return this.inner.close(); }
+}
+
+/** Subscriber that keeps every frame (and optionally mirrors them into a shared log). */
+export class Recorder implements GameSubscriber {
+  frames: EventFrame[] = [];
+  closed = false;
+  constructor(private readonly log?: string[]) {}
+  deliver(frame: EventFrame): void {
+    this.frames.push(frame);
+    this.log?.push(`event ${frame.v}`);
+  }
+  close(): void {
+    this.closed = true;
+  }
+  events(): GameEvent[] {
+    return this.frames.map((f) => f.event);
+  }
+  kinds(): string[] {
+    return this.frames.map((f) => Object.keys(f.event)[0]);
+  }
+  last<K extends string>(kind: K): Extract<GameEvent, Record<K, unknown>>[K] | undefined {
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const e = this.frames[i].event as Record<string, unknown>;
+      if (kind in e) return e[kind] as Extract<GameEvent, Record<K, unknown>>[K];
+    }
+    return undefined;
+  }
+}
+
+export interface Setup {
+  clock: ManualClock;
+  store: Store;
+  rules: RulesPort;
+  logs: Logs;
+  registry: GameRegistry;
+  started: GameHandle[];
+  endedRecords: GameRecord[];
+}
+
+export interface SetupOptions {
+  config?: Partial<GameConfig>;
+  store?: Store;
+  rules?: RulesPort;
+  clock?: ManualClock;
+  housePlayers?: Map<string, HouseKind>;
+  random?: () => number;
+  listeners?: GameLifecycleListener[];
+}
+
+let idCounter = 0;
+
+export function setup(o: SetupOptions = {}): Setup {
+  const clock = o.clock ?? new ManualClock();
+  const store = o.store ?? new MemoryStore();
+  const rules = o.rules ?? new InlineRules();
+  const logs = new Logs();
+  const started: GameHandle[] = [];
+  const endedRecords: GameRecord[] = [];
+  const registry = new GameRegistry({
+    store,
+    rules,
+    clock,
+    config: { ...DEFAULT_GAME_CONFIG, ...o.config },
+    listeners: [
+      { gameStarted: (g) => void started.push(g), gameEnded: (_g, r) => void endedRecords.push(r) },
+      ...(o.listeners ?? []),
+    ],
+    newId: () => `game${++idCounter}`,
+    log: logs,
+    housePlayers: o.housePlayers,
+    random: o.random,
+  });
+  return { clock, store, rules, logs, registry, started, endedRecords };
+}
+
+/** The full tree of the pending roll (never capped), or null when none is pending. */
+export function pendingTree(h: GameHandle): LegalMoveTree | null {
+  const m = h.moves();
+  return m.dicePending ? (JSON.parse(m.legalMovesJson) as LegalMoveTree) : null;
+}
+
+/** Plays a uniformly random legal turn for whoever is to move; null when nothing is pending. */
+export async function playRandom(h: GameHandle, random: () => number) {
+  const tree = pendingTree(h);
+  if (!tree) return null;
+  const paths = leafPaths(tree);
+  const path = paths[Math.floor(random() * paths.length)];
+  return { path, verdict: await h.move(h.state().activeSeat, path) };
+}
+
+/**
+ * Client seeds (white varies, black fixed) whose rolls satisfy `want` (given the dice of plies
+ * 0..plies-1), for the game's own server seed: the honest way to give a test the dice it needs.
+ */
+export function seedsFor(
+  serverSeedHex: string, want: (dice: number[], ply: number) => boolean, plies = 1,
+): { white: string; black: string } {
+  const seed = hexToSeed(serverSeedHex)!;
+  const black = 'black-client-seed-0001';
+  for (let i = 0; i < 200_000; i++) {
+    const white = `white-client-seed-${i.toString().padStart(6, '0')}`;
+    let good = true;
+    for (let ply = 0; good && ply < plies; ply++) good = want(rollDice(seed, white, black, ply), ply);
+    if (good) return { white, black };
+  }
+  throw new Error('no seeds found');
+}
+
+/** Seeds both seats so the opening roll satisfies `want`; the roll happens at once. */
+export async function openWith(h: GameHandle, want: (dice: number[], ply: number) => boolean, plies = 1): Promise<number[]> {
+  const s = seedsFor(h.record().serverSeed, want, plies);
+  h.seed('White', s.white);
+  h.seed('Black', s.black);
+  await settle();
+  return rollDice(hexToSeed(h.record().serverSeed)!, s.white, s.black, 0);
+}
+
+export const has = (face: number) => (dice: number[]): boolean => dice.includes(face);
+export const lacks = (...faces: number[]) => (dice: number[]): boolean => faces.every((f) => !dice.includes(f));
+
+export const seatOfMover = (h: GameHandle): Seat => h.state().activeSeat;

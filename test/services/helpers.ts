@@ -1,0 +1,73 @@
+// Test doubles for the services: a fake GameFactory that records what it was asked to create, a
+// sink that collects account-stream lines, and a store wrapper whose writes commit a tick later
+// (as LMDB's do) to expose read-modify-write races.
+import type { BotRecord } from '../../src/domain/records.js';
+import type { Seat, SeatPlayer } from '../../src/domain/types.js';
+import type { GameFactory, GameHandle, NewGameSpec } from '../../src/game/types.js';
+import type { Store } from '../../src/store/types.js';
+import { MemoryStore } from '../../src/store/memory.js';
+
+export const newStore = (): Store => new MemoryStore();
+
+/** Records every NewGameSpec; the returned handle has only what the services may use. */
+export class FakeGames implements GameFactory {
+  readonly specs: NewGameSpec[] = [];
+  readonly handles: GameHandle[] = [];
+  /** When set, the next create() rejects with this error. */
+  failNext: Error | null = null;
+  private n = 0;
+
+  async create(spec: NewGameSpec): Promise<GameHandle> {
+    if (this.failNext) {
+      const e = this.failNext;
+      this.failNext = null;
+      throw e;
+    }
+    this.specs.push(spec);
+    const handle = fakeHandle(`game${++this.n}`, spec.white, spec.black);
+    this.handles.push(handle);
+    return handle;
+  }
+}
+
+export function fakeHandle(id: string, white: SeatPlayer, black: SeatPlayer): GameHandle {
+  const partial = {
+    id,
+    white,
+    black,
+    seatOf: (pid: string): Seat | null => (pid === white.id ? 'White' : pid === black.id ? 'Black' : null),
+  };
+  return partial as unknown as GameHandle;
+}
+
+/** An account-stream connection that remembers what it got, parsed. */
+export class Sink {
+  readonly lines: string[] = [];
+  send(line: string): void {
+    this.lines.push(line);
+  }
+  events(): unknown[] {
+    return this.lines.map((l) => JSON.parse(l) as unknown);
+  }
+}
+
+/** Delegates to a store, but each updateBot commits only after a macrotask, like a real disk write. */
+export function laggingStore(base: Store): Store {
+  return new Proxy(base, {
+    get(target, prop, receiver) {
+      if (prop === 'updateBot') {
+        return (bot: BotRecord) =>
+          new Promise<void>((resolve, reject) => {
+            setImmediate(() => target.updateBot(bot).then(resolve, reject));
+          });
+      }
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+/** Lets pending promise callbacks run (no timers, no sleeping). */
+export const flush = async (): Promise<void> => {
+  for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+};

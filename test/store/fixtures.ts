@@ -1,0 +1,100 @@
+// Record builders for the store tests: plausible records, with overrides for what a test cares about.
+import { createHash } from 'node:crypto';
+import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
+import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import { botExternalId, botFace } from '../../src/domain/types.js';
+import type { HistoryEntry, SeatPlayer } from '../../src/domain/types.js';
+
+export const hashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export function bot(team: string, name: string, over: Partial<BotRecord> = {}): BotRecord {
+  return {
+    schema: SCHEMA_VERSION,
+    id: botExternalId(team, name),
+    team,
+    name,
+    tokenHash: hashOf(`token-${team}-${name}`),
+    createdAt: 1_700_000_000_000,
+    onLadder: false,
+    rating: { ...DEFAULT_RATING },
+    webhook: null,
+    ...over,
+  };
+}
+
+export function seat(team: string, name: string): SeatPlayer {
+  return { id: botExternalId(team, name), face: botFace(team, name), participant: { Bot: { team, name } } };
+}
+
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+
+export function history(n: number): HistoryEntry[] {
+  return Array.from({ length: n }, (_, i) => ({
+    seat: i % 2 === 0 ? 'White' : 'Black',
+    dice: [1 + (i % 6), 1 + ((i * 5) % 6), 1 + ((i * 3) % 6)],
+    moves: ['e2e4', 'g1f3'].slice(0, 1 + (i % 2)),
+    fenAfter: START,
+  }));
+}
+
+export function game(id: string, over: Partial<GameRecord> = {}): GameRecord {
+  return {
+    schema: SCHEMA_VERSION,
+    id,
+    white: seat('alpha', 'one'),
+    black: seat('beta', 'two'),
+    timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } },
+    rated: true,
+    createdAt: 1_700_000_000_000,
+    serverSeed: 'ab'.repeat(32),
+    commit: 'cd'.repeat(32),
+    clientSeeds: { white: 'w-seed', black: null },
+    ply: 4,
+    fen: START,
+    activeSeat: 'White',
+    dice: [3, 5, 6],
+    clocks: { white: 300_000, black: 297_500 },
+    clockStartedAt: 1_700_000_001_000,
+    version: 9,
+    history: history(4),
+    status: { Active: {} },
+    revealedSeeds: null,
+    finishedAt: null,
+    mirrorOf: null,
+    ...over,
+  };
+}
+
+/** The same game, ended with White capturing the king at `finishedAt`. */
+export function ended(g: GameRecord, finishedAt: number): GameRecord {
+  return {
+    ...g,
+    status: { Ended: { over: { result: { Win: { side: 'White' } }, termination: 'KingCaptured' } } },
+    dice: null,
+    clockStartedAt: null,
+    revealedSeeds: { white: 'w-seed', black: 'b-seed' },
+    finishedAt,
+  };
+}
+
+export function line(botId: string, gameId: string, finishedAt: number, over: Partial<ResultRecord> = {}): ResultRecord {
+  return {
+    gameId,
+    botId,
+    seat: 'White',
+    opponentId: 'bot:team:beta:two',
+    result: 'win',
+    rated: true,
+    termination: 'KingCaptured',
+    finishedAt,
+    ...over,
+  };
+}
+
+/** Result lines for both seats of an ended game (white won). */
+export function linesFor(g: GameRecord, finishedAt: number): ResultRecord[] {
+  return [
+    line(g.white.id, g.id, finishedAt, { seat: 'White', opponentId: g.black.id, result: 'win' }),
+    line(g.black.id, g.id, finishedAt, { seat: 'Black', opponentId: g.white.id, result: 'loss' }),
+  ];
+}

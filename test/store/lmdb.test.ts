@@ -1,0 +1,192 @@
+// The shared store suite against LMDB, plus what only a durable store has: reopening, the schema
+// guard on the data directory, crash survival, backups and the open errors.
+import t from 'tap';
+import type { Test } from 'tap';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from 'lmdb';
+import { SCHEMA_VERSION } from '../../src/domain/records.js';
+import { DB_NAMES, LmdbStore, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
+import { openStore } from '../../src/store/index.js';
+import { bot, ended, game, hashOf, linesFor } from './fixtures.js';
+import { storeSuite } from './suite.js';
+
+/**
+ * A fresh temporary directory. One teardown closes every store opened through `open` and only
+ * then removes the directory, so the order never depends on tap's teardown ordering.
+ */
+function scratch(t: Test): { dir: string; open(dir?: string, flushEachWrite?: boolean): Promise<LmdbStore> } {
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-store-'));
+  const opened: LmdbStore[] = [];
+  t.teardown(async () => {
+    for (const s of opened) await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    async open(at = dir, flushEachWrite = false) {
+      const r = await LmdbStore.open(at, { flushEachWrite });
+      if (!r.ok) throw new Error(`open failed: ${r.error}`);
+      opened.push(r.value);
+      return r.value;
+    },
+  };
+}
+
+/** Opens the environment directly, bypassing the store (stands in for another server version). */
+async function raw<T>(dir: string, dbName: string, use: (db: ReturnType<ReturnType<typeof open>['openDB']>) => T): Promise<Awaited<T>> {
+  const root = open({ path: dir, maxDbs: 8, noSubdir: false });
+  try {
+    return await use(root.openDB({ name: dbName }));
+  } finally {
+    await root.close();
+  }
+}
+
+t.test('shared suite', async (t) => {
+  storeSuite(t, async (t) => {
+    const s = await scratch(t).open();
+    t.equal(s.persistent, true);
+    return s;
+  });
+});
+
+t.test('everything survives close and reopen', async (t) => {
+  const sc = scratch(t);
+  const first = await sc.open();
+  const a = bot('alpha', 'one');
+  const b = bot('beta', 'two');
+  await first.createBot(a);
+  await first.createBot(b);
+  const rotated = { ...a, tokenHash: hashOf('rotated'), onLadder: true };
+  await first.updateBot(rotated);
+  const live = game('live');
+  const done = game('done');
+  await first.putGame(live);
+  await first.putGame(done);
+  await first.finishGame(ended(done, 42), linesFor(done, 42));
+  await first.close();
+  const indexed = (hash: string) => raw(sc.dir, DB_NAMES.tokenIndex, (db) => db.get(hash));
+  t.equal(await indexed(a.tokenHash), undefined, 'the old hash left the index, not just the lookup');
+  t.equal(await indexed(rotated.tokenHash), a.id, 'the new hash is indexed');
+
+  const again = await sc.open();
+  t.same(again.listBots(), [rotated, b], 'bots');
+  t.equal(again.getBotByTokenHash(a.tokenHash), undefined, 'the rotated-away hash stays revoked');
+  t.same(again.getBotByTokenHash(rotated.tokenHash), rotated, 'the new hash resolves');
+  t.same(again.listLiveGames(), [live], 'live games');
+  t.same(again.getGame('done'), ended(done, 42), 'finished game');
+  t.same(again.allResults(), linesFor(done, 42), 'result lines');
+});
+
+t.test('a fresh directory is stamped with the schema version', async (t) => {
+  const sc = scratch(t);
+  await (await sc.open()).close();
+  t.equal(await raw(sc.dir, DB_NAMES.meta, (db) => db.get(META_SCHEMA_KEY)), SCHEMA_VERSION);
+});
+
+t.test('a directory written by a newer schema is refused with a clear message', async (t) => {
+  const sc = scratch(t);
+  const s = await sc.open();
+  await s.createBot(bot('alpha', 'one'));
+  await s.close();
+  const newer = SCHEMA_VERSION + 2;
+  await raw(sc.dir, DB_NAMES.meta, (db) => db.put(META_SCHEMA_KEY, newer));
+
+  const r = await LmdbStore.open(sc.dir);
+  t.same(r, {
+    ok: false,
+    error: `data directory ${sc.dir} was written by schema ${newer}; this server understands up to ${SCHEMA_VERSION}; upgrade the server`,
+  });
+  const viaOpenStore = await openStore({ memory: false, dataDir: sc.dir });
+  t.equal(viaOpenStore.ok, false, 'openStore refuses it too');
+  t.equal(await raw(sc.dir, DB_NAMES.meta, (db) => db.get(META_SCHEMA_KEY)), newer, 'and does not overwrite the stamp');
+});
+
+t.test('a directory with records but no schema stamp is refused', async (t) => {
+  const sc = scratch(t);
+  await raw(sc.dir, DB_NAMES.games, (db) => db.put('g1', game('g1')));
+  const r = await LmdbStore.open(sc.dir);
+  t.equal(r.ok, false);
+  t.match(r, { error: /holds records but no schema version/ });
+});
+
+t.test('an unusable path is an error value, not a throw', async (t) => {
+  const sc = scratch(t);
+  const file = join(sc.dir, 'not-a-dir');
+  writeFileSync(file, 'x');
+  const r = await LmdbStore.open(join(file, 'data'));
+  t.equal(r.ok, false);
+  t.match(r, { error: /^cannot open data directory/ });
+});
+
+t.test('openStore picks the implementation', async (t) => {
+  const sc = scratch(t);
+  const mem = await openStore({ memory: true, dataDir: sc.dir });
+  t.equal(mem.ok && mem.value.persistent, false, 'memory');
+  const disk = await openStore({ memory: false, dataDir: join(sc.dir, 'data.v1') });
+  t.equal(disk.ok && disk.value.persistent, true, 'lmdb, even for a directory name with a dot');
+  if (disk.ok) await disk.value.close();
+});
+
+t.test('flushEachWrite mode writes and reads the same', async (t) => {
+  const sc = scratch(t);
+  const s = await sc.open(sc.dir, true);
+  const g = game('g1');
+  await s.putGame(g);
+  await s.finishGame(ended(g, 3), linesFor(g, 3));
+  await s.close();
+  const again = await sc.open();
+  t.same(again.getGame('g1'), ended(g, 3));
+  t.equal(again.allResults().length, 2);
+});
+
+t.test('backup copies a consistent snapshot that opens as a data directory', async (t) => {
+  const sc = scratch(t);
+  const s = await sc.open();
+  const a = bot('alpha', 'one');
+  await s.createBot(a);
+  await s.putGame(game('g1'));
+  const target = join(sc.dir, 'backup');
+  t.same(await s.backup(target), { ok: true, value: undefined });
+  await s.putGame(game('after-backup'));
+  const copy = await sc.open(target);
+  t.same(copy.getBot(a.id), a);
+  t.same(copy.listLiveGames().map((g) => g.id), ['g1'], 'the snapshot predates later writes');
+  const bad = await s.backup(join(sc.dir, 'backup'));
+  t.equal(bad.ok, false, 'backing up over an existing copy is an error value');
+});
+
+t.test('an acknowledged write survives kill -9 right after it', async (t) => {
+  const sc = scratch(t);
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./crash-child.js', import.meta.url)), sc.dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const acknowledged: string[] = [];
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) =>
+    child.on('exit', (code, signal) => resolve(signal ?? code)),
+  );
+  let buffered = '';
+  child.stdout.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop() ?? '';
+    acknowledged.push(...parts);
+    if (acknowledged.length >= 200) child.kill('SIGKILL');
+  });
+  t.equal(await exited, 'SIGKILL', `killed mid-stream ${stderr}`);
+  t.ok(acknowledged.length >= 200, `${acknowledged.length} writes acknowledged before the kill`);
+
+  const s = await sc.open();
+  const missing = acknowledged.filter((id) => s.getGame(id) === undefined);
+  t.same(missing, [], 'every acknowledged game is there');
+  const finished = acknowledged.filter((_, i) => i % 2 === 1);
+  const lines = new Set(s.allResults().map((r) => r.gameId));
+  t.same(finished.filter((id) => !lines.has(id)), [], 'every acknowledged finish has its result lines');
+  t.ok(s.listLiveGames().every((g) => Number(g.id.split('-')[1]) % 2 === 0), 'the live index is consistent');
+});

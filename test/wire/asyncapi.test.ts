@@ -1,0 +1,100 @@
+// The AsyncAPI document: both streams, every event, payloads that accept the spec's events.
+import t from 'tap';
+import AjvModule from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { asyncApiJson, buildAsyncApi } from '../../src/wire/openapi.js';
+import type { Json, JsonObject } from '../../src/wire/jsonschema.js';
+import * as X from './examples.js';
+
+type AjvClass = typeof import('ajv').default;
+type FormatsPlugin = typeof import('ajv-formats').default;
+const Ajv = ((AjvModule as unknown as { default?: AjvClass }).default ?? AjvModule) as AjvClass;
+const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
+
+// The document is plain JSON; reading it loosely keeps the assertions short.
+type Obj = Record<string, any>;
+const doc = buildAsyncApi('1.0') as Obj;
+
+const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart'];
+const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
+
+t.test('both streams with every event', async (t) => {
+  t.equal(doc.asyncapi, '3.0.0');
+  t.equal(doc.info.version, '1.0');
+  t.equal(doc.channels.accountStream.address, '/bot/stream/event');
+  t.equal(doc.channels.gameStream.address, '/bot/game/stream/{id}');
+  t.ok(doc.channels.gameStream.parameters.id, 'the game id parameter');
+  t.same(Object.keys(doc.channels.accountStream.messages), ACCOUNT);
+  t.same(Object.keys(doc.channels.gameStream.messages), GAME);
+  for (const name of [...ACCOUNT, ...GAME]) {
+    const m = doc.components.messages[name];
+    t.ok(m, `${name} message`);
+    t.same(m.payload, { $ref: `#/components/schemas/${name}` }, `${name} payload`);
+    t.ok(doc.components.schemas[name], `${name} schema`);
+  }
+  t.same(
+    doc.operations.sendAccountEvents.messages,
+    ACCOUNT.map((n) => ({ $ref: `#/channels/accountStream/messages/${n}` })),
+  );
+  t.same(doc.operations.sendGameEvents.channel, { $ref: '#/channels/gameStream' });
+  t.equal(doc.operations.sendGameEvents.action, 'send');
+  t.match(doc.channels.gameStream.description, /Blank lines are keep-alives/);
+});
+
+function resolve(root: Json, ref: string): Json | undefined {
+  let cur: Json | undefined = root;
+  for (const part of ref.slice(2).split('/')) {
+    cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? cur[part] : undefined;
+  }
+  return cur;
+}
+
+function refs(node: Json, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((x) => refs(x, out));
+  else if (node !== null && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else refs(v, out);
+    }
+  }
+  return out;
+}
+
+t.test('references resolve, and only the schemas the events use are carried', async (t) => {
+  const all = refs(doc as Json);
+  t.same(all.filter((r) => resolve(doc as Json, r) === undefined), [], 'no broken reference');
+  t.ok(doc.components.schemas.GameState, 'the snapshot state');
+  t.ok(doc.components.schemas.LegalMoveTree, 'the recursive tree');
+  t.notOk(doc.components.schemas.RegisterRequest, 'no request schemas');
+  t.notOk(doc.components.schemas.Problem, 'no REST-only schemas');
+});
+
+t.test('payload schemas accept the spec’s events and refuse a broken one', async (t) => {
+  const ajv = new Ajv({ strict: true });
+  addFormats(ajv);
+  const rewrite = (node: Json): Json => {
+    if (Array.isArray(node)) return node.map(rewrite);
+    if (node === null || typeof node !== 'object') return node;
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(node)) {
+      out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', 'urn:dicechess:async#/definitions/') : rewrite(v);
+    }
+    return out;
+  };
+  ajv.addSchema({ $id: 'urn:dicechess:async', definitions: rewrite(doc.components.schemas) } as object);
+  const check = (name: string, value: unknown) => ajv.validate({ $ref: `urn:dicechess:async#/definitions/${name}` }, value);
+  for (const e of [...X.accountEvents, ...X.gameEvents]) {
+    const name = Object.keys(e)[0]!;
+    t.ok(check(name, e), `${name} ${ajv.errorsText()}`);
+  }
+  t.notOk(check('Rejected', { Rejected: { v: 1, seat: 'White' } }), 'a Rejected without reason');
+  t.notOk(check('GameStart', { GameStart: { gameId: 'g', extra: 1 } }), 'no extra fields');
+});
+
+t.test('deterministic, built once', async (t) => {
+  const text = asyncApiJson('1.0');
+  t.same(JSON.parse(text), doc);
+  t.equal(asyncApiJson('1.0'), text);
+  t.equal(buildAsyncApi('1.0'), doc);
+  t.ok(Object.isFrozen(doc));
+});
