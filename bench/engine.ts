@@ -10,47 +10,61 @@ import type { BenchRow } from './types.js';
 
 const KIWIPETE = 'r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1';
 
+/** Timing passes over the corpus; each roll keeps its fastest pass, so a preempted sample on a busy
+ * machine does not pose as a slow roll (the per-roll work is deterministic). */
+const PASSES = 3;
+
 function treeRows(): BenchRow[] {
   const corpus = buildCorpus(2000);
   for (const pos of corpus) legalTree(pos); // warm-up: JIT and scratch arrays
-  const times = new Float64Array(corpus.length);
+  const times = new Float64Array(corpus.length).fill(Infinity);
+  const firstPass = new Float64Array(corpus.length);
+  const leaves = new Int32Array(corpus.length);
+  let bestPass = Infinity;
+  for (let pass = 0; pass < PASSES; pass++) {
+    const start = performance.now();
+    for (let i = 0; i < corpus.length; i++) {
+      const t0 = performance.now();
+      const r = legalTree(corpus[i]);
+      const us = (performance.now() - t0) * 1000;
+      if (us < times[i]) times[i] = us;
+      if (pass === 0) firstPass[i] = us;
+      leaves[i] = r.leaves;
+    }
+    bestPass = Math.min(bestPass, (performance.now() - start) / 1000);
+  }
+  const total = bestPass;
   let worst = 0;
   let worstLeaves = 0;
-  let largest = 0;
   let largestAt = 0;
-  let largestTime = 0;
   let totalLeaves = 0;
-  const start = performance.now();
   for (let i = 0; i < corpus.length; i++) {
-    const t0 = performance.now();
-    const r = legalTree(corpus[i]);
-    const dt = performance.now() - t0;
-    times[i] = dt * 1000;
-    totalLeaves += r.leaves;
-    if (dt > worst) {
-      worst = dt;
-      worstLeaves = r.leaves;
+    totalLeaves += leaves[i];
+    if (times[i] > worst) {
+      worst = times[i];
+      worstLeaves = leaves[i];
     }
-    if (r.leaves > largest) {
-      largest = r.leaves;
-      largestAt = i;
-      largestTime = dt;
-    }
+    if (leaves[i] > leaves[largestAt]) largestAt = i;
   }
-  const total = (performance.now() - start) / 1000;
+  const largest = leaves[largestAt];
+  const largestTime = times[largestAt];
   const sorted = Float64Array.from(times).sort();
   const pct = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
   let jsonTime = performance.now();
   for (const pos of corpus) treeToJson(legalTree(pos).bytes);
   jsonTime = (performance.now() - jsonTime) / 1000;
-  const note = `${corpus.length} rolls from seeded playouts, ${Math.round(totalLeaves / corpus.length)} leaves/roll on average`;
+  const note = `${corpus.length} rolls from seeded playouts, ${Math.round(totalLeaves / corpus.length)} leaves/roll on average; best of ${PASSES} passes`;
   return [
     { bench: 'engine.tree', metric: 'rolls/s', value: corpus.length / total, note },
     { bench: 'engine.tree', metric: 'p50 µs', value: pct(0.5) },
     { bench: 'engine.tree', metric: 'p99 µs', value: pct(0.99) },
-    { bench: 'engine.tree', metric: 'max µs', value: worst * 1000, note: `slowest roll: ${worstLeaves} leaves` },
     {
-      bench: 'engine.tree', metric: 'largest tree µs', value: largestTime * 1000,
+      bench: 'engine.tree', metric: 'p99 µs, one pass', value: Float64Array.from(firstPass).sort()[Math.floor(corpus.length * 0.99)],
+      note: 'single pass, preemption included (sensitive to machine load)',
+    },
+    { bench: 'engine.tree', metric: 'max µs', value: worst, note: `slowest roll: ${worstLeaves} leaves` },
+    {
+      bench: 'engine.tree', metric: 'largest tree µs', value: largestTime,
       note: `${largest} leaves: ${formatDfen(corpus[largestAt])}`,
     },
     { bench: 'engine.tree+json', metric: 'rolls/s', value: corpus.length / jsonTime, note: 'tree plus the wire JSON text' },

@@ -1,9 +1,9 @@
 // The one place that reads configuration: config/default.json, an optional --config file, then
 // DICECHESS_* environment variables, then command-line flags. Everything is validated with zod.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { Result } from './domain/result.js';
+import { projectFile } from './paths.js';
 
 const ms = z.number().int().min(0);
 const pos = z.number().int().min(1);
@@ -67,7 +67,7 @@ const ENV: Record<string, string> = {
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
 };
 
-export const DEFAULT_CONFIG_PATH = fileURLToPath(new URL('../../config/default.json', import.meta.url));
+export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');
 
 type Json = Record<string, unknown>;
 

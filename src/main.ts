@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Config } from './config.js';
+import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Result } from './domain/result.js';
 import { buildEdge } from './edge/app.js';
@@ -25,7 +26,7 @@ import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
 
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }
 ).version;
 
 export interface StartOptions {

@@ -28,9 +28,16 @@ export class ManualClock implements Clock {
   private t: number;
   private seq = 0;
   private timers: { due: number; seq: number; fn: () => void; live: boolean }[] = [];
+  private readonly runDue: boolean;
 
-  constructor(start = 1_700_000_000_000) {
+  /**
+   * With `runDueTimers`, a timer already due when scheduled (0 ms) runs by itself on the next turn of
+   * the event loop, as with a real clock; time itself still moves only in advance(). Whole-server
+   * tests use it so that "do this right away" work (a house bot's accept) happens without advancing.
+   */
+  constructor(start = 1_700_000_000_000, opts: { runDueTimers?: boolean } = {}) {
     this.t = start;
+    this.runDue = opts.runDueTimers ?? false;
   }
 
   now(): number {
@@ -40,6 +47,13 @@ export class ManualClock implements Clock {
   schedule(ms: number, fn: () => void): TimerHandle {
     const timer = { due: this.t + Math.max(0, ms), seq: this.seq++, fn, live: true };
     this.timers.push(timer);
+    if (this.runDue && ms <= 0) {
+      setImmediate(() => {
+        if (!timer.live) return;
+        timer.live = false;
+        fn();
+      });
+    }
     return { cancel: () => void (timer.live = false) };
   }
 

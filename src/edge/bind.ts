@@ -48,9 +48,14 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
         if (spec.request.bodyRequired !== false) return problem(400, 'missing_body', 'this route needs a JSON body');
         value = {};
       }
-      const parsed = parseBody(spec.request.body, value);
-      if (!parsed.ok) return problem(400, 'invalid_body', parsed.detail);
-      body = parsed.value;
+      if (spec.request.lenient) {
+        // The route judges the value itself (a malformed seed is ignored with 202, not refused).
+        body = value;
+      } else {
+        const parsed = parseBody(spec.request.body, value);
+        if (!parsed.ok) return problem(400, 'invalid_body', parsed.detail);
+        body = parsed.value;
+      }
     }
     // Routes without a body ignore whatever was sent (CONTRACT.md: body-less POSTs are fine).
   }

@@ -94,6 +94,7 @@ export class Board {
       else if (from === 56) castling &= ~8;
     }
     if (cap !== 0) castling &= CAPTURE_KEEP[capSq];
+    if (this.top + UNDO_WIDTH > this.undo.length) this.growUndo();
     const u = this.undo;
     const k = this.top;
     u[k] = code;
@@ -110,6 +111,12 @@ export class Board {
     this.ep = (this.ep & ~clear) | made;
     this.halfmove = type === 1 || cap !== 0 ? 0 : this.halfmove + 1;
     return cap;
+  }
+
+  private growUndo(): void {
+    const next = new Int32Array(this.undo.length * 2);
+    next.set(this.undo);
+    this.undo = next;
   }
 
   unmake(): void {

@@ -2,7 +2,7 @@
 // of tree-format.ts.
 //
 // One depth-first walk over every micro-move sequence records the whole sequence tree in flat
-// scratch arrays (children of a node are contiguous, ids grow downwards, so a reverse sweep visits
+// scratch arrays (children of a node are contiguous and get larger ids than it, so a reverse sweep visits
 // children before parents). Each dead end is a king capture or a maximal sequence with the dice it
 // spent. Only after the walk is the maximum-rule bar known, so a second sweep keeps king captures
 // and the maximal sequences that reach the bar, and the emitter writes the kept nodes.

@@ -1,43 +1,29 @@
 // One actor per game: the only writer of that game's state. Every command (seed, move, resign,
 // timers, rolls) runs through a bounded serial mailbox; each handler computes the next record and the
-// events it implies, then `commit` persists the record and only then publishes the events, each
-// serialised once. Reads (state, summary, moves) are synchronous and never touch the mailbox.
+// events it implies, then `commit` (actor-core.ts) persists the record and only then publishes the
+// events, each serialised once. Reads are synchronous and never touch the mailbox.
 import {
   applyTurn, isDraw, parseDfen, passTurn, treeHasPath, withDice,
 } from '../engine/index.js';
 import { hexToSeed, rollDice } from '../fair/index.js';
 import type { GameRecord } from '../domain/records.js';
-import type { Clock, TimerHandle } from '../domain/clock.js';
-import type {
-  GameEvent, GameOver, GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl,
-} from '../domain/types.js';
+import type { TimerHandle } from '../domain/clock.js';
+import type { GameEvent, GameOver, HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
-import type { Store } from '../store/types.js';
-import type { RulesPort, TreeResult } from '../pool/types.js';
-import type { EventFrame, GameHandle, GameSubscriber, GameSummary, MovesView } from './types.js';
-import type { GameConfig, GameLog } from './config.js';
-import { withDefaults } from './config.js';
+import type { TreeResult } from '../pool/types.js';
+import type { GameHandle } from './types.js';
+import { ActorCore, type ActorDeps } from './actor-core.js';
 import {
-  banksAfterTurn, banksAtRoll, decisionLimitMs, elapsedMs, liveClocks, outOfTime,
+  banksAfterTurn, banksAtRoll, decisionLimitMs, elapsedMs, outOfTime,
 } from './clocks.js';
 import { Mailbox } from './mailbox.js';
 import {
   GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, SEED_MAX, SEED_MIN, SEED_REASON,
   describeMoves, drawBy, finalRecord, lossFor, plausibleMoves, resultsOf, winFor,
 } from './outcome.js';
-import {
-  HistoryJson, PendingTree, StateTemplate, buildState, effectiveSeeds, frameOf, isEnded, snapshotFrame,
-} from './view.js';
+import { PendingTree, effectiveSeeds, frameOf, isEnded } from './view.js';
 
-export interface ActorDeps {
-  store: Store;
-  rules: RulesPort;
-  clock: Clock;
-  config: GameConfig;
-  log: GameLog;
-  /** Called once, after GameEnded is published and subscribers are closed. */
-  onEnded?: (actor: GameActor, rec: GameRecord) => void;
-}
+export type { ActorDeps } from './actor-core.js';
 
 /** Thrown into a command that was waiting when the server stopped: the game stays as persisted. */
 class Stopped extends Error {
@@ -54,117 +40,23 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: stri
 
 type Reply = (v: MoveVerdict) => void;
 
-export class GameActor implements GameHandle {
-  private rec: GameRecord;
-  /** The published pending roll's tree; null when no decision is pending. */
-  private tree: PendingTree | null = null;
-  private readonly cfg: Required<GameConfig>;
+export class GameActor extends ActorCore implements GameHandle {
   private readonly mailbox: Mailbox;
   private readonly seedBytes: Uint8Array;
-  private readonly subs = new Set<GameSubscriber>();
-  private readonly history$: HistoryJson;
   private timer: TimerHandle | null = null;
-  private template: StateTemplate | null = null;
-  private movesText: string | null = null;
-  private endedFrame: EventFrame | null = null;
   private stopping = false;
   private rejectStop!: (e: Error) => void;
   private readonly stopped: Promise<never>;
   private readonly resignQueued = new Set<Seat>();
 
-  constructor(rec: GameRecord, private readonly deps: ActorDeps) {
-    this.rec = rec;
-    this.cfg = withDefaults(deps.config);
+  constructor(rec: GameRecord, deps: ActorDeps) {
+    super(rec, deps);
     this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: rec.id, err: String(e) }, 'mailbox task failed'));
     const seed = hexToSeed(rec.serverSeed);
     if (!seed) throw new Error(`game ${rec.id}: malformed server seed`);
     this.seedBytes = seed;
-    this.history$ = new HistoryJson(rec.history);
     this.stopped = new Promise<never>((_, reject) => (this.rejectStop = reject));
     this.stopped.catch(() => {});
-  }
-
-  // ---- identity -------------------------------------------------------------------------------
-
-  get id(): string { return this.rec.id; }
-  get white(): SeatPlayer { return this.rec.white; }
-  get black(): SeatPlayer { return this.rec.black; }
-  get timeControl(): TimeControl { return this.rec.timeControl; }
-  get rated(): boolean { return this.rec.rated; }
-
-  seatOf(playerId: string): Seat | null {
-    if (this.rec.white.id === playerId) return 'White';
-    if (this.rec.black.id === playerId) return 'Black';
-    return null;
-  }
-
-  isActive(): boolean {
-    return !isEnded(this.rec);
-  }
-
-  record(): GameRecord {
-    return this.rec;
-  }
-
-  // ---- reads ----------------------------------------------------------------------------------
-
-  private live() {
-    return liveClocks(this.rec.clocks, this.rec.activeSeat, this.rec.clockStartedAt, this.deps.clock.now());
-  }
-
-  state(): GameState {
-    return buildState(this.rec, this.tree, this.live(), this.cfg.inlineLeafCap);
-  }
-
-  stateJson(): string {
-    this.template ??= new StateTemplate(this.rec, this.tree, this.cfg.inlineLeafCap);
-    return this.template.render(this.live());
-  }
-
-  history(): HistoryEntry[] {
-    return this.rec.history.slice();
-  }
-
-  summary(): GameSummary {
-    const r = this.rec;
-    return {
-      gameId: r.id,
-      white: r.white,
-      black: r.black,
-      timeControl: r.timeControl,
-      activeSeat: r.activeSeat,
-      dicePending: this.tree !== null,
-      clocks: this.live(),
-      version: r.version,
-      dfen: this.tree ? this.tree.dfen : r.fen,
-    };
-  }
-
-  moves(): MovesView {
-    return {
-      version: this.rec.version,
-      dfen: this.tree ? this.tree.dfen : this.rec.fen,
-      dicePending: this.tree !== null,
-      legalMovesJson: this.tree ? this.tree.fullJson() : '{}',
-    };
-  }
-
-  movesJson(): string {
-    if (this.movesText === null) {
-      const m = this.moves();
-      this.movesText =
-        `{"version":${m.version},"dfen":${JSON.stringify(m.dfen)},"dicePending":${m.dicePending}` +
-        `,"legalMoves":${m.legalMovesJson}}`;
-    }
-    return this.movesText;
-  }
-
-  subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
-    const state = this.state();
-    const snapshot = snapshotFrame(state, this.stateJson(), this.rec.history, this.history$.text());
-    if (isEnded(this.rec)) return { snapshot, ended: this.endedFrame, unsubscribe: () => {} };
-    this.subs.add(sub);
-    return { snapshot, ended: null, unsubscribe: () => void this.subs.delete(sub) };
   }
 
   // ---- commands -------------------------------------------------------------------------------
@@ -416,35 +308,7 @@ export class GameActor implements GameHandle {
     return isDraw(halfmove, rollsMade) || rollsMade >= this.cfg.maxRolls;
   }
 
-  // ---- persistence, publication, ending ---------------------------------------------------------
-
-  /** Persist, adopt, then publish: nobody sees an event the store does not hold. */
-  private async commit(next: GameRecord, tree: PendingTree | null, events: GameEvent[]): Promise<void> {
-    await this.deps.store.putGame(next);
-    this.adopt(next, tree);
-    for (const e of events) this.publish(frameOf(e));
-  }
-
-  private adopt(next: GameRecord, tree: PendingTree | null): void {
-    for (let i = this.history$.count; i < next.history.length; i++) this.history$.append(next.history[i]);
-    this.rec = next;
-    this.tree = tree;
-    this.template = null;
-    this.movesText = null;
-  }
-
-  private publish(frame: EventFrame): void {
-    for (const sub of [...this.subs]) {
-      try {
-        sub.deliver(frame);
-      } catch (e) {
-        // A broken subscriber is cut off; it never takes the actor down with it.
-        this.subs.delete(sub);
-        this.deps.log.warn({ gameId: this.id, err: String(e) }, 'subscriber threw; dropped');
-        this.closeOne(sub);
-      }
-    }
-  }
+  // ---- ending -------------------------------------------------------------------------------------
 
   /**
    * Ends the game from `base` (by default the current record), publishing `lead` events (a final
@@ -521,19 +385,5 @@ export class GameActor implements GameHandle {
     let handle: TimerHandle | undefined;
     const done = new Promise<void>((resolve) => (handle = this.deps.clock.schedule(ms, resolve)));
     return this.untilStopped(done).finally(() => handle?.cancel());
-  }
-
-  private closeSubscribers(): void {
-    const subs = [...this.subs];
-    this.subs.clear();
-    for (const s of subs) this.closeOne(s);
-  }
-
-  private closeOne(sub: GameSubscriber): void {
-    try {
-      sub.close?.();
-    } catch (e) {
-      this.deps.log.warn({ gameId: this.id, err: String(e) }, 'subscriber close threw');
-    }
   }
 }

@@ -154,7 +154,7 @@ export class GameRegistry implements GameFactory, GameDirectory {
     return actor;
   }
 
-  private onEnded(actor: GameActor, final: GameRecord): void {
+  private onEnded(actor: GameHandle, final: GameRecord): void {
     this.games.delete(actor.id);
     this.archive.delete(actor.id);
     this.archive.set(actor.id, final);

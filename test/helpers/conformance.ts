@@ -160,6 +160,7 @@ export function createConformance(): Conformance {
     };
 
     if (sent === 'application/x-ndjson') {
+      // Blank keep-alive lines are skipped, so "line N" counts event lines only.
       const text = asText(info.body);
       const lines = Array.isArray(info.body)
         ? info.body.map((x) => JSON.stringify(x))

@@ -27,8 +27,9 @@ export function gameHandlers(deps: EdgeDeps): HandlerTable {
       const s = seated(deps, call);
       if (isReply(s)) return s;
       const seed = classifySeed(call.body);
-      // A malformed seed is handed to the actor too, which answers it with a Rejected event.
-      s.game.seed(s.seat, seed.ok ? seed.seed : String((call.body as { seed?: unknown }).seed ?? ''));
+      // A malformed seed (wrong length, not a string) is handed on as an empty one: the actor
+      // ignores it and answers with a Rejected event, and the caller still gets 202.
+      s.game.seed(s.seat, seed.ok ? seed.seed : '');
       return json(202, {});
     },
 
