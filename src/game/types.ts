@@ -105,11 +105,6 @@ export interface GameDirectory {
   ended(id: string): GameRecord | undefined;
   /** A live game, or a read-only handle on an ended one. */
   find(id: string): GameHandle | undefined;
-  /**
-   * A live game's handle, or a read-only handle over an ended game's final record (moves answer
-   * `game is over`, subscribe gives the ended Snapshot and GameEnded); undefined when unknown.
-   */
-  find(id: string): GameHandle | undefined;
 }
 
 /** Hooks the services use: GameStart to account streams, results to the ladder. */

@@ -86,7 +86,9 @@ t.test('two scripted random players finish a game', async (t) => {
   t.same(verdictVersions, turnV, 'each verdict.version is its TurnPlayed v');
 
   const ended = rec.last('GameEnded')!;
-  t.equal(ended.over.termination, 'KingCaptured', 'random play ends by a king capture');
+  // Random play almost always ends by a king capture; a long quiet stretch can end it by the
+  // halfmove draw instead (the server seed is fresh each run).
+  t.ok(['KingCaptured', 'Draw'].includes(ended.over.termination), `ended by ${ended.over.termination}`);
   const final = h.record();
   t.same(final.status, { Ended: { over: ended.over } });
   t.equal(ended.seed, final.serverSeed);
@@ -128,9 +130,9 @@ t.test('two scripted random players finish a game', async (t) => {
   const results = store.resultsOf(bot('alpha').id, 10);
   t.equal(results.length, 1);
   t.equal(results[0].rated, true);
-  t.equal(results[0].termination, 'KingCaptured');
-  const winner = (ended.over.result as { Win: { side: string } }).Win.side;
-  t.equal(results[0].result, winner === 'White' ? 'win' : 'loss');
+  t.equal(results[0].termination, ended.over.termination);
+  const r = ended.over.result;
+  t.equal(results[0].result, 'Draw' in r ? 'draw' : r.Win.side === 'White' ? 'win' : 'loss');
   const found = s.registry.find(h.id)!;
   t.equal(found.state().seed, ended.seed, 'find() serves the ended game with its reveal');
   const again = found.subscribe(new Recorder());

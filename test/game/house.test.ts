@@ -53,7 +53,7 @@ for (const kind of ['random', 'greedy'] as const) {
       await settle();
     }
     t.notOk(h.isActive(), 'the game ended');
-    t.equal(rec.last('GameEnded')!.over.termination, 'KingCaptured');
+    t.ok(['KingCaptured', 'Draw'].includes(rec.last('GameEnded')!.over.termination), 'played to a natural end');
     const houseTurns = h.record().history.filter((e) => e.seat === 'White' && e.moves.length > 0);
     t.ok(houseTurns.length > 0, 'the house played');
     t.same(s.logs.lines.filter((l) => l.msg?.startsWith('house')), [], 'every house move was applied');
@@ -69,7 +69,8 @@ t.test('greedy captures the king whenever it can', async (t) => {
   await settle();
   await openAgainstHouse(h, 'Black', (d) => d.includes(5));
   await settle();
-  t.same(rec.last('TurnPlayed')!.moves.at(-1), 'h5e8');
+  // Any king-capturing path will do (with two queen dice, h5e2 e2e8 also takes it).
+  t.match(rec.last('TurnPlayed')!.moves.at(-1), /^[a-h][1-8]e8$/, 'the turn ends on the king');
   t.same(rec.last('GameEnded')!.over, { result: { Win: { side: 'White' } }, termination: 'KingCaptured' });
 });
 

@@ -3,6 +3,19 @@
 import t from 'tap';
 import { anonBot, bootApp } from '../helpers/app.js';
 
+type Tree = { [uci: string]: Tree };
+
+/** A random root-to-leaf path of a legal-move tree. */
+function randomPath(tree: Tree): string[] {
+  const moves: string[] = [];
+  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
+    const k = keys[Math.floor(Math.random() * keys.length)];
+    moves.push(k);
+    tree = tree[k];
+  }
+  return moves;
+}
+
 t.test('a bot plays a whole game against house/random', async (t) => {
   const app = await bootApp(t);
   const bot = await anonBot(app, 'smoke');
@@ -17,22 +30,19 @@ t.test('a bot plays a whole game against house/random', async (t) => {
   const stream = await app.stream(`/bot/game/stream/${gameId}`, bot.token);
   let ended = false;
   let turns = 0;
+  const play = async (inline: Tree | null | undefined) => {
+    // Inline trees over 1000 leaves are null: the full tree is always at /games/{id}/moves.
+    const tree = inline ?? ((await app.req('GET', `/games/${gameId}/moves`)).json as { legalMoves: Tree }).legalMoves;
+    if (!Object.keys(tree).length) return;
+    const v = await app.req('POST', `/bot/game/${gameId}/move`, { token: bot.token, body: { moves: randomPath(tree) } });
+    t.equal(v.status, 200, 'a root-to-leaf path is applied');
+    turns++;
+  };
   for (let line = await stream.next(); line !== undefined; line = await stream.next()) {
     if (line === '') continue;
-    const ev = JSON.parse(line) as Record<string, { seat?: string; legalMoves?: Record<string, object> | null }>;
-    const rolled = ev.DiceRolled;
-    if (rolled && rolled.seat === 'White' && rolled.legalMoves && Object.keys(rolled.legalMoves).length) {
-      let tree = rolled.legalMoves as Record<string, object>;
-      const moves: string[] = [];
-      while (Object.keys(tree).length) {
-        const k = Object.keys(tree)[0];
-        moves.push(k);
-        tree = tree[k] as Record<string, object>;
-      }
-      const v = await app.req('POST', `/bot/game/${gameId}/move`, { token: bot.token, body: { moves } });
-      t.equal(v.status, 200, 'a root-to-leaf path is applied');
-      turns++;
-    }
+    const ev = JSON.parse(line);
+    if (ev.Snapshot?.state.dicePending && ev.Snapshot.state.activeSeat === 'White') await play(ev.Snapshot.state.legalMoves);
+    if (ev.DiceRolled?.seat === 'White') await play(ev.DiceRolled.legalMoves);
     if (ev.GameEnded) ended = true;
   }
   t.ok(ended, 'the stream ended with GameEnded');
