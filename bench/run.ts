@@ -7,6 +7,7 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   store: () => import('./store.js'),
   http: () => import('./http.js'),
   throughput: () => import('./throughput.js'),
+  persistence: () => import('./persistence.js'),
 };
 
 function fmt(n: number | undefined): string {

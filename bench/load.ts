@@ -1,0 +1,76 @@
+// One measured load run: the load driver against a running server child, with the server's CPU and
+// memory read from its /metrics around the driver's measurement window. Shared by the throughput
+// and persistence suites.
+import { runLoadDriver, type LoadSummary, type ServerChild, type ServerMetrics } from './procs.js';
+
+export interface LoadResult {
+  summary: LoadSummary;
+  /** Server CPU (user + system, all threads) over the window, in % of one core. */
+  cpuPct: number;
+  /** Server CPU milliseconds per turn played (passes included). */
+  cpuMsPerTurn: number;
+  rssStartMb: number;
+  rssEndMb: number;
+  rssPeakMb: number;
+  /** Live games on the server once the driver is done (it resigns what runs at the end: expect 0). */
+  liveAfter: number;
+  /** Warnings and errors the server logged during the run. */
+  serverWarnings: number;
+}
+
+const MB = 1024 * 1024;
+const SAMPLE_MS = 1000;
+
+export async function measureLoad(server: ServerChild, pairs: number, durationMs: number): Promise<LoadResult> {
+  let m0: ServerMetrics | undefined;
+  let m1: ServerMetrics | undefined;
+  let t0 = 0;
+  let t1 = 0;
+  let peak = 0;
+  let sampler: NodeJS.Timeout | undefined;
+  const warningsBefore = server.warnings();
+  const read = async (): Promise<[ServerMetrics, number]> => {
+    const before = performance.now();
+    const m = await server.metrics();
+    peak = Math.max(peak, m.rssBytes);
+    return [m, (before + performance.now()) / 2];
+  };
+  let summary: LoadSummary;
+  try {
+    summary = await runLoadDriver(server.url, pairs, durationMs, {
+      onStart: async () => {
+        [m0, t0] = await read();
+        sampler = setInterval(() => void read().catch(() => undefined), SAMPLE_MS);
+      },
+      onStop: async () => {
+        clearInterval(sampler);
+        [m1, t1] = await read();
+      },
+    });
+  } finally {
+    clearInterval(sampler);
+  }
+  if (!server.alive()) throw new Error(`the server died during the load run:\n${server.logTail()}`);
+  if (!m0 || !m1) throw new Error('the load driver never opened or closed its window');
+  const after = await server.metrics();
+  const cpu = m1.cpuSeconds - m0.cpuSeconds;
+  return {
+    summary,
+    cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
+    cpuMsPerTurn: summary.turns ? (cpu * 1000) / summary.turns : 0,
+    rssStartMb: m0.rssBytes / MB,
+    rssEndMb: m1.rssBytes / MB,
+    rssPeakMb: peak / MB,
+    liveAfter: after.liveGames,
+    serverWarnings: server.warnings() - warningsBefore,
+  };
+}
+
+/** Short text naming whatever went wrong in a run (empty when nothing did), for notes and stderr. */
+export function problemsOf(r: LoadResult): string {
+  const out: string[] = [];
+  for (const [k, n] of Object.entries(r.summary.problems)) out.push(`${k} ×${n}`);
+  if (r.liveAfter > 0) out.push(`${r.liveAfter} games still live after the run`);
+  if (r.serverWarnings > 0) out.push(`server logged ${r.serverWarnings} warnings/errors`);
+  return out.join('; ');
+}

@@ -1,0 +1,299 @@
+// Child processes of the server benchmarks: our server (the compiled CLI), the bare uWS baseline and
+// the load driver. Every child is registered here and killed when the bench ends: by stop() in the
+// caller's finally, and, whatever happens, when the bench process exits or is interrupted.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HOST = '127.0.0.1';
+const START_TIMEOUT_MS = 20_000;
+const STOP_GRACE_MS = 5_000;
+
+const live = new Set<ChildProcess>();
+let hooked = false;
+
+function killAll(): void {
+  for (const c of live) c.kill('SIGKILL');
+}
+
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (hooked) return;
+  hooked = true;
+  process.once('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      killAll();
+      process.exit(128 + constants.signals[sig]);
+    });
+  }
+}
+
+const exited = (c: ChildProcess): boolean => c.exitCode !== null || c.signalCode !== null;
+
+/** SIGTERM, then SIGKILL after a grace period; resolves once the child is gone. */
+export async function stopChild(child: ChildProcess, graceMs = STOP_GRACE_MS): Promise<void> {
+  if (exited(child)) return;
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await gone;
+  clearTimeout(timer);
+}
+
+/** Keeps the last lines a child printed (for error messages) and counts pino warnings and errors. */
+class LogTail {
+  private lines: string[] = [];
+  private partial = '';
+  warnings = 0;
+  constructor(private readonly onLine?: (line: string) => void) {}
+  push(chunk: string): void {
+    const parts = (this.partial + chunk).split('\n');
+    this.partial = parts.pop() ?? '';
+    for (const line of parts) {
+      if (/"level":(4|5|6)\d/.test(line) || (line.length > 0 && !line.startsWith('{'))) this.warnings++;
+      this.lines.push(line);
+      if (this.lines.length > 40) this.lines.shift();
+      this.onLine?.(line);
+    }
+  }
+  text(): string {
+    return [...this.lines, this.partial].filter(Boolean).join('\n');
+  }
+}
+
+export interface ServerMetrics {
+  cpuSeconds: number;
+  rssBytes: number;
+  liveGames: number;
+}
+
+export interface ServerChild {
+  readonly url: string;
+  readonly pid: number;
+  /** Lines the server logged at warn level or above, or outside pino, since it started listening. */
+  warnings(): number;
+  logTail(): string;
+  /** True while the process runs (a crash under load is a finding). */
+  alive(): boolean;
+  metrics(): Promise<ServerMetrics>;
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** `memory` for --memory; otherwise an LMDB data directory (--data). */
+  store: 'memory' | { dataDir: string };
+}
+
+/**
+ * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
+ * benchmark settings: no seed grace, no house-move delay, and anonymous mints unlimited (config file).
+ * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops).
+ */
+export async function startServer(opts: ServerOptions): Promise<ServerChild> {
+  const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+  const cfgDir = mkdtempSync(join(tmpdir(), 'dicechess-bench-cfg-'));
+  const cfg = join(cfgDir, 'bench.json');
+  writeFileSync(cfg, JSON.stringify({ limits: { anonMintsPerHour: 1_000_000 } }));
+  const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const child = spawn(
+    process.execPath,
+    [...prof, cli, 'serve', '--host', HOST, '--port', '0', ...storeArgs, '--config', cfg],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        DICECHESS_SEED_GRACE_MS: '0',
+        DICECHESS_HOUSE_MOVE_DELAY_MS: '0',
+        // info, not warn: the "listening on" line is logged at info. Nothing on the request path
+        // logs at info, so this costs nothing under load.
+        DICECHESS_LOG_LEVEL: 'info',
+      },
+    },
+  );
+  track(child);
+  let listening: ((url: string) => void) | undefined;
+  const urlSeen = new Promise<string>((resolve) => (listening = resolve));
+  const tail = new LogTail((line) => {
+    const m = /"msg":"listening on (http:\/\/[^"]+)"/.exec(line);
+    if (m) listening?.(m[1]);
+  });
+  child.stdout.setEncoding('utf8').on('data', (s: string) => tail.push(s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => tail.push(s));
+  const cleanup = () => rmSync(cfgDir, { recursive: true, force: true });
+  let url: string;
+  try {
+    url = await within(START_TIMEOUT_MS, urlSeen, child, () => `server did not start:\n${tail.text()}`);
+  } catch (e) {
+    await stopChild(child);
+    cleanup();
+    throw e;
+  }
+  const warningsAtStart = tail.warnings;
+  return {
+    url,
+    pid: child.pid ?? -1,
+    warnings: () => tail.warnings - warningsAtStart,
+    logTail: () => tail.text(),
+    alive: () => !exited(child),
+    metrics: () => scrape(url),
+    stop: async () => {
+      await stopChild(child);
+      cleanup();
+    },
+  };
+}
+
+/** Waits for `p`, failing after `ms` or as soon as the child exits. */
+function within<T>(ms: number, p: Promise<T>, child: ChildProcess, why: () => string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const fail = (extra: string) => {
+      clearTimeout(timer);
+      reject(new Error(`${why()}\n(${extra})`));
+    };
+    const onExit = (code: number | null, sig: string | null) => fail(`exited with ${code ?? sig}`);
+    const timer = setTimeout(() => {
+      child.off('exit', onExit);
+      fail(`no answer within ${ms} ms`);
+    }, ms);
+    child.once('exit', onExit);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolve(v);
+      },
+      (e: unknown) => fail(String(e)),
+    );
+  });
+}
+
+/** The few prom-client default metrics (whole process: main thread and rules workers) we use. */
+export async function scrape(url: string): Promise<ServerMetrics> {
+  const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
+  if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+  const values = new Map<string, number>();
+  for (const line of (await res.text()).split('\n')) {
+    if (line.startsWith('#') || !line) continue;
+    const [name, value] = line.split(' ');
+    if (name && !name.includes('{')) values.set(name, Number(value));
+  }
+  const get = (name: string): number => {
+    const v = values.get(name);
+    if (v === undefined || !Number.isFinite(v)) throw new Error(`/metrics has no ${name}`);
+    return v;
+  };
+  return {
+    cpuSeconds: get('process_cpu_user_seconds_total') + get('process_cpu_system_seconds_total'),
+    rssBytes: get('process_resident_memory_bytes'),
+    liveGames: get('dicechess_live_games'),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bare uWS baseline.
+
+export interface BareRoute {
+  body: string;
+  headers: [string, string][];
+}
+
+export interface BareChild {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts bench/bare-uws.js answering each path with the given bytes and headers. */
+export async function startBare(routes: Record<string, BareRoute>): Promise<BareChild> {
+  const child = fork(fileURLToPath(new URL('./bare-uws.js', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  track(child);
+  const port = new Promise<number>((resolve) => {
+    child.on('message', (m: { port?: number }) => {
+      if (typeof m.port === 'number') resolve(m.port);
+    });
+  });
+  child.send({ routes });
+  try {
+    const p = await within(START_TIMEOUT_MS, port, child, () => 'bare uWS did not start');
+    return { url: `http://${HOST}:${p}`, stop: () => stopChild(child) };
+  } catch (e) {
+    await stopChild(child);
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The load driver.
+
+/** What bench/load-driver.js prints as its last stdout line. */
+export interface LoadSummary {
+  pairs: number;
+  windowS: number;
+  turns: number;
+  turnsPerS: number;
+  moves: number;
+  movesPerS: number;
+  passes: number;
+  gamesStarted: number;
+  gamesCompleted: number;
+  gamesPerS: number;
+  gamesResignedAtEnd: number;
+  gamesUnfinished: number;
+  verdictMs: { count: number; p50: number; p99: number; max: number };
+  statuses: Record<string, number>;
+  problems: Record<string, number>;
+  problemSamples: string[];
+}
+
+export interface LoadHooks {
+  /** The driver has its bots and starts playing (the measurement window opens). */
+  onStart?: () => void | Promise<void>;
+  /** The window closed; the driver is resigning what is still running. */
+  onStop?: () => void | Promise<void>;
+}
+
+/** Runs the load driver against `url`; resolves with its summary once it has exited. */
+export async function runLoadDriver(url: string, pairs: number, durationMs: number, hooks: LoadHooks = {}): Promise<LoadSummary> {
+  const child = fork(
+    fileURLToPath(new URL('./load-driver.js', import.meta.url)),
+    ['--url', url, '--pairs', String(pairs), '--duration-ms', String(durationMs)],
+    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+  );
+  track(child);
+  const pending: Promise<void>[] = [];
+  let hookError: unknown;
+  const call = (hook: (() => void | Promise<void>) | undefined) => {
+    if (!hook) return;
+    pending.push(Promise.resolve().then(hook).catch((e: unknown) => void (hookError ??= e)));
+  };
+  child.on('message', (m: { event?: string }) => call(m.event === 'start' ? hooks.onStart : m.event === 'stop' ? hooks.onStop : undefined));
+  let out = '';
+  const err = new LogTail();
+  child.stdout?.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => err.push(s));
+  // 'close', not 'exit': stdout is fully read by then.
+  const done = new Promise<number | null>((resolve) => child.once('close', (code: number | null) => resolve(code)));
+  let hung = false;
+  const timer = setTimeout(() => {
+    hung = true;
+    child.kill('SIGKILL');
+  }, durationMs + 30_000);
+  try {
+    const code = await done;
+    if (hung) throw new Error(`load driver hung (killed after ${durationMs + 30_000} ms):\n${err.text()}`);
+    await Promise.all(pending);
+    if (hookError) throw hookError;
+    const last = out.trim().split('\n').pop() ?? '';
+    if (code !== 0 || !last.startsWith('{')) throw new Error(`load driver failed (exit ${code}):\n${err.text()}\n${out.slice(-2000)}`);
+    return JSON.parse(last) as LoadSummary;
+  } finally {
+    clearTimeout(timer);
+    await stopChild(child);
+  }
+}
