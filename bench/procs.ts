@@ -204,6 +204,7 @@ export interface BareRoute {
 
 export interface BareChild {
   readonly url: string;
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -221,7 +222,7 @@ export async function startBare(routes: Record<string, BareRoute>): Promise<Bare
   child.send({ routes });
   try {
     const p = await within(START_TIMEOUT_MS, port, child, () => 'bare uWS did not start');
-    return { url: `http://${HOST}:${p}`, stop: () => stopChild(child) };
+    return { url: `http://${HOST}:${p}`, pid: child.pid ?? -1, stop: () => stopChild(child) };
   } catch (e) {
     await stopChild(child);
     throw e;

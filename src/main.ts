@@ -171,7 +171,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       store: s,
       close: () =>
         (closing ??= (async () => {
+          // Stop accepting, end every stream cleanly (account streams here, game streams when their
+          // actors stop), wait for running game commands, then drain the pool and close the store.
           listening.close();
+          hub.closeAll();
           await registry.stop();
           app.close();
           await rules.close();

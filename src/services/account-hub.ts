@@ -7,6 +7,8 @@ import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 export interface AccountSink {
   /** Receives one ndjson line (JSON + '\n'). Backpressure and cut-off are the transport's job. */
   send(line: string): void;
+  /** Ends the connection cleanly (server shutdown). */
+  close?(): void;
 }
 
 export class AccountHub implements GameLifecycleListener {
@@ -56,6 +58,19 @@ export class AccountHub implements GameLifecycleListener {
     const event: AccountEvent = { GameStart: { gameId: game.id } };
     this.publish(game.white.id, event);
     if (game.black.id !== game.white.id) this.publish(game.black.id, event);
+  }
+
+  /** Server shutdown: ends every connection cleanly and forgets them. */
+  closeAll(): void {
+    const all = [...this.sinks.values()].flatMap((set) => [...set]);
+    this.sinks.clear();
+    for (const sink of all) {
+      try {
+        sink.close?.();
+      } catch {
+        // Shutting down regardless.
+      }
+    }
   }
 
   private detach(principalId: string, sink: AccountSink): void {

@@ -23,8 +23,23 @@ interface StoredLine {
   bytes: Uint8Array;
 }
 
+export interface MemoryStoreOptions {
+  /**
+   * Finished games kept at most (the oldest are forgotten first), and likewise result lines per bot:
+   * without persistence the archive is a bounded convenience, not a record that grows forever.
+   */
+  maxFinishedGames?: number;
+}
+
 export class MemoryStore implements Store {
   readonly persistent = false;
+  private readonly maxFinished: number;
+  /** Ids of finished games, oldest first. */
+  private readonly finished = new Set<string>();
+
+  constructor(opts: MemoryStoreOptions = {}) {
+    this.maxFinished = opts.maxFinishedGames ?? 10_000;
+  }
 
   private readonly bots = new Map<string, Uint8Array>();
   /** tokenHash → bot id, kept exact by createBot/updateBot. */
@@ -101,6 +116,13 @@ export class MemoryStore implements Store {
     this.games.set(game.id, gameBytes);
     this.live.delete(game.id);
     for (const { botId, line } of lines) this.insertResult(botId, line);
+    this.finished.delete(game.id);
+    this.finished.add(game.id);
+    for (const oldest of this.finished) {
+      if (this.finished.size <= this.maxFinished) break;
+      this.finished.delete(oldest);
+      this.games.delete(oldest);
+    }
   }
 
   resultsOf(botId: string, limit: number): ResultRecord[] {
@@ -129,5 +151,6 @@ export class MemoryStore implements Store {
     }
     if (lo < lines.length && newestFirst(lines[lo], line) === 0) lines[lo] = line;
     else lines.splice(lo, 0, line);
+    if (lines.length > this.maxFinished) lines.length = this.maxFinished; // newest first: drop the oldest
   }
 }

@@ -458,3 +458,22 @@ export function versionGaps(events: Ev[]): string[] {
   }
   return bad;
 }
+
+/** In the standard start position a roll has a legal turn exactly when it has a pawn or a knight. */
+export const movableAtStart = (dice: number[]): boolean => dice.includes(1) || dice.includes(2);
+
+/**
+ * A challenge game (the challenger White) whose opening roll satisfies `want` (by default: White
+ * has a real decision). The app must hold the opening roll for seeds (a long `games.seedGraceMs`).
+ */
+export async function seededGame(
+  app: TestApp,
+  white: Bot,
+  black: Bot,
+  o: { want?: (dice: number[], ply: number) => boolean; plies?: number; timeControl?: TimeControl } = {},
+): Promise<{ gameId: string; seeds: { white: string; black: string }; state: Json }> {
+  const gameId = await white.playAgainst(black, o.timeControl);
+  const seeds = await seedGame(app, gameId, white, black, o.want ?? movableAtStart, o.plies ?? 1);
+  const state = await pendingOrOver(app, gameId);
+  return { gameId, seeds, state };
+}

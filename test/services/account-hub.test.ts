@@ -63,3 +63,17 @@ t.test('gameStarted sends GameStart to both seated players', async (t) => {
   t.same(b.events(), [{ GameStart: { gameId: 'game9' } }]);
   t.same(other.lines, []);
 });
+
+t.test('closeAll ends every connection once and forgets it', async (t) => {
+  const hub = new AccountHub();
+  const closed: string[] = [];
+  const got: string[] = [];
+  hub.subscribe('bot:team:a:x', { send: (l) => got.push(l), close: () => closed.push('x1') });
+  hub.subscribe('bot:team:a:x', { send: (l) => got.push(l), close: () => closed.push('x2') });
+  hub.subscribe('bot:team:a:y', { send: (l) => got.push(l) });
+  hub.closeAll();
+  t.same(closed.sort(), ['x1', 'x2'], 'each closable connection was ended');
+  t.equal(hub.connections(), 0, 'nothing stays attached');
+  hub.publish('bot:team:a:x', { GameStart: { gameId: 'g' } });
+  t.same(got, [], 'no event reaches a closed connection');
+});

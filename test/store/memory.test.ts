@@ -2,6 +2,7 @@
 import t from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { storeSuite } from './suite.js';
+import { ended, game } from './fixtures.js';
 
 t.equal(new MemoryStore().persistent, false, 'the memory store does not claim persistence');
 
@@ -9,4 +10,16 @@ storeSuite(t, async (t) => {
   const s = new MemoryStore();
   t.teardown(() => s.close());
   return s;
+});
+
+t.test('without persistence the archive of finished games is bounded', async (t) => {
+  const store = new MemoryStore({ maxFinishedGames: 3 });
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const live = game(`g${i}`);
+    await store.putGame(live);
+    await store.finishGame(ended(live, 1_700_000_000_000 + i), []);
+    ids.push(live.id);
+  }
+  t.same(ids.map((id) => store.getGame(id) !== undefined), [false, false, true, true, true], 'the two oldest are forgotten');
 });

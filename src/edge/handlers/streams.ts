@@ -7,7 +7,10 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
   return {
     streamAccountEvents: (call) => {
       const stream = call.ctx.ndjson();
-      const unsubscribe = deps.hub.subscribe(caller(call).id, { send: (line) => void stream.write(line) });
+      const unsubscribe = deps.hub.subscribe(caller(call).id, {
+        send: (line) => void stream.write(line),
+        close: () => stream.end(),
+      });
       stream.onClose(unsubscribe);
     },
 

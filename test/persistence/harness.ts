@@ -1,0 +1,160 @@
+// A real `dicechess serve` process on a temporary LMDB data directory, for restart and crash tests.
+// One harness per test: it owns the directory and every process it started, and its single teardown
+// kills whatever is still running (SIGKILL) and only then removes the directory, whether the test
+// passed or not. The child runs the compiled CLI of the same build as the test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openLines, request, type HttpResult, type LineReader, type Teardown } from '../helpers/http.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+/** Children of this test process still alive: killed synchronously if the runner itself exits. */
+const alive = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of alive) c.kill('SIGKILL');
+});
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  readonly port: number;
+  readonly base: string;
+  readonly pid: number;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<Exit>;
+  /** Sends a signal and waits for the exit. */
+  stop(signal: 'SIGTERM' | 'SIGKILL' | 'SIGINT'): Promise<Exit>;
+  req(method: string, path: string, opts?: { token?: string; body?: unknown }): Promise<HttpResult>;
+  stream(path: string, token?: string): Promise<LineReader>;
+}
+
+export interface Harness {
+  readonly dir: string;
+  start(env?: Record<string, string>): Promise<ServerProcess>;
+}
+
+/** Environment of every child: no seed grace, house bots answer at once, one rules worker. */
+const BASE_ENV: Record<string, string> = {
+  DICECHESS_SEED_GRACE_MS: '0',
+  DICECHESS_HOUSE_MOVE_DELAY_MS: '0',
+  DICECHESS_LOG_LEVEL: 'info',
+  DICECHESS_WORKERS: '1',
+};
+
+export function harness(t: Teardown, prefix: string): Harness {
+  const dir = mkdtempSync(join(tmpdir(), `dicechess-${prefix}-`));
+  const mine = new Set<ChildProcess>();
+  t.teardown(async () => {
+    await Promise.all(
+      [...mine].map(async (c) => {
+        if (c.exitCode === null && c.signalCode === null) {
+          const gone = new Promise((r) => c.once('exit', r));
+          c.kill('SIGKILL');
+          await gone;
+        }
+      }),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    async start(env = {}) {
+      const child = spawn(
+        process.execPath,
+        [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data')],
+        { env: { ...process.env, ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      mine.add(child);
+      alive.add(child);
+      let out = '';
+      child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
+      const exited = new Promise<Exit>((resolve) =>
+        child.once('exit', (code, signal) => {
+          alive.delete(child);
+          resolve({ code, signal });
+        }),
+      );
+      let gone: Exit | undefined;
+      void exited.then((e) => (gone = e));
+      // Start-up: poll for the one "listening" line, bounded (a loaded machine may take seconds).
+      let port: number | undefined;
+      for (let i = 0; i < 600 && port === undefined; i++) {
+        const m = /"msg":"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(out);
+        if (m) port = Number(m[1]);
+        else if (gone) throw new Error(`server exited during start-up (${JSON.stringify(gone)}):\n${out}`);
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      if (port === undefined) {
+        child.kill('SIGKILL');
+        throw new Error(`server did not report its port within 30 s:\n${out}`);
+      }
+      const base = `http://127.0.0.1:${port}`;
+      return {
+        port,
+        base,
+        pid: child.pid!,
+        output: () => out,
+        exited,
+        async stop(signal) {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+        req(method, path, o = {}) {
+          const headers: Record<string, string> = {};
+          if (o.token) headers.authorization = `Bearer ${o.token}`;
+          let body: string | undefined;
+          if (o.body !== undefined) {
+            body = JSON.stringify(o.body);
+            headers['content-type'] = 'application/json';
+          }
+          return request(method, base + path, { headers, body });
+        },
+        stream(path, token) {
+          return openLines(base + path, token ? { authorization: `Bearer ${token}` } : undefined);
+        },
+      };
+    },
+  };
+}
+
+/** The next non-blank line of a stream, or undefined once it ends; gives up after `ms` (a hang is a failure). */
+export async function nextEvent(stream: LineReader, ms = 10_000): Promise<Record<string, any> | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no stream event within ${ms} ms`)), ms);
+  });
+  try {
+    for (;;) {
+      const line = await Promise.race([stream.next(), timeout]);
+      if (line === undefined) return undefined;
+      if (line.trim() === '') continue;
+      return JSON.parse(line) as Record<string, any>;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Tree = { [uci: string]: Tree };
+
+/** A random root-to-leaf path of a legal-move tree ([] for the empty tree). */
+export function randomPath(tree: Tree, random: () => number = Math.random): string[] {
+  const moves: string[] = [];
+  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
+    const k = keys[Math.floor(random() * keys.length)];
+    moves.push(k);
+    tree = tree[k];
+  }
+  return moves;
+}
+
+export type { Tree };
