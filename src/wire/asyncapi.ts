@@ -4,7 +4,7 @@
 import './schemas.js'; // every named shape registered before the first conversion
 import type { z } from 'zod';
 import type { JsonObject } from './jsonschema.js';
-import { COMPONENT_PREFIX, componentSchemas, deepFreeze, reachable } from './jsonschema.js';
+import { COMPONENT_PREFIX, componentSchemas, documentCache, reachable } from './jsonschema.js';
 import { componentId, wireRegistry } from './registry.js';
 import { ACCOUNT_EVENTS, GAME_EVENTS } from './events.js';
 import { CONTENT_TYPES } from './route-spec.js';
@@ -115,17 +115,7 @@ function build(version: string): JsonObject {
   };
 }
 
-const documents = new Map<string, { doc: JsonObject; json: string }>();
-
-function cached(version: string): { doc: JsonObject; json: string } {
-  let found = documents.get(version);
-  if (!found) {
-    const doc = deepFreeze(build(version));
-    found = { doc, json: JSON.stringify(doc) };
-    documents.set(version, found);
-  }
-  return found;
-}
+const cached = documentCache(build);
 
 /** The AsyncAPI 3.0 document (frozen; the same object on every call for a version). */
 export function buildAsyncApi(version: string): JsonObject {

@@ -108,3 +108,20 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * A document built once per server version, frozen, and serialised once: the API documents are
+ * served as the same text on every request.
+ */
+export function documentCache(build: (version: string) => JsonObject): (version: string) => { doc: JsonObject; json: string } {
+  const documents = new Map<string, { doc: JsonObject; json: string }>();
+  return (version) => {
+    let found = documents.get(version);
+    if (!found) {
+      const doc = deepFreeze(build(version));
+      found = { doc, json: JSON.stringify(doc) };
+      documents.set(version, found);
+    }
+    return found;
+  };
+}

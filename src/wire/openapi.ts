@@ -3,7 +3,7 @@
 // so GET /openapi.json costs a map lookup.
 import './schemas.js'; // every named shape registered before the first conversion
 import type { JsonObject } from './jsonschema.js';
-import { componentSchemas, deepFreeze, inlineSchema, refTo } from './jsonschema.js';
+import { componentSchemas, documentCache, inlineSchema, refTo } from './jsonschema.js';
 import { ROUTES, TAGS } from './routes.js';
 import type { ResponseSpec, RouteSpec } from './route-spec.js';
 import { CONTENT_TYPES, pathParams } from './route-spec.js';
@@ -170,17 +170,7 @@ function build(version: string): JsonObject {
   };
 }
 
-const documents = new Map<string, { doc: JsonObject; json: string }>();
-
-function cached(version: string): { doc: JsonObject; json: string } {
-  let found = documents.get(version);
-  if (!found) {
-    const doc = deepFreeze(build(version));
-    found = { doc, json: JSON.stringify(doc) };
-    documents.set(version, found);
-  }
-  return found;
-}
+const cached = documentCache(build);
 
 /** The OpenAPI 3.1 document (frozen; the same object on every call for a version). */
 export function buildOpenApi(version: string): JsonObject {
