@@ -41,6 +41,8 @@ function startPosition(startFen: string | undefined): { fen: string; seat: Seat 
 
 export class GameRegistry implements GameFactory, GameDirectory {
   private readonly games = new Map<string, GameActor>();
+  /** Live game ids by seated player id: GET /bot/games must not scan every live game. */
+  private readonly byPlayer = new Map<string, Set<string>>();
   private readonly archive = new Map<string, GameRecord>();
   private readonly cfg;
   private stopping = false;
@@ -120,7 +122,12 @@ export class GameRegistry implements GameFactory, GameDirectory {
   }
 
   liveFor(playerId: string): GameHandle[] {
-    return this.live().filter((g) => g.seatOf(playerId) !== null);
+    const ids = this.byPlayer.get(playerId);
+    if (!ids) return [];
+    return [...ids].flatMap((id) => {
+      const g = this.games.get(id);
+      return g ? [g] : [];
+    });
   }
 
   ended(id: string): GameRecord | undefined {
@@ -151,11 +158,25 @@ export class GameRegistry implements GameFactory, GameDirectory {
       onEnded: (a, final) => this.onEnded(a, final),
     });
     this.games.set(rec.id, actor);
+    for (const p of new Set([rec.white.id, rec.black.id])) {
+      let ids = this.byPlayer.get(p);
+      if (!ids) this.byPlayer.set(p, (ids = new Set()));
+      ids.add(rec.id);
+    }
     return actor;
+  }
+
+  private unindex(actor: GameHandle): void {
+    for (const p of [actor.white.id, actor.black.id]) {
+      const ids = this.byPlayer.get(p);
+      ids?.delete(actor.id);
+      if (ids?.size === 0) this.byPlayer.delete(p);
+    }
   }
 
   private onEnded(actor: GameHandle, final: GameRecord): void {
     this.games.delete(actor.id);
+    this.unindex(actor);
     this.archive.delete(actor.id);
     this.archive.set(actor.id, final);
     // Oldest first out: Map iteration follows insertion order.
