@@ -189,7 +189,11 @@ const gameplay: RouteSpec[] = [
       202: json(R.Empty, 'No verdict in time; watch the game stream.'),
       409: json(R.MoveRefused, 'Refused: `not your turn`, `illegal turn` or `game is over`.'),
     },
-    errors: { 403: NOT_SEATED, 404: 'Unknown game.' },
+    errors: {
+      403: NOT_SEATED,
+      404: 'Unknown game.',
+      429: 'The game has too many commands waiting (a flood of requests); nothing was played. Retry after Retry-After.',
+    },
   }),
   route({
     operationId: 'resign', method: 'POST', path: '/bot/game/{id}/resign', auth: 'seatOrBearer',

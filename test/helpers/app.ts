@@ -16,8 +16,8 @@ export interface BootOptions {
   /** Default: a fresh ManualClock. Pass `systemClock` for real time. */
   clock?: Clock;
   store?: Store;
-  /** 'inline' (default) runs the engine in-thread; 'pool' uses the real Piscina workers. */
-  rules?: 'inline' | 'pool';
+  /** 'inline' (default) runs the engine in-thread; 'pool' uses the real Piscina workers; or a port of the test's own. */
+  rules?: 'inline' | 'pool' | RulesPort;
   random?: () => number;
 }
 
@@ -55,7 +55,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     clock,
     log: silentLogger,
     store: opts.store,
-    rules: opts.rules === 'pool' ? undefined : (new InlineRules() as RulesPort),
+    rules: opts.rules === 'pool' ? undefined : typeof opts.rules === 'object' ? opts.rules : new InlineRules(),
     random: opts.random,
     observe: (info) => conformance.check(info),
   });

@@ -254,6 +254,23 @@ t.test('registered and house bots as targets; house bots accept on their own', a
   events.close();
 });
 
+t.test('an operator-configured house bot is challenged by name and accepts with its static token', async (t) => {
+  const token = 'static-house-token-0123456789';
+  const app = await bootApp(t, { overrides: { houseBots: `house|tester|${token}` } });
+  const alice = await Bot.anon(app, 'alice');
+  const tester = new Bot(app, { token, team: 'house', name: 'tester', id: 'bot:team:house:tester' });
+  const c = await alice.challenge(ref(tester));
+  t.equal(c.status, 201);
+  t.equal((c.json as Json).targetOnline, false, 'a configured house bot is not auto-online');
+  const inbox = (await tester.req('GET', '/bot/challenges')).json as Json;
+  t.same(inbox.in.map((x: Json) => x.id), [(c.json as Json).id], 'it finds the challenge by polling');
+  const acc = await tester.accept((c.json as Json).id);
+  t.equal(acc.status, 201);
+  const gameId = (acc.json as Json).gameId;
+  t.same((await tester.myGames()).map((g) => [g.gameId, g.seat]), [[gameId, 'Black']]);
+  t.equal((await tester.resign(gameId)).status, 202, 'and it plays through the same game routes');
+});
+
 t.test('two account streams of one identity both receive events', async (t) => {
   const app = await bootApp(t);
   const alice = await Bot.anon(app, 'alice');
@@ -265,4 +282,18 @@ t.test('two account streams of one identity both receive events', async (t) => {
   t.equal((await two.next())?.ChallengeReceived?.id, c.id);
   one.close();
   two.close();
+});
+
+t.test('racing accepts and declines: exactly one of them wins, one game at most', async (t) => {
+  const app = await bootApp(t);
+  const alice = await Bot.anon(app, 'alice');
+  const bob = await Bot.anon(app, 'bob');
+  const c1 = ((await alice.challenge(ref(bob))).json as Json).id;
+  const both = await Promise.all([bob.accept(c1), bob.accept(c1), bob.accept(c1)]);
+  t.same(both.map((r) => r.status).sort(), [201, 404, 404], 'one accept wins');
+  const c2 = ((await alice.challenge(ref(bob))).json as Json).id;
+  const mixed = await Promise.all([bob.accept(c2), alice.decline(c2)]);
+  t.ok(mixed.filter((r) => r.status === 404).length === 1, `accept vs cancel: one of them finds it gone (${mixed.map((r) => r.status)})`);
+  const games = await alice.myGames();
+  t.equal(games.length, mixed[0].status === 201 ? 2 : 1, 'a game per winning accept, no more');
 });

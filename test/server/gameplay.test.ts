@@ -5,7 +5,7 @@ import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp } from '../helpers/app.js';
 import {
-  Bot, GatedStore, diceOf, fullTree, gameState, kindOf, pendingOrOver, randomPath, rng, seededGame, someNonLeaf, type Json, type Tree,
+  Bot, GatedStore, diceOf, directGame, endedState, seedGame, fullTree, gameState, kindOf, pendingOrOver, randomPath, rng, seededGame, someNonLeaf, type Json, type Tree,
 } from './support.js';
 
 const NOT_YOUR_TURN = { applied: false, version: null, reason: 'not your turn' };
@@ -68,6 +68,22 @@ t.test('seeds: 202 always; the first valid seed per seat is used; malformed ones
   t.equal((await white.seed(gameId, W1)).status, 202, 'a seed after the end: 202, ignored');
 });
 
+t.test('a move before the opening roll is not your turn, for either seat', async (t) => {
+  const app = await bootApp(t, { overrides: HOLD });
+  const white = await Bot.anon(app, 'white');
+  const black = await Bot.anon(app, 'black');
+  const gameId = await white.playAgainst(black);
+  const stream = await white.gameStream(gameId);
+  t.equal((await stream.next())?.Snapshot?.v, 0);
+  for (const [bot, seat] of [[white, 'White'], [black, 'Black']] as const) {
+    const r = await bot.move(gameId, ['e2e4']);
+    t.equal(r.status, 409, `${seat} before any roll`);
+    t.same(r.json, NOT_YOUR_TURN);
+    t.same((await stream.next())?.Rejected, { v: seat === 'White' ? 1 : 2, seat, reason: 'not your turn' });
+  }
+  t.equal((await gameState(app, gameId)).dicePending, false, 'still waiting for seeds');
+});
+
 t.test('seed grace: with one seed the roll waits for the grace; the silent seat falls back to its id', async (t) => {
   const clock = new ManualClock(undefined, { runDueTimers: true });
   const app = await bootApp(t, { clock, overrides: { 'games.seedGraceMs': 3000 } });
@@ -122,6 +138,7 @@ t.test('moves: 200 with the TurnPlayed version, 409 with the exact verdict bodie
     t.equal(ev?.Rejected?.v, ++v, `${what}: Rejected takes the next version`);
     t.equal(ev?.Rejected?.seat, 'White');
     t.match(ev?.Rejected?.reason, /^illegal turn: /, `${what}: reason names the moves (${ev?.Rejected?.reason})`);
+    if (what === 'garbage') t.equal(ev?.Rejected?.reason, 'illegal turn: zz', 'the reason is the submitted moves');
   }
 
   const path = randomPath(tree, random);
@@ -211,7 +228,7 @@ t.test('GET /bot/games lists exactly the live games the caller is seated in, wit
   }
   t.same((await carol.myGames()).map((g) => [g.gameId, g.seat]), [[g3, 'Black']]);
   await alice.resign(g1);
-  await pendingOrOver(app, g1);
+  await endedState(app, g1);
   t.same((await alice.myGames()).map((g) => g.gameId), [g2], 'an ended game is no longer listed');
   t.same((await bob.myGames()).map((g) => g.gameId).sort(), [g2, g3].sort());
 });
@@ -262,4 +279,27 @@ t.test('a flooded game answers move requests with a status the contract declares
   const s2 = await second;
   t.equal(s2.status, 409, 'the second is refused once the first has been applied');
   t.same(s2.json, NOT_YOUR_TURN);
+});
+
+t.test('promotions need their suffix; a pawn capturing the king on the last rank has none', async (t) => {
+  const app = await bootApp(t, { overrides: HOLD });
+  const white = await Bot.anon(app, 'white');
+  const black = await Bot.anon(app, 'black');
+  const gameId = await directGame(app, white, black, { startFen: '4k3/3P4/8/8/8/8/8/K7 w - - 0 1' });
+  // Three pawn dice: one promotes, the other two have no pawn left, so every promotion spends the
+  // most dice possible (with a piece die to spare only the promotion that can use it would be legal).
+  await seedGame(app, gameId, white, black, (d) => d.every((x) => x === 1));
+  const state = await pendingOrOver(app, gameId);
+  const tree = state.legalMoves as Tree;
+  t.same(tree.d7e8, {}, 'd7e8 takes the king: a complete turn, no suffix');
+  t.ok(['d7d8q', 'd7d8r', 'd7d8b', 'd7d8n'].every((m) => m in tree), 'four promotions');
+  t.notOk('d7d8' in tree || 'd7e8q' in tree, 'no bare promotion, no suffixed king capture');
+  for (const bad of [['d7d8'], ['d7e8q']]) {
+    const r = await white.move(gameId, bad);
+    t.same(r.json, ILLEGAL_TURN, `${bad} is an illegal turn`);
+  }
+  const r = await white.move(gameId, ['d7e8']);
+  t.same(r.json, { applied: true, version: state.version + 3, reason: null }, 'two Rejected events, then the turn');
+  const ended = await endedState(app, gameId);
+  t.same(ended.status, { Ended: { over: { result: { Win: { side: 'White' } }, termination: 'KingCaptured' } } });
 });

@@ -189,6 +189,16 @@ t.test('token rotation: registered only; the old token is refused at once, the n
   t.equal((await app.req('POST', '/bot/token', { token: reg.token })).status, 401, 'the old token cannot rotate again');
   t.same((await app.req('GET', '/bot/account', { token: fresh })).json, { team: 'rot', name: 'bot', id: 'bot:team:rot:bot' });
 
+  // Two rotations at once: the second may already find the token rotated (401); either way exactly
+  // one of the tokens handed out is live.
+  const racing = await Promise.all([app.req('POST', '/bot/token', { token: fresh }), app.req('POST', '/bot/token', { token: fresh })]);
+  const granted = racing.filter((x) => x.status === 200).map((x) => (x.json as Json).token as string);
+  t.ok(granted.length >= 1 && racing.every((x) => x.status === 200 || x.status === 401), `statuses ${racing.map((x) => x.status)}`);
+  const live = [];
+  for (const tok of granted) if ((await app.req('GET', '/bot/account', { token: tok })).status === 200) live.push(tok);
+  t.equal(live.length, 1, `exactly one live token out of ${granted.length} handed out`);
+  t.equal((await app.req('GET', '/bot/account', { token: fresh })).status, 401, 'and the token they rotated is gone');
+
   const anon = await anonBot(app, 'rot');
   const a = await app.req('POST', '/bot/token', { token: anon.token });
   t.equal(a.status, 403, 'anonymous callers re-mint instead');
@@ -254,6 +264,17 @@ t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, 415, an
   t.equal(bigMove.status, 413, 'also on an authenticated route');
   const justUnder = JSON.stringify({ team: 'under', name: 'x', pad: 'p'.repeat(60 * 1024) });
   t.equal((await app.req('POST', '/bot/register', { body: justUnder, headers: { 'content-type': 'application/json' } })).status, 201, 'a 60 KiB body is fine');
+
+  // The limit is exactly 64 KiB of body: one byte more is refused.
+  const sized = (n: number) => {
+    const head = '{"team":"edge","name":"x","pad":"';
+    return head + 'p'.repeat(n - head.length - 2) + '"}';
+  };
+  t.equal(Buffer.byteLength(sized(65536)), 65536);
+  t.equal((await app.req('POST', '/bot/register', { body: sized(65536), headers: { 'content-type': 'application/json' } })).status, 201, 'exactly 64 KiB is accepted');
+  t.equal((await app.req('POST', '/bot/register', { body: sized(65537), headers: { 'content-type': 'application/json' } })).status, 413, '64 KiB + 1 is refused');
+  const chunked = await app.req('POST', '/bot/register', { body: big, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+  t.equal(chunked.status, 413, 'a chunked upload without Content-Length is cut off too');
 
   const plain = await app.req('POST', '/bot/register', { body: '{"team":"plain","name":"x"}', headers: { 'content-type': 'text/plain' } });
   t.equal(plain.status, 415, 'a text/plain body');

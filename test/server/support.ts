@@ -434,6 +434,19 @@ export function auditLog(events: Ev[], history: Json[], commit: string, commitOf
   if (commitOf(seed) !== commit) bad.push('commit differs from SHA-256 of the revealed seed');
   const { white, black } = ended.clientSeeds;
   let ply = 0;
+  // A stream joined late: the rolls before it are in the Snapshot (history, and a pending roll
+  // whose dice are the 7th DFEN field, sorted).
+  const snap = events[0]?.Snapshot;
+  if (snap) {
+    ply = snap.history.length;
+    if (snap.state.dicePending) {
+      const want = rollDice(seed, white, black, ply);
+      const field = snap.state.dfen.split(' ')[6] as string;
+      const got = [...field.toUpperCase()].map((c) => 'PNBRQK'.indexOf(c) + 1);
+      if (!sameMultiset(want, got)) bad.push(`Snapshot pending roll ply ${ply}: ${field} != ${want}`);
+      ply++;
+    }
+  }
   for (const e of events) {
     if (!e.DiceRolled) continue;
     const want = rollDice(seed, white, black, ply);
@@ -445,6 +458,7 @@ export function auditLog(events: Ev[], history: Json[], commit: string, commitOf
     if (JSON.stringify(want) !== JSON.stringify(h.dice)) bad.push(`history[${i}]: ${h.dice} != ${want}`);
   });
   if (history.length !== ply && history.length !== ply - 1) bad.push(`history has ${history.length} turns for ${ply} rolls`);
+  bad.push(...wireShapes(events));
   return bad;
 }
 
@@ -463,8 +477,8 @@ export function versionGaps(events: Ev[]): string[] {
 export const movableAtStart = (dice: number[]): boolean => dice.includes(1) || dice.includes(2);
 
 /**
- * A challenge game (the challenger White) whose opening roll satisfies `want` (by default: White
- * has a real decision). The app must hold the opening roll for seeds (a long `games.seedGraceMs`).
+ * A challenge game (the challenger White) whose rolls 0..plies-1 satisfy `want` (by default: the
+ * first two rolls, White's and Black's, both offer a real decision). The app must hold the opening roll for seeds (a long `games.seedGraceMs`).
  */
 export async function seededGame(
   app: TestApp,
@@ -473,7 +487,36 @@ export async function seededGame(
   o: { want?: (dice: number[], ply: number) => boolean; plies?: number; timeControl?: TimeControl } = {},
 ): Promise<{ gameId: string; seeds: { white: string; black: string }; state: Json }> {
   const gameId = await white.playAgainst(black, o.timeControl);
-  const seeds = await seedGame(app, gameId, white, black, o.want ?? movableAtStart, o.plies ?? 1);
+  // By default both opening rolls offer a decision: White's, then Black's (still boxed in).
+  const seeds = await seedGame(app, gameId, white, black, o.want ?? movableAtStart, o.plies ?? (o.want ? 1 : 2));
   const state = await pendingOrOver(app, gameId);
   return { gameId, seeds, state };
+}
+
+/** Polls the public snapshot until the game has ended (resign is fire-and-forget). */
+export function endedState(app: TestApp, gameId: string): Promise<Json> {
+  return until(async () => {
+    const s = await gameState(app, gameId);
+    return 'Ended' in s.status ? s : undefined;
+  }, `the end of ${gameId}`);
+}
+
+/**
+ * DFEN details of the events (RULES.md §5): a roll's dfen carries its dice as a 7th field, sorted
+ * P<N<B<R<Q<K, upper case for White and lower case for Black; positions after a turn have six fields.
+ */
+export function wireShapes(events: Ev[]): string[] {
+  const bad: string[] = [];
+  for (const e of events) {
+    if (e.DiceRolled?.dfen !== undefined) {
+      const { dice, dfen, seat } = e.DiceRolled;
+      const letters = [...dice].sort((a: number, b: number) => a - b).map((d: number) => 'PNBRQK'[d - 1]).join('');
+      const want = seat === 'White' ? letters : letters.toLowerCase();
+      const fields = dfen.split(' ');
+      if (fields.length !== 7 || fields[6] !== want) bad.push(`DiceRolled v${e.DiceRolled.v}: dfen ${dfen}, dice ${dice}`);
+      if ((fields[1] === 'w') !== (seat === 'White')) bad.push(`DiceRolled v${e.DiceRolled.v}: side ${fields[1]} for ${seat}`);
+    }
+    if (e.TurnPlayed && e.TurnPlayed.fenAfter.split(' ').length !== 6) bad.push(`TurnPlayed v${e.TurnPlayed.v}: ${e.TurnPlayed.fenAfter}`);
+  }
+  return bad;
 }
