@@ -63,6 +63,8 @@ let moves = 0;
 let gamesStarted = 0;
 let gamesCompleted = 0;
 let gamesResignedAtEnd = 0;
+/** Verdicts that arrived after the window closed (not counted in statuses or moves). */
+let afterWindow = 0;
 
 function problem(kind: string, detail = ''): void {
   problems[kind] = (problems[kind] ?? 0) + 1;
@@ -188,14 +190,15 @@ async function playSeat(game: Game, seat: Seat, bot: Bot): Promise<void> {
       return;
     }
     latencies.push(performance.now() - t0);
-    statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-    if (a.status === 200) {
-      if (inWindow()) moves++;
-    } else if (a.status === 202) {
-      problem('verdict late (202)');
-    } else if (!(stopping && a.status === 409)) {
-      problem(`move ${a.status}`, a.text);
+    if (stopping) {
+      // In flight when the window closed: the game may have been resigned under it (409 game over).
+      afterWindow++;
+      return;
     }
+    statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    if (a.status === 200) moves++;
+    else if (a.status === 202) problem('verdict late (202)');
+    else problem(`move ${a.status}`, a.text);
   };
   const onLine = (line: string): void => {
     game.lastEvent = performance.now();
@@ -267,11 +270,13 @@ function pct(sorted: number[], p: number): number {
 
 async function main(): Promise<void> {
   windowStart = performance.now();
+  const cpu0 = process.cpuUsage();
   process.send?.({ event: 'start' });
   const loops = Promise.all(Array.from({ length: PAIRS }, (_, i) => pair(i)));
   await new Promise((r) => setTimeout(r, DURATION_MS));
   stopping = true;
   windowEnd = performance.now();
+  const cpu = process.cpuUsage(cpu0);
   process.send?.({ event: 'stop' });
   let stalled = 0;
   for (const g of active) {
@@ -302,6 +307,8 @@ async function main(): Promise<void> {
     gamesUnfinished: unfinished,
     verdictMs: { count: sorted.length, p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: sorted[sorted.length - 1] ?? 0 },
     statuses,
+    verdictsAfterWindow: afterWindow,
+    driverCpuPct: ((cpu.user + cpu.system) / 1000 / (windowEnd - windowStart)) * 100,
     problems,
     problemSamples,
   };

@@ -2,11 +2,10 @@
 // against the server with LMDB in a temporary directory and against the server with --memory, in
 // the same run. Every game actor awaits its LMDB write before publishing a roll or a turn, so this
 // is where a slow store would show up for a bot.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { measureLoad, problemsOf, type LoadResult } from './load.js';
-import { startServer, type ServerOptions } from './procs.js';
+import { startServer, tempDir, type ServerOptions } from './procs.js';
 import type { BenchRow } from './types.js';
 
 const PAIRS = 16;
@@ -37,7 +36,8 @@ function dirBytes(dir: string): number {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-bench-persistence-'));
+  const tmp = tempDir('dicechess-bench-persistence-');
+  const dir = tmp.path;
   try {
     const memory = await measure('memory');
     const lmdb = await measure({ dataDir: join(dir, 'data') });
@@ -63,6 +63,6 @@ export async function run(): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    tmp.remove();
   }
 }

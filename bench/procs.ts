@@ -12,15 +12,35 @@ const START_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
 
 const live = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
 let hooked = false;
 
 function killAll(): void {
   for (const c of live) c.kill('SIGKILL');
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+}
+
+/** A temporary directory, removed by the caller or, failing that, when the bench process exits. */
+export function tempDir(prefix: string): { path: string; remove(): void } {
+  hook();
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(path);
+  return {
+    path,
+    remove: () => {
+      tempDirs.delete(path);
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
 }
 
 function track(child: ChildProcess): void {
   live.add(child);
   child.once('exit', () => live.delete(child));
+  hook();
+}
+
+function hook(): void {
   if (hooked) return;
   hooked = true;
   process.once('exit', killAll);
@@ -95,8 +115,8 @@ export interface ServerOptions {
  */
 export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
-  const cfgDir = mkdtempSync(join(tmpdir(), 'dicechess-bench-cfg-'));
-  const cfg = join(cfgDir, 'bench.json');
+  const cfgDir = tempDir('dicechess-bench-cfg-');
+  const cfg = join(cfgDir.path, 'bench.json');
   writeFileSync(cfg, JSON.stringify({ limits: { anonMintsPerHour: 1_000_000 } }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
@@ -124,7 +144,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   });
   child.stdout.setEncoding('utf8').on('data', (s: string) => tail.push(s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => tail.push(s));
-  const cleanup = () => rmSync(cfgDir, { recursive: true, force: true });
+  const cleanup = () => cfgDir.remove();
   let url: string;
   try {
     url = await within(START_TIMEOUT_MS, urlSeen, child, () => `server did not start:\n${tail.text()}`);
@@ -247,7 +267,11 @@ export interface LoadSummary {
   gamesResignedAtEnd: number;
   gamesUnfinished: number;
   verdictMs: { count: number; p50: number; p99: number; max: number };
+  /** Verdict statuses received inside the window. */
   statuses: Record<string, number>;
+  verdictsAfterWindow: number;
+  /** The driver's own CPU over the window, % of one core (near 100: the driver is the bottleneck). */
+  driverCpuPct: number;
   problems: Record<string, number>;
   problemSamples: string[];
 }

@@ -3,6 +3,7 @@
 // can for a fixed time, for a few N. Reports turns and games per second, the move-verdict latency
 // seen by the bots, and the server's CPU and memory from its /metrics. Each N after the first is
 // compared with the first: the ratio says how the server scales with concurrent games.
+import { loadavg } from 'node:os';
 import { measureLoad, problemsOf, type LoadResult } from './load.js';
 import { startServer } from './procs.js';
 import type { BenchRow } from './types.js';
@@ -27,7 +28,10 @@ function rows(n: number, r: LoadResult, base: LoadResult | undefined, baseN: num
     { bench, metric: 'games/s', ...vs(s.gamesPerS, b?.gamesPerS), note: `${s.gamesResignedAtEnd} running games resigned at the end` },
     { bench, metric: 'verdict p50 ms', ...vs(s.verdictMs.p50, b?.verdictMs.p50), note: 'POST move → verdict, seen by the bot' },
     { bench, metric: 'verdict p99 ms', ...vs(s.verdictMs.p99, b?.verdictMs.p99), note: `max ${s.verdictMs.max.toFixed(1)} ms` },
-    { bench, metric: 'server CPU % of a core', ...vs(r.cpuPct, base?.cpuPct), note: 'user+sys, main thread and rules workers (2 cores = 200%)' },
+    {
+      bench, metric: 'server CPU % of a core', ...vs(r.cpuPct, base?.cpuPct),
+      note: `user+sys, main thread and rules workers; the load driver used ${s.driverCpuPct.toFixed(0)}% of a core`,
+    },
     { bench, metric: 'server CPU ms/turn', ...vs(r.cpuMsPerTurn, base?.cpuMsPerTurn) },
     {
       bench, metric: 'server RSS MB', ...vs(r.rssEndMb, base?.rssEndMb),
@@ -41,12 +45,15 @@ export async function run(): Promise<BenchRow[]> {
   let first: LoadResult | undefined;
   for (const n of PAIR_COUNTS) {
     // A fresh server per N, so memory and JIT state do not carry over from the previous N.
+    const load = loadavg()[0];
     const server = await startServer({ store: 'memory' });
     try {
       const r = await measureLoad(server, n, DURATION_MS);
       const problems = problemsOf(r);
       if (problems) console.error(`throughput N=${n}: ${problems}\n  ${r.summary.problemSamples.join('\n  ')}`);
-      out.push(...rows(n, r, first, PAIR_COUNTS[0]));
+      const rs = rows(n, r, first, PAIR_COUNTS[0]);
+      rs[0].note += `; 1-min load average ${load.toFixed(1)} at the start`;
+      out.push(...rs);
       first ??= r;
     } finally {
       await server.stop();

@@ -10,7 +10,9 @@ import { assertFinishable, assertReadable, newestFirst } from './schema.js';
 
 /** useRecords off: plain maps, no shared structure state between records. */
 const codec = new Packr({ useRecords: false });
-const encode = (v: unknown): Uint8Array => codec.pack(v);
+// pack() returns a view into msgpackr's shared, growing buffer: copy it, or one small record would
+// keep a whole buffer chunk alive for as long as the record is stored.
+const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
 const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
 
 const sortedValues = <T>(m: Map<string, T>): T[] =>
@@ -120,8 +122,23 @@ export class MemoryStore implements Store {
     this.finished.add(game.id);
     for (const oldest of this.finished) {
       if (this.finished.size <= this.maxFinished) break;
-      this.finished.delete(oldest);
-      this.games.delete(oldest);
+      this.forget(oldest);
+    }
+  }
+
+  /** Drops a finished game and its result lines, so neither outlives the bounded archive. */
+  private forget(gameId: string): void {
+    this.finished.delete(gameId);
+    const bytes = this.games.get(gameId);
+    this.games.delete(gameId);
+    if (!bytes) return;
+    const g = decode<GameRecord>(bytes);
+    for (const botId of [g.white.id, g.black.id]) {
+      const lines = this.results.get(botId);
+      if (!lines) continue;
+      const kept = lines.filter((l) => l.gameId !== gameId);
+      if (kept.length) this.results.set(botId, kept);
+      else this.results.delete(botId);
     }
   }
 
@@ -151,6 +168,5 @@ export class MemoryStore implements Store {
     }
     if (lo < lines.length && newestFirst(lines[lo], line) === 0) lines[lo] = line;
     else lines.splice(lo, 0, line);
-    if (lines.length > this.maxFinished) lines.length = this.maxFinished; // newest first: drop the oldest
   }
 }

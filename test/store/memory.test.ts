@@ -2,7 +2,7 @@
 import t from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { storeSuite } from './suite.js';
-import { ended, game } from './fixtures.js';
+import { ended, game, linesFor } from './fixtures.js';
 
 t.equal(new MemoryStore().persistent, false, 'the memory store does not claim persistence');
 
@@ -18,8 +18,14 @@ t.test('without persistence the archive of finished games is bounded', async (t)
   for (let i = 0; i < 5; i++) {
     const live = game(`g${i}`);
     await store.putGame(live);
-    await store.finishGame(ended(live, 1_700_000_000_000 + i), []);
+    const done = ended(live, 1_700_000_000_000 + i);
+    await store.finishGame(done, linesFor(done, done.finishedAt!));
     ids.push(live.id);
   }
   t.same(ids.map((id) => store.getGame(id) !== undefined), [false, false, true, true, true], 'the two oldest are forgotten');
+  t.same(
+    [...new Set(store.allResults().map((r) => r.gameId))].sort(),
+    ids.slice(2).sort(),
+    'and so are their result lines',
+  );
 });
