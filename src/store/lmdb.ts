@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { HistoryEntry } from '../domain/types.js';
 import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import type { Store } from './types.js';
@@ -21,6 +22,8 @@ export const DB_NAMES = {
   tokenIndex: 'tokenIndex',
   games: 'games',
   liveIndex: 'liveIndex',
+  /** A game's history, one entry per key [gameId, index]: a write appends only the new turns. */
+  turns: 'turns',
   results: 'results',
   meta: 'meta',
 } as const;
@@ -55,6 +58,13 @@ const fromStored = (s: StoredResult): ResultRecord => {
 
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/**
+ * On disk a game record holds the length of its history instead of the history itself; the turns
+ * live in `turns`. History only ever grows, so each write of a live game (several per turn) adds the
+ * new entries instead of re-encoding every turn so far: a long game costs O(turns) bytes, not O(turns²).
+ */
+type StoredGame = Omit<GameRecord, 'history'> & { historyLength: number };
+
 export class LmdbStore implements Store {
   readonly persistent = true;
   private closing: Promise<void> | undefined;
@@ -86,6 +96,7 @@ export class LmdbStore implements Store {
       tokenIndex: name(DB_NAMES.tokenIndex),
       games: name(DB_NAMES.games),
       liveIndex: name(DB_NAMES.liveIndex),
+      turns: name(DB_NAMES.turns),
       results: name(DB_NAMES.results),
       meta: name(DB_NAMES.meta),
     };
@@ -142,17 +153,40 @@ export class LmdbStore implements Store {
   }
 
   async putGame(game: GameRecord): Promise<void> {
-    const { games, liveIndex } = this.db;
+    const { liveIndex } = this.db;
     await this.write(() => {
-      games.putSync(game.id, game);
+      this.writeGame(game);
       if ('Active' in game.status) liveIndex.putSync(game.id, true);
       else liveIndex.removeSync(game.id);
     });
   }
 
   getGame(id: string): GameRecord | undefined {
-    const game = this.db.games.get(id) as GameRecord | undefined;
-    return game && assertReadable('game', id, game);
+    const stored = this.db.games.get(id) as StoredGame | undefined;
+    if (!stored) return undefined;
+    assertReadable('game', id, stored);
+    const { historyLength, ...rest } = stored;
+    const history = [...this.db.turns.getRange({ start: [id, 0], end: [id, historyLength] })].map(
+      ({ value }) => value as HistoryEntry,
+    );
+    if (history.length !== historyLength) throw new Error(`game ${id}: ${history.length} of ${historyLength} turns stored`);
+    return { ...rest, history };
+  }
+
+  /** Inside a write transaction: the record without its history, plus the turns not yet stored. */
+  private writeGame(game: GameRecord): void {
+    const { games, turns } = this.db;
+    const before = games.get(game.id) as StoredGame | undefined;
+    let from = before ? before.historyLength : 0;
+    // History is append-only; a shorter one (never written by the actors) is rewritten whole.
+    if (from > game.history.length) {
+      for (let i = game.history.length; i < from; i++) turns.removeSync([game.id, i]);
+      from = 0;
+    }
+    for (let i = from; i < game.history.length; i++) turns.putSync([game.id, i], game.history[i]);
+    const { history, ...rest } = game;
+    const stored: StoredGame = { ...rest, historyLength: history.length };
+    games.putSync(game.id, stored);
   }
 
   listLiveGames(): GameRecord[] {
@@ -164,9 +198,9 @@ export class LmdbStore implements Store {
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
     assertFinishable(game.id, 'Active' in game.status, results);
-    const { games, liveIndex, results: lines } = this.db;
+    const { liveIndex, results: lines } = this.db;
     await this.write(() => {
-      games.putSync(game.id, game);
+      this.writeGame(game);
       liveIndex.removeSync(game.id);
       for (const line of results) {
         const stored: StoredResult = { ...line, schema: SCHEMA_VERSION };

@@ -5,6 +5,7 @@
 // also turned out about twice as fast as structuredClone for a game record.)
 import { Packr } from 'msgpackr';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
 import { assertFinishable, assertReadable, newestFirst } from './schema.js';
 
@@ -46,7 +47,9 @@ export class MemoryStore implements Store {
   private readonly bots = new Map<string, Uint8Array>();
   /** tokenHash → bot id, kept exact by createBot/updateBot. */
   private readonly tokenIndex = new Map<string, string>();
+  /** Game records without their history; the turns are kept apart, encoded once each (as on disk). */
   private readonly games = new Map<string, Uint8Array>();
+  private readonly turns = new Map<string, Uint8Array[]>();
   private readonly live = new Set<string>();
   /** botId → that bot's result lines, kept sorted newest first. */
   private readonly results = new Map<string, StoredLine[]>();
@@ -90,14 +93,26 @@ export class MemoryStore implements Store {
   }
 
   async putGame(game: GameRecord): Promise<void> {
-    this.games.set(game.id, encode(game));
+    this.writeGame(game);
     if ('Active' in game.status) this.live.add(game.id);
     else this.live.delete(game.id);
   }
 
   getGame(id: string): GameRecord | undefined {
     const bytes = this.games.get(id);
-    return bytes && assertReadable('game', id, decode<GameRecord>(bytes));
+    if (!bytes) return undefined;
+    const rec = assertReadable('game', id, decode<GameRecord>(bytes));
+    return { ...rec, history: (this.turns.get(id) ?? []).map((b) => decode<HistoryEntry>(b)) };
+  }
+
+  /** History only grows: encode the record without it and append the turns not yet kept. */
+  private writeGame(game: GameRecord): void {
+    const kept = this.turns.get(game.id) ?? [];
+    const from = kept.length <= game.history.length ? kept.length : 0;
+    const next = from === 0 ? [] : kept;
+    for (let i = from; i < game.history.length; i++) next.push(encode(game.history[i]));
+    this.turns.set(game.id, next);
+    this.games.set(game.id, encode({ ...game, history: [] }));
   }
 
   listLiveGames(): GameRecord[] {
@@ -109,13 +124,12 @@ export class MemoryStore implements Store {
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
     assertFinishable(game.id, 'Active' in game.status, results);
-    // Encode everything first so a record that cannot be encoded leaves nothing half-written.
-    const gameBytes = encode(game);
+    // Encode the result lines first so a line that cannot be encoded leaves nothing half-written.
     const lines = results.map((r) => ({
       botId: r.botId,
       line: { finishedAt: r.finishedAt, gameId: r.gameId, bytes: encode(r) },
     }));
-    this.games.set(game.id, gameBytes);
+    this.writeGame(game);
     this.live.delete(game.id);
     for (const { botId, line } of lines) this.insertResult(botId, line);
     this.finished.delete(game.id);
@@ -131,6 +145,7 @@ export class MemoryStore implements Store {
     this.finished.delete(gameId);
     const bytes = this.games.get(gameId);
     this.games.delete(gameId);
+    this.turns.delete(gameId);
     if (!bytes) return;
     const g = decode<GameRecord>(bytes);
     for (const botId of [g.white.id, g.black.id]) {

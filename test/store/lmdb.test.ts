@@ -11,7 +11,7 @@ import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../../src/domain/records.js';
 import { DB_NAMES, LmdbStore, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
 import { openStore } from '../../src/store/index.js';
-import { bot, ended, game, hashOf, linesFor } from './fixtures.js';
+import { bot, ended, game, hashOf, history, linesFor } from './fixtures.js';
 import { storeSuite } from './suite.js';
 
 /**
@@ -189,4 +189,21 @@ t.test('an acknowledged write survives kill -9 right after it', async (t) => {
   const lines = new Set(s.allResults().map((r) => r.gameId));
   t.same(finished.filter((id) => !lines.has(id)), [], 'every acknowledged finish has its result lines');
   t.ok(s.listLiveGames().every((g) => Number(g.id.split('-')[1]) % 2 === 0), 'the live index is consistent');
+});
+
+t.test('a live game write appends its new turns instead of re-encoding the history', async (t) => {
+  const sc = scratch(t);
+  const s = await sc.open();
+  const full = game('long', { history: history(120) });
+  // Write it the way an actor does: one turn more each time.
+  for (let n = 0; n <= full.history.length; n += 1) await s.putGame({ ...full, history: full.history.slice(0, n), version: n });
+  t.same(s.getGame('long'), { ...full, version: 120 }, 'the whole history reads back in order');
+  await s.close();
+  const stored = (await raw(sc.dir, DB_NAMES.games, (db) => db.get('long'))) as Record<string, unknown>;
+  t.equal(stored.historyLength, 120, 'the record holds the length');
+  t.notOk('history' in stored, 'and not the turns themselves');
+  const turns = await raw(sc.dir, DB_NAMES.turns, (db) => db.getKeysCount({ start: ['long', 0], end: ['long', 1e9] }));
+  t.equal(turns, 120, 'each turn is stored once');
+  const again = await sc.open();
+  t.same(again.getGame('long')?.history, full.history, 'and survives a reopen');
 });
