@@ -33,6 +33,7 @@ export const ConfigSchema = z.object({
   limits: z.object({
     anonMintsPerHour: pos,
     registrationsPerHour: pos,
+    guestLobbyPerHour: pos,
     webhookRegistrationsPerHour: pos,
     maxBodyBytes: pos,
     rateLimitMaxKeys: pos,

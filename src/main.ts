@@ -129,7 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
-      guests: new RateLimiter({ limit: 120, windowMs: hour, maxKeys, clock }),
+      guests: new RateLimiter({ limit: config.limits.guestLobbyPerHour, windowMs: hour, maxKeys, clock }),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,

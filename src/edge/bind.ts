@@ -8,6 +8,9 @@ import type { Call, EdgeDeps, HandlerTable } from './deps.js';
 import { problem, unauthorized, type Reply } from './reply.js';
 import type { Router } from './router.js';
 
+/** Longest path parameter that can name anything: ids are 16 characters, slugs at most 32. */
+const MAX_PARAM_CHARS = 128;
+
 /** Routes whose catalogue auth says public may be read from any origin. */
 export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable): void {
   const missing = ROUTES.filter((r) => !table[r.operationId]).map((r) => r.operationId);
@@ -37,6 +40,10 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
     if (principal.tier === 'guest' && spec.auth !== 'seatOrBearer') {
       return unauthorized('a seat token only works on the routes of its game', 'seat_token_not_allowed');
     }
+  }
+  // Real ids are 16 characters; a huge one names nothing (and must not reach a store key encoder).
+  for (const value of Object.values(ctx.params)) {
+    if (value.length > MAX_PARAM_CHARS) return problem(404, 'not_found', 'no such resource');
   }
   let body: unknown = undefined;
   if (spec.method !== 'GET') {

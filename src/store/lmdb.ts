@@ -56,6 +56,13 @@ const fromStored = (s: StoredResult): ResultRecord => {
   return line;
 };
 
+/**
+ * LMDB keys are limited in size (lmdb-js refuses strings past about 4 KB). No stored key comes
+ * near it, so an oversized lookup key simply names nothing rather than throwing.
+ */
+const MAX_KEY_BYTES = 1024;
+const keyFits = (key: string): boolean => key.length <= MAX_KEY_BYTES && Buffer.byteLength(key) <= MAX_KEY_BYTES;
+
 const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /**
@@ -109,11 +116,13 @@ export class LmdbStore implements Store {
   }
 
   getBot(id: string): BotRecord | undefined {
+    if (!keyFits(id)) return undefined;
     const bot = this.db.bots.get(id) as BotRecord | undefined;
     return bot && assertReadable('bot', id, bot);
   }
 
   getBotByTokenHash(tokenHash: string): BotRecord | undefined {
+    if (!keyFits(tokenHash)) return undefined;
     const id = this.db.tokenIndex.get(tokenHash) as string | undefined;
     if (id === undefined) return undefined;
     const bot = this.getBot(id);
@@ -162,6 +171,7 @@ export class LmdbStore implements Store {
   }
 
   getGame(id: string): GameRecord | undefined {
+    if (!keyFits(id)) return undefined;
     const stored = this.db.games.get(id) as StoredGame | undefined;
     if (!stored) return undefined;
     assertReadable('game', id, stored);

@@ -223,7 +223,15 @@ export const SeekPoll = named(
   'SeekPoll',
   z.union([
     z.strictObject({ matched: z.literal(false), gameId: z.null(), seat: z.null() }),
-    z.strictObject({ matched: z.literal(true), gameId: z.string(), seat: Seat }),
+    z.strictObject({
+      matched: z.literal(true),
+      gameId: z.string(),
+      seat: Seat,
+      seatToken: described(
+        z.string().optional(),
+        'Only for a matched guest seek: the Bearer token with which the guest who offered it plays its seat.',
+      ),
+    }),
   ]),
   'Seek status; each poll keeps an open seek alive.',
 );

@@ -87,6 +87,8 @@ const BODY_ERRORS: Record<number, string> = {
   415: 'Body is not application/json.',
 };
 const LENIENT_400 = 'The body is not JSON at all (a JSON body of the wrong shape is not refused).';
+/** The body cap holds on every POST and DELETE, also where the route reads no body. */
+const CAP_ERRORS: Record<number, string> = { 413: 'Body larger than 64 KiB.' };
 const AUTH_ERRORS: Record<number, string> = {
   401: 'Missing, invalid or expired Bearer token.',
 };
@@ -117,6 +119,7 @@ export function route(input: RouteInput): RouteSpec {
     }
   };
   if (spec.request?.body) add(spec.request.lenient ? { ...BODY_ERRORS, 400: LENIENT_400 } : BODY_ERRORS);
+  else if (spec.method !== 'GET') add(CAP_ERRORS);
   if (spec.auth !== 'public') add(AUTH_ERRORS);
   add(errors);
   add(GLOBAL_ERRORS);

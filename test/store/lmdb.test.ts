@@ -207,3 +207,11 @@ t.test('a live game write appends its new turns instead of re-encoding the histo
   const again = await sc.open();
   t.same(again.getGame('long')?.history, full.history, 'and survives a reopen');
 });
+
+t.test('an oversized lookup key names nothing instead of throwing', async (t) => {
+  const s = await scratch(t).open();
+  const huge = 'x'.repeat(5000);
+  t.equal(s.getGame(huge), undefined);
+  t.equal(s.getBot(`bot:team:${huge}:n`), undefined);
+  t.equal(s.getBotByTokenHash('€'.repeat(2000)), undefined);
+});
