@@ -1,18 +1,8 @@
 // Shared test helpers: a tiny seeded PRNG and random playouts through the engine.
 
 import { START_FEN, applyTurn, legalTree, parseDfen, passTurn, treePaths, withDice, type Position } from '../../src/engine/index.js';
+export { prng } from '../helpers/prng.js';
 
-/** mulberry32: small, fast, deterministic. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const roll = (rnd: () => number): number[] => [0, 0, 0].map(() => 1 + Math.floor(rnd() * 6));
 

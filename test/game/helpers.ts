@@ -15,6 +15,9 @@ import { InlineRules } from '../../src/pool/inline.js';
 import type { RulesPort } from '../../src/pool/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
+import { prng } from '../helpers/prng.js';
+/** Deterministic RNG (mulberry32) so a failing game reproduces. */
+export const rng = prng;
 
 export { MemoryStore };
 
@@ -26,17 +29,6 @@ export const bot = (name: string, team = 'test'): SeatPlayer => ({
 
 export const UNLIMITED: TimeControl = { Unlimited: {} };
 
-/** Deterministic RNG (mulberry32) so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Lets every pending promise, microtask and mailbox command run (no wall-clock time involved). */
 export async function settle(rounds = 8): Promise<void> {

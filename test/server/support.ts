@@ -9,6 +9,10 @@ import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
 import { anonBot, type TestApp } from '../helpers/app.js';
 import type { HttpResult, LineReader } from '../helpers/http.js';
+import { prng } from '../helpers/prng.js';
+import { leafPaths as houseLeafPaths } from '../../src/game/house.js';
+/** Deterministic RNG (mulberry32) so a failing game reproduces. */
+export const rng = prng;
 
 export type Tree = { [uci: string]: Tree };
 // Events are read as loose JSON: the tests assert the fields they care about.
@@ -19,32 +23,9 @@ export const UNLIMITED: TimeControl = { Unlimited: {} };
 
 // ---- randomness and trees ------------------------------------------------------------------------
 
-/** Deterministic RNG (mulberry32) so a failing game reproduces. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-/** Every root-to-leaf path of a tree. */
-export function leafPaths(tree: Tree): string[][] {
-  const out: string[][] = [];
-  const walk = (node: Tree, path: string[]): void => {
-    const keys = Object.keys(node);
-    if (keys.length === 0) {
-      if (path.length > 0) out.push(path);
-      return;
-    }
-    for (const k of keys) walk(node[k], [...path, k]);
-  };
-  walk(tree, []);
-  return out;
-}
+/** Every root-to-leaf path of a tree (the house players' own walker). */
+export const leafPaths = (tree: Tree): string[][] => houseLeafPaths(tree);
 
 export function countLeaves(tree: Tree): number {
   const keys = Object.keys(tree);
