@@ -84,8 +84,23 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
       }
       return request(method, base + path, { headers, body });
     },
-    stream(path, token) {
-      return openLines(base + path, token ? { authorization: `Bearer ${token}` } : undefined);
+    async stream(path, token) {
+      const reader = await openLines(base + path, token ? { authorization: `Bearer ${token}` } : undefined);
+      const pattern = path.split('?')[0];
+      // Every event line a test reads is checked against the document too (keep-alives are blank).
+      return {
+        ...reader,
+        status: reader.status,
+        headers: reader.headers,
+        closed: reader.closed,
+        async next() {
+          const line = await reader.next();
+          if (line) {
+            conformance.check({ method: 'GET', pattern, status: reader.status, contentType: reader.headers['content-type'], body: line });
+          }
+          return line;
+        },
+      };
     },
   };
 }
