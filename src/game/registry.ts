@@ -44,6 +44,11 @@ export class GameRegistry implements GameFactory, GameDirectory {
   /** Live game ids by seated player id: GET /bot/games must not scan every live game. */
   private readonly byPlayer = new Map<string, Set<string>>();
   private readonly archive = new Map<string, GameRecord>();
+  /**
+   * Read handles of recently read ended games, most recent last. An ended game never changes, so its
+   * state JSON and stream frames are built once rather than on every public read.
+   */
+  private readonly endedHandles = new Map<string, EndedGame>();
   private readonly cfg;
   private stopping = false;
 
@@ -139,8 +144,19 @@ export class GameRegistry implements GameFactory, GameDirectory {
   find(id: string): GameHandle | undefined {
     const live = this.games.get(id);
     if (live) return live;
-    const rec = this.ended(id);
-    return rec ? new EndedGame(rec) : undefined;
+    let handle = this.endedHandles.get(id);
+    if (handle) {
+      this.endedHandles.delete(id); // re-inserted below: least recently read first
+    } else {
+      const rec = this.ended(id);
+      if (!rec) return undefined;
+      handle = new EndedGame(rec);
+    }
+    this.endedHandles.set(id, handle);
+    while (this.endedHandles.size > this.cfg.archiveSize) {
+      this.endedHandles.delete(this.endedHandles.keys().next().value as string);
+    }
+    return handle;
   }
 
   /** Resolves when every live actor's mailbox is empty (tests, shutdown). */

@@ -75,3 +75,21 @@ t.test('start positions are checked at creation', async (t) => {
   t.equal(g.state().seed, null, 'no reveal while running');
   t.match(g.state().commit, /^[0-9a-f]{64}$/);
 });
+
+t.test('reads of an ended game reuse one bounded set of handles', async (t) => {
+  const s = setup({ config: { archiveSize: 2 } });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const g = await s.registry.create(spec(`w${i}`, `b${i}`));
+    g.resign('White');
+    await s.registry.idle();
+    ids.push(g.id);
+  }
+  const first = s.registry.find(ids[2]);
+  t.equal(s.registry.find(ids[2]), first, 'the same handle serves repeated reads');
+  t.notOk(first?.isActive(), 'of an ended game');
+  s.registry.find(ids[1]);
+  s.registry.find(ids[0]);
+  t.not(s.registry.find(ids[2]), first, 'the least recently read handle was dropped beyond the bound');
+  t.equal(s.registry.find(ids[2])?.stateJson(), first?.stateJson(), 'and a fresh one reads the same game');
+});
