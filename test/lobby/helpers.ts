@@ -2,6 +2,12 @@
 // polling driver that plays random legal turns for the seats it holds tokens for.
 import type { LineReader } from '../helpers/http.js';
 import type { TestApp } from '../helpers/app.js';
+import { nextEvent as readEvent } from '../helpers/play.js';
+import { randomPath } from '../helpers/play.js';
+export { randomPath };
+
+/** The next stream event; lobby flows are short, so a quiet stream fails sooner. */
+export const nextEvent = (stream: LineReader, ms = 5000): Promise<Record<string, any> | undefined> => readEvent(stream, ms);
 
 export type Seat = 'White' | 'Black';
 export type Tree = { [uci: string]: Tree };
@@ -35,32 +41,7 @@ export async function guestSeek(app: TestApp, body?: unknown): Promise<{ seekId:
 
 export const pollPath = (id: string, secret: string): string => `/lobby/seeks/${id}?secret=${encodeURIComponent(secret)}`;
 
-/** The next non-blank line of a stream as JSON; undefined at its end; fails after `ms` instead of hanging. */
-export async function nextEvent(stream: LineReader, ms = 5000): Promise<Record<string, any> | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no stream event within ${ms} ms`)), ms);
-  });
-  try {
-    for (;;) {
-      const line = await Promise.race([stream.next(), timeout]);
-      if (line === undefined) return undefined;
-      if (line.trim() !== '') return JSON.parse(line) as Record<string, any>;
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
-export function randomPath(tree: Tree): string[] {
-  const moves: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(Math.random() * keys.length)];
-    moves.push(k);
-    tree = tree[k];
-  }
-  return moves;
-}
 
 interface StateJson {
   version: number;

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLines, request, type HttpResult, type LineReader, type Teardown } from '../helpers/http.js';
+export { nextEvent, randomPath } from '../helpers/play.js';
+import type { Tree } from '../helpers/play.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
@@ -126,35 +128,7 @@ export function harness(t: Teardown, prefix: string): Harness {
   };
 }
 
-/** The next non-blank line of a stream, or undefined once it ends; gives up after `ms` (a hang is a failure). */
-export async function nextEvent(stream: LineReader, ms = 10_000): Promise<Record<string, any> | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no stream event within ${ms} ms`)), ms);
-  });
-  try {
-    for (;;) {
-      const line = await Promise.race([stream.next(), timeout]);
-      if (line === undefined) return undefined;
-      if (line.trim() === '') continue;
-      return JSON.parse(line) as Record<string, any>;
-    }
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
-type Tree = { [uci: string]: Tree };
 
-/** A random root-to-leaf path of a legal-move tree ([] for the empty tree). */
-export function randomPath(tree: Tree, random: () => number = Math.random): string[] {
-  const moves: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(random() * keys.length)];
-    moves.push(k);
-    tree = tree[k];
-  }
-  return moves;
-}
 
 export type { Tree };

@@ -2,19 +2,9 @@
 // from the game stream's legal-move trees until the game ends, and reads the reveal.
 import t from 'tap';
 import { anonBot, bootApp } from '../helpers/app.js';
+import { randomPath, type Tree } from '../helpers/play.js';
 
-type Tree = { [uci: string]: Tree };
 
-/** A random root-to-leaf path of a legal-move tree. */
-function randomPath(tree: Tree): string[] {
-  const moves: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(Math.random() * keys.length)];
-    moves.push(k);
-    tree = tree[k];
-  }
-  return moves;
-}
 
 t.test('a bot plays a whole game against house/random', async (t) => {
   const app = await bootApp(t);

@@ -11,6 +11,7 @@ import { anonBot, type TestApp } from '../helpers/app.js';
 import type { HttpResult, LineReader } from '../helpers/http.js';
 import { prng } from '../helpers/prng.js';
 import { leafPaths as houseLeafPaths } from '../../src/game/house.js';
+export { randomPath } from '../helpers/play.js';
 /** Deterministic RNG (mulberry32) so a failing game reproduces. */
 export const rng = prng;
 
@@ -35,16 +36,6 @@ export function countLeaves(tree: Tree): number {
   return n;
 }
 
-/** A random root-to-leaf path (walking down a random child at each level). */
-export function randomPath(tree: Tree, random: () => number = Math.random): string[] {
-  const moves: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(random() * keys.length)];
-    moves.push(k);
-    tree = tree[k];
-  }
-  return moves;
-}
 
 /** A proper prefix of a path of at least two moves, or a path with an extra move: never a leaf. */
 export function someNonLeaf(tree: Tree): string[] {

@@ -5,6 +5,7 @@ import addFormatsModule from 'ajv-formats';
 import { asyncApiJson, buildAsyncApi } from '../../src/wire/openapi.js';
 import type { Json, JsonObject } from '../../src/wire/jsonschema.js';
 import * as X from './examples.js';
+import { refs, resolve } from './json-refs.js';
 
 type AjvClass = typeof import('ajv').default;
 type FormatsPlugin = typeof import('ajv-formats').default;
@@ -41,24 +42,7 @@ t.test('both streams with every event', async (t) => {
   t.match(doc.channels.gameStream.description, /Blank lines are keep-alives/);
 });
 
-function resolve(root: Json, ref: string): Json | undefined {
-  let cur: Json | undefined = root;
-  for (const part of ref.slice(2).split('/')) {
-    cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? cur[part] : undefined;
-  }
-  return cur;
-}
 
-function refs(node: Json, out: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((x) => refs(x, out));
-  else if (node !== null && typeof node === 'object') {
-    for (const [k, v] of Object.entries(node)) {
-      if (k === '$ref' && typeof v === 'string') out.push(v);
-      else refs(v, out);
-    }
-  }
-  return out;
-}
 
 t.test('references resolve, and only the schemas the events use are carried', async (t) => {
   const all = refs(doc as Json);

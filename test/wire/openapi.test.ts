@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { buildOpenApi, openApiJson } from '../../src/wire/openapi.js';
 import { allowedMethods, findRoute, ROUTES, toUwsPattern } from '../../src/wire/routes.js';
 import type { Json } from '../../src/wire/jsonschema.js';
+import { refs, resolve } from './json-refs.js';
 
 // Written from bot-service-spec.md (per-route errors) and CONTRACT.md, plus the statuses implied by
 // a route's shape: 400/413/415 with a body, 401 with authentication, 500 everywhere.
@@ -148,26 +149,7 @@ t.test('schemas: request objects open, responses closed, the tree recursive', as
   t.notOk(JSON.stringify(doc).includes('9007199254740991'), 'no safe-integer noise');
 });
 
-/** Resolves a local JSON pointer such as `#/components/schemas/Seat`. */
-function resolve(root: Json, ref: string): Json | undefined {
-  let cur: Json | undefined = root;
-  for (const part of ref.slice(2).split('/')) {
-    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
-    cur = cur !== null && typeof cur === 'object' && !Array.isArray(cur) ? cur[key] : undefined;
-  }
-  return cur;
-}
 
-function refs(node: Json, out: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((x) => refs(x, out));
-  else if (node !== null && typeof node === 'object') {
-    for (const [k, v] of Object.entries(node)) {
-      if (k === '$ref' && typeof v === 'string') out.push(v);
-      else refs(v, out);
-    }
-  }
-  return out;
-}
 
 t.test('every reference resolves', async (t) => {
   const all = refs(doc as Json);
