@@ -21,6 +21,8 @@ import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
 import { LobbyService } from './services/lobby.js';
+import { LadderService } from './services/ladder.js';
+import { RatingBatcher } from './services/ratings.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
@@ -47,6 +49,8 @@ export interface RunningServer {
   url: string;
   registry: GameRegistry;
   store: Store;
+  /** The periodic rating batch (tests run one at will with runBatch()). */
+  ratings: RatingBatcher;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
 }
@@ -110,6 +114,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
   );
 
+  const ladder = new LadderService({ store, games: registry, identity });
+  const ratings = new RatingBatcher(
+    store,
+    clock,
+    { batchMs: config.ladder.ratingBatchMs, tau: config.ladder.tau, maxGamesPerBatch: config.ladder.maxGamesPerBatch },
+    gameLog,
+  );
+
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
@@ -126,6 +138,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     hub,
     challenges,
     lobby,
+    ladder,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
@@ -138,6 +151,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   await registry.resume();
+  ratings.start();
   const app = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
@@ -151,6 +165,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     listening = await listen(app, config.host, config.port);
   } catch (e) {
+    await ratings.stop();
     await registry.stop();
     await rules.close();
     await store.close();
@@ -169,6 +184,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       url,
       registry,
       store: s,
+      ratings,
       close: () =>
         (closing ??= (async () => {
           // Stop accepting, end every stream cleanly (account streams here, game streams when their
@@ -176,6 +192,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           listening.close();
           hub.closeAll();
           await registry.stop();
+          // After the games: a game that ended while stopping is pending and rated at the next start.
+          await ratings.stop();
           app.close();
           await rules.close();
           await s.close();

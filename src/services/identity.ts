@@ -259,20 +259,25 @@ export class IdentityService {
   }
 
   /**
-   * Read-modify-write of one bot, queued behind earlier updates of the same bot so each one reads
-   * the committed result of the previous. `change` returns null as `next` when nothing changes.
+   * Read-modify-write of one bot, queued behind earlier updates of the same bot, and run by the
+   * store inside one write so it never replaces a newer record (a rating batch, a rotation) with a
+   * stale copy. `change` returns null as `next` when nothing changes; it must be synchronous.
    */
-  private updateBot<T>(
+  updateBot<T>(
     id: string,
     change: (bot: BotRecord) => { next: BotRecord | null; answer: T },
   ): Promise<ServiceResult<T>> {
     const prev = this.chains.get(id) ?? Promise.resolve();
     const run = prev.then(async (): Promise<ServiceResult<T>> => {
-      const bot = this.store.getBot(id);
-      if (!bot) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
-      const { next, answer } = change(bot);
-      if (next) await this.store.updateBot(next);
-      return ok(answer);
+      let answer: { value: T } | null = null;
+      await this.store.modifyBot(id, (bot) => {
+        const r = change(bot);
+        answer = { value: r.answer };
+        return r.next;
+      });
+      const got = answer as { value: T } | null;
+      if (!got) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
+      return ok(got.value);
     });
     const tail = run.then(
       () => undefined,
