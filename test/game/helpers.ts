@@ -2,7 +2,7 @@
 // memory store; scripted players; a subscriber that records frames; seeds chosen so the opening roll
 // has the dice a test needs.
 import { ManualClock } from '../../src/domain/clock.js';
-import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import {
   botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer, type TimeControl,
 } from '../../src/domain/types.js';

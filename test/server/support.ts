@@ -3,10 +3,9 @@
 // walkers, dice-seed search (the honest way to give a test the roll it needs), direct game set-up
 // through the registry, and a store whose writes a test can hold back.
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
-import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import type { SeatPlayer, TimeControl } from '../../src/domain/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Store } from '../../src/store/types.js';
 import { anonBot, type TestApp } from '../helpers/app.js';
 import type { HttpResult, LineReader } from '../helpers/http.js';
 import { prng } from '../helpers/prng.js';
