@@ -48,10 +48,21 @@ t.test('property: a lone win never lowers a rating; a lone loss never raises it'
     fc.property(rating, rating, (me, opp) => {
       const won = ratePeriod(me, [{ opponent: opp, score: 1 }], TAU);
       const lost = ratePeriod(me, [{ opponent: opp, score: 0 }], TAU);
-      return won.rating >= me.rating && lost.rating <= me.rating && Number.isFinite(won.rd) && won.rd <= Math.sqrt(me.rd ** 2 + (me.volatility * 173.7178) ** 2) + 1e-9;
+      // A game never widens the deviation past the pre-period one (old deviation plus the new volatility).
+      const widest = (after: Rating) => Math.sqrt(me.rd ** 2 + (after.volatility * 173.7178) ** 2) + 1e-9;
+      return won.rating >= me.rating && lost.rating <= me.rating && won.rd <= widest(won) && lost.rd <= widest(lost);
     }),
+    { numRuns: 1000 },
   );
   t.pass('held for every generated case');
+});
+
+t.test('a huge upset raises the volatility, and the deviation with it, but the winner still gains', async (t) => {
+  const me: Rating = { rating: 500, rd: 30, volatility: 0.03 };
+  const won = ratePeriod(me, [{ opponent: { rating: 2095, rd: 30, volatility: 0.03 }, score: 1 }], TAU);
+  t.ok(won.rating > me.rating, `rating ${won.rating}`);
+  t.ok(won.volatility > me.volatility, `volatility ${won.volatility}`);
+  t.ok(won.rd > 30, `deviation ${won.rd} widened by the new volatility`);
 });
 
 t.test('property: results do not depend on how the bots are named', async (t) => {
