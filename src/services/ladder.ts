@@ -75,6 +75,11 @@ export class LadderService {
 
   constructor(private readonly deps: LadderDeps) {}
 
+  /** Pages held in the leaderboard cache (for tests of its bound). */
+  cachedPages(): number {
+    return this.cache.pages.size;
+  }
+
   /** GET /bot/capacity. */
   capacity(p: Principal): ServiceResult<Capacity> {
     if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);

@@ -105,12 +105,14 @@ export function ratingsSuite(t: Test, make: StoreFactory): void {
     const s = await make(t);
     await s.createBot(A);
     const seen: string[] = [];
+    const rev = s.botsRevision();
     const after = await s.modifyBot(A.id, (b) => {
       seen.push(b.tokenHash);
       return { ...b, tokenHash: hashOf('new'), onLadder: true };
     });
     t.same(seen, [A.tokenHash], 'the change saw the stored record');
     t.same(after, { ...A, tokenHash: hashOf('new'), onLadder: true }, 'resolves with the stored record');
+    t.ok(s.botsRevision() > rev, 'the revision moved');
     t.equal(s.getBotByTokenHash(A.tokenHash), undefined, 'the token index follows');
     t.equal(s.getBotByTokenHash(hashOf('new'))?.id, A.id);
     t.same(await s.modifyBot(A.id, () => null), after, 'null leaves it');
