@@ -4,6 +4,7 @@
 //   from an index kept with the bot records (and cached per revision), so it should cost about what
 //   the trivial route costs, however many results are stored;
 // - the time of one rating batch over 10,000 pending games (computed and committed in one go).
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../src/domain/clock.js';
 import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord, type GameRecord, type ResultRecord } from '../src/domain/records.js';
@@ -116,6 +117,7 @@ export async function run(): Promise<BenchRow[]> {
     const dir = join(tmp.path, 'data');
     console.error(`ladder: seeding ${BOTS} bots and ${RESULTS} result lines…`);
     const seeded = await seed(dir);
+    const load = loadavg()[0];
     const server = await startServer({ store: { dataDir: dir } });
     try {
       const health = { label: 'GET /health', url: `${server.url}/health`, tally: new Tally() };
@@ -149,6 +151,7 @@ export async function run(): Promise<BenchRow[]> {
           rows.push({ bench, metric: 'server CPU µs/req', value: b.cpuUsPerReq, baseline: h.cpuUsPerReq, ...vs });
         }
       }
+      rows[0].note += `; 1-min load average ${load.toFixed(1)} before the HTTP runs`;
       rows.push({
         bench: 'ladder rating batch', metric: 'ms per batch', value: seeded.batchMs,
         note: `${seeded.batchGames} pending rated games, ${seeded.bots} bots rated: read and computed in ${seeded.computeMs.toFixed(0)} ms, committed in one LMDB transaction in ${seeded.commitMs.toFixed(0)} ms (seeding took ${seeded.seedS.toFixed(0)} s)`,

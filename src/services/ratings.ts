@@ -42,6 +42,7 @@ export function computeBatch(store: Store, at: number, cfg: Pick<RatingConfig, '
   const games = store.pendingRatings(cfg.maxGamesPerBatch);
   if (games.length === 0) return null;
   const before = new Map<string, Rating>();
+  const registered = new Set<string>();
   const counts = new Map<string, LadderStats>();
   const count = (id: string, score: number): void => {
     const c = score === 1 ? { ...NO_STATS, games: 1, wins: 1 } : score === 0 ? { ...NO_STATS, games: 1, losses: 1 } : { ...NO_STATS, games: 1, draws: 1 };
@@ -54,6 +55,7 @@ export function computeBatch(store: Store, at: number, cfg: Pick<RatingConfig, '
         // is itself not rated.
         const bot = store.getBot(id);
         before.set(id, bot ? bot.rating : { ...DEFAULT_RATING });
+        if (bot) registered.add(id);
       }
     }
     count(g.whiteId, g.whiteScore);
@@ -62,7 +64,7 @@ export function computeBatch(store: Store, at: number, cfg: Pick<RatingConfig, '
   const after = rateAll(before, games.map(toPair), { tau: cfg.tau }, DEFAULT_RATING);
   const updates: RatingUpdate[] = [];
   for (const [botId, rating] of after) {
-    if (!store.getBot(botId)) continue;
+    if (!registered.has(botId)) continue;
     updates.push({ botId, before: before.get(botId) ?? { ...DEFAULT_RATING }, after: rating, counts: counts.get(botId) ?? NO_STATS });
   }
   return { at, games, updates };
