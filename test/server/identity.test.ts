@@ -2,7 +2,11 @@
 // token rotation, ladder membership by tier, authentication failures, and the edge's generic
 // statuses (404, 405, 413, 415, malformed bodies) as every route sees them.
 import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../../src/domain/clock.js';
+import { openStore } from '../../src/store/index.js';
 import { anonBot, bootApp, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
 import type { Json } from './support.js';
@@ -189,14 +193,14 @@ t.test('token rotation: registered only; the old token is refused at once, the n
   t.equal((await app.req('POST', '/bot/token', { token: reg.token })).status, 401, 'the old token cannot rotate again');
   t.same((await app.req('GET', '/bot/account', { token: fresh })).json, { team: 'rot', name: 'bot', id: 'bot:team:rot:bot' });
 
-  // Two rotations at once: the second may already find the token rotated (401); either way exactly
-  // one of the tokens handed out is live.
-  const racing = await Promise.all([app.req('POST', '/bot/token', { token: fresh }), app.req('POST', '/bot/token', { token: fresh })]);
-  const granted = racing.filter((x) => x.status === 200).map((x) => (x.json as Json).token as string);
-  t.ok(granted.length >= 1 && racing.every((x) => x.status === 200 || x.status === 401), `statuses ${racing.map((x) => x.status)}`);
-  const live = [];
-  for (const tok of granted) if ((await app.req('GET', '/bot/account', { token: tok })).status === 200) live.push(tok);
-  t.equal(live.length, 1, `exactly one live token out of ${granted.length} handed out`);
+  // Rotations at once with one token: compare-and-swap on the token, so exactly one is granted and
+  // every other is 401; the granted token is live.
+  const racing = await Promise.all(Array.from({ length: 6 }, () => app.req('POST', '/bot/token', { token: fresh })));
+  const statuses = racing.map((x) => x.status).sort();
+  t.same(statuses, [200, 401, 401, 401, 401, 401], `statuses ${statuses}`);
+  const winner = racing.find((x) => x.status === 200)!;
+  const granted = (winner.json as Json).token as string;
+  t.equal((await app.req('GET', '/bot/account', { token: granted })).status, 200, "the winner's new token works");
   t.equal((await app.req('GET', '/bot/account', { token: fresh })).status, 401, 'and the token they rotated is gone');
 
   const anon = await anonBot(app, 'rot');
@@ -208,6 +212,26 @@ t.test('token rotation: registered only; the old token is refused at once, the n
   const st = await app.req('GET', '/bot/account', { token: STATIC_TOKEN });
   t.same(st.json, { team: 'house', name: 'tester', id: 'bot:team:house:tester' }, 'the static bot authenticates');
   t.equal((await app.req('POST', '/bot/token', { token: STATIC_TOKEN })).status, 403, 'static callers rotate through configuration');
+});
+
+t.test('rotations racing on a disk store: exactly one 200, the rest 401, and the winner works', async (t) => {
+  // LMDB commits a write asynchronously, so every request below authenticates before the first
+  // rotation commits: only the compare-and-swap on the token keeps them from all being granted.
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-rotate-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const opened = await openStore({ memory: false, dataDir: dir });
+  if (!opened.ok) throw new Error(opened.error);
+  const app = await bootApp(t, { store: opened.value });
+  for (let round = 0; round < 3; round++) {
+    const reg = (await register(app, { team: 'race', name: `bot${round}` })).json as Json;
+    const racing = await Promise.all(Array.from({ length: 4 }, () => app.req('POST', '/bot/token', { token: reg.token })));
+    const statuses = racing.map((x) => x.status).sort();
+    t.same(statuses, [200, 401, 401, 401], `round ${round}: statuses ${statuses}`);
+    const winner = racing.find((x) => x.status === 200);
+    const granted = (winner?.json as Json | undefined)?.token as string;
+    t.equal((await app.req('GET', '/bot/account', { token: granted })).status, 200, "the winner's token works");
+    t.equal((await app.req('GET', '/bot/account', { token: reg.token })).status, 401, 'the old token is gone');
+  }
 });
 
 t.test('ladder join and leave: registered bots get their state, anonymous and static bots 403', async (t) => {
