@@ -1,6 +1,6 @@
 // Identity over real HTTP: anonymous mints and their names, registration and its budget, accounts,
 // token rotation, ladder membership by tier, authentication failures, and the edge's generic
-// statuses (404, 405, 413, 415, malformed bodies) as every route sees them.
+// statuses (404, 405, 413, bodies of any content type) as every route sees them.
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -255,7 +255,7 @@ t.test('ladder join and leave: registered bots get their state, anonymous and st
   }
 });
 
-t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, 415, and webhooks 503', async (t) => {
+t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, bodies of any type, and webhooks 503', async (t) => {
   const app = await bootApp(t);
   const anon = await anonBot(app, 'edge');
 
@@ -300,11 +300,15 @@ t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, 415, an
   const chunked = await app.req('POST', '/bot/register', { body: big, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
   t.equal(chunked.status, 413, 'a chunked upload without Content-Length is cut off too');
 
+  // Bodies are JSON whatever their Content-Type: valid JSON is read, anything else is 400.
   const plain = await app.req('POST', '/bot/register', { body: '{"team":"plain","name":"x"}', headers: { 'content-type': 'text/plain' } });
-  t.equal(plain.status, 415, 'a text/plain body');
-  t.equal(problemOf(plain).code, 'unsupported_media_type');
+  t.equal(plain.status, 201, 'a JSON body labelled text/plain is read');
+  t.equal((plain.json as Json).id, 'bot:team:plain:x');
+  const untyped = await app.req('POST', '/bot/challenge', { token: anon.token, body: '{"team":"house","name":"random"}' });
+  t.equal(untyped.status, 201, 'a JSON body with no Content-Type is read');
   const form = await app.req('POST', '/bot/challenge', { token: anon.token, body: 'team=house&name=random', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  t.equal(form.status, 415, 'a form body');
+  t.equal(form.status, 400, 'a form body is not JSON');
+  t.equal(problemOf(form).code, 'malformed_json');
 
   t.equal((await app.req('POST', '/bot/ladder/join', { token: anon.token })).status, 403, 'a body-less POST is fine where no body is taken');
 
