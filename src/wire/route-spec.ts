@@ -4,6 +4,9 @@
 import type { z } from 'zod';
 import { Problem } from './responses.js';
 
+/** The version of the bot API contract this service implements (info.version of both documents). */
+export const CONTRACT_VERSION = '1.0';
+
 export type Method = 'GET' | 'POST' | 'DELETE';
 
 /**

@@ -52,9 +52,13 @@ t.test('operations: health, metrics, the two contract documents, HEAD on a publi
   t.match(metrics.text, /dicechess_live_games \d+/);
   const openapi = (await app.req('GET', '/openapi.json')).json as Json;
   t.match(openapi.openapi, /^3\.1/);
+  t.equal(openapi.info.version, '1.0', 'the document describes contract 1.0');
+  t.equal(openapi.info['x-server-version'], (health.json as Json).version, 'the server version is a field of its own');
   for (const r of ROUTES) t.ok(openapi.paths[r.path]?.[r.method.toLowerCase()], `the document has ${r.method} ${r.path}`);
   const asyncapi = (await app.req('GET', '/asyncapi.json')).json as Json;
   t.match(asyncapi.asyncapi, /^3\./);
+  t.equal(asyncapi.info.version, '1.0');
+  t.equal(asyncapi.info['x-server-version'], (health.json as Json).version);
   const head = await app.req('HEAD', '/games');
   t.equal(head.status, 200);
   t.equal(head.text, '', 'HEAD has no body');
