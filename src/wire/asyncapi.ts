@@ -21,7 +21,8 @@ interface Stream {
 
 const FRAMING =
   'Content type application/x-ndjson: one JSON object per line, each a single-key object naming the event. ' +
-  'Blank lines are keep-alives (about every 25 seconds) and are ignored. Live only: nothing is replayed.';
+  'Blank lines are keep-alives, sent whenever 25 seconds pass with nothing written, and are ignored. ' +
+  'Live only: nothing is replayed.';
 
 const STREAMS: readonly Stream[] = [
   {
