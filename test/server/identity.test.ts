@@ -2,12 +2,8 @@
 // token rotation, ladder membership by tier, authentication failures, and the edge's generic
 // statuses (404, 405, 413, bodies of any content type) as every route sees them.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ManualClock } from '../../src/domain/clock.js';
-import { openStore } from '../../src/store/index.js';
-import { anonBot, bootApp, type TestApp } from '../helpers/app.js';
+import { anonBot, bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
 import type { Json } from './support.js';
 
@@ -217,11 +213,7 @@ t.test('token rotation: registered only; the old token is refused at once, the n
 t.test('rotations racing on a disk store: exactly one 200, the rest 401, and the winner works', async (t) => {
   // LMDB commits a write asynchronously, so every request below authenticates before the first
   // rotation commits: only the compare-and-swap on the token keeps them from all being granted.
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-rotate-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const app = await bootApp(t, { store: opened.value });
+  const app = await bootApp(t, { store: await diskStore(t) });
   for (let round = 0; round < 3; round++) {
     const reg = (await register(app, { team: 'race', name: `bot${round}` })).json as Json;
     const racing = await Promise.all(Array.from({ length: 4 }, () => app.req('POST', '/bot/token', { token: reg.token })));

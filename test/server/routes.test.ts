@@ -2,13 +2,9 @@
 // 401, every path answers a method it does not have with 405 and an exact Allow header, the
 // operations routes and documents, and the leaderboard/profile routes with and without persistence.
 // (Seeks and the lobby have their own suite under test/lobby.)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { openStore } from '../../src/store/index.js';
 import { ROUTES } from '../../src/wire/routes.js';
-import { bootApp } from '../helpers/app.js';
+import { bootApp, diskStore } from '../helpers/app.js';
 import { Bot, type Json } from './support.js';
 
 const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, 'abc');
@@ -75,11 +71,7 @@ t.test('leaderboard and profiles: 404 without persistence', async (t) => {
 });
 
 t.test('leaderboard and profiles with persistence: 200 for a registered bot, 404 for others', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-e2e-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const app = await bootApp(t, { store: opened.value });
+  const app = await bootApp(t, { store: await diskStore(t) });
   const alpha = await Bot.register(app, 'acme', 'alpha');
   await alpha.req('POST', '/bot/ladder/join');
   const board = await app.req('GET', '/leaderboard');
