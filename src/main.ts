@@ -1,7 +1,6 @@
 // The composition root: reads nothing but the Config it is given, opens the store, starts the rules
 // pool, builds the services and the game registry, resumes live games, and listens.
 import { readFileSync } from 'node:fs';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -15,6 +14,7 @@ import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
 import type { HouseKind } from './game/house.js';
 import { createLogger, type Logger } from './log.js';
+import { ServiceMetrics } from './metrics.js';
 import { PoolRules } from './pool/piscina.js';
 import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
@@ -64,13 +64,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const proxies = parseTrustedProxies(config.http.trustedProxies);
   if (!proxies.ok) return { ok: false, error: `http.trustedProxies: ${proxies.error}` };
 
-  let store = opts.store;
-  if (!store) {
+  let openedStore = opts.store;
+  if (!openedStore) {
     const opened = await openStore({ memory: config.memory, dataDir: config.dataDir });
     if (!opened.ok) return { ok: false, error: opened.error };
-    store = opened.value;
+    openedStore = opened.value;
   }
-  const rules = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  const rulesPort = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  // The gauges read the registry (made below) only when /metrics is scraped.
+  const metrics: ServiceMetrics = new ServiceMetrics({
+    liveGames: (): number => registry.live().length,
+    rulesQueueDepth: () => (rulesPort instanceof PoolRules ? rulesPort.queued : 0),
+  });
+  const store = metrics.timedStore(openedStore);
+  const rules = metrics.timedRules(rulesPort);
 
   const hub = new AccountHub();
   const identity = new IdentityService(store, clock, {
@@ -85,12 +92,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
     error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
   };
-  const registry = new GameRegistry({
+  const registry: GameRegistry = new GameRegistry({
     store,
     rules,
     clock,
     config: config.games,
-    listeners: [hub],
+    listeners: [hub, metrics.games],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
@@ -109,11 +116,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       matchedPollableMs: config.lobby.matchedPollableMs,
     },
   );
-
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
-  new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
-  new Gauge({ name: 'dicechess_account_streams', help: 'Open account event streams', registers: [metrics], collect() { this.set(hub.connections()); } });
 
   const hour = 3_600_000;
   const maxKeys = config.limits.rateLimitMaxKeys;
@@ -134,7 +136,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
-    metrics: () => metrics.metrics(),
+    metrics: () => metrics.text(),
+    meter: metrics.edge,
   };
 
   await registry.resume();

@@ -174,7 +174,7 @@ export class Router {
         res.reply(bodyTooLarge(route.bodyLimit), true);
         return;
       }
-      ctx.body = collectBody(res, route.bodyLimit, ctx.headers.contentType);
+      ctx.body = collectBody(res, route.bodyLimit);
     }
     let out: Reply | void | Promise<Reply | void>;
     try {
