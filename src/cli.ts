@@ -2,6 +2,7 @@
 // The `dicechess` command: `serve` starts the server; the engine subcommands (moves, perft, roll,
 // commit) answer rules questions from the shell.
 import { engineCommand } from './cli/engine.js';
+import { nativeBindingProblem } from './edge/binding.js';
 import { loadConfig } from './config.js';
 
 const USAGE = `usage:
@@ -48,8 +49,17 @@ async function main(argv: string[]): Promise<number> {
       console.error(config.error);
       return 2;
     }
+    // Before main.js loads the binding, which would otherwise fall back to a JavaScript imitation.
+    const problem = nativeBindingProblem();
+    if (problem !== undefined) {
+      console.error(problem);
+      return 1;
+    }
     const { serveUntilSignal } = await import('./main.js');
-    return serveUntilSignal(config.value);
+    const code = await serveUntilSignal(config.value);
+    // Everything is closed and flushed; idle keep-alive connections that this uWS build cannot
+    // close would otherwise hold the process until their idle timeout.
+    process.exit(code);
   }
   const code = engineCommand(argv, (s) => process.stdout.write(s.endsWith('\n') ? s : s + '\n'), (s) =>
     process.stderr.write(s.endsWith('\n') ? s : s + '\n'),

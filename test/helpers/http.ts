@@ -32,7 +32,7 @@ export async function serve(t: Teardown, setup: (router: Router) => void, opts: 
   const app = uWS.App();
   const router = createRouter(app, { logger, ...opts });
   setup(router);
-  const server = await listen(app, '127.0.0.1', 0);
+  const server = await listen(router, '127.0.0.1', 0);
   t.teardown(() => server.close());
   return { base: `http://127.0.0.1:${server.port}`, port: server.port, router, logger };
 }

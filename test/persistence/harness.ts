@@ -38,9 +38,20 @@ export interface ServerProcess {
   stream(path: string, token?: string): Promise<LineReader>;
 }
 
+/** A `serve` that was expected to refuse to start. */
+export interface Refusal {
+  /** Undefined if the server started after all (it was killed again). */
+  readonly exit: Exit | undefined;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
 export interface Harness {
   readonly dir: string;
-  start(env?: Record<string, string>): Promise<ServerProcess>;
+  /** args are appended to the default flags, so they override them (e.g. ['--port', '8123']). */
+  start(env?: Record<string, string>, args?: string[]): Promise<ServerProcess>;
+  /** Runs `serve` that should exit during start-up; bounded like start(). */
+  startRefused(args?: string[]): Promise<Refusal>;
 }
 
 /** Environment of every child: no seed grace, house bots answer at once, one rules worker. */
@@ -66,25 +77,49 @@ export function harness(t: Teardown, prefix: string): Harness {
     );
     rmSync(dir, { recursive: true, force: true });
   });
+  const spawnServe = (env: Record<string, string>, args: string[]): ChildProcess => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), ...args],
+      { env: { ...process.env, ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    mine.add(child);
+    alive.add(child);
+    child.once('exit', () => alive.delete(child));
+    return child;
+  };
   return {
     dir,
-    async start(env = {}) {
-      const child = spawn(
-        process.execPath,
-        [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data')],
-        { env: { ...process.env, ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      mine.add(child);
-      alive.add(child);
+    async startRefused(args = []) {
+      const child = spawnServe({}, args);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+      child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+      // 'close' rather than 'exit': it comes once the output has been read to the end too.
+      const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+      let gone: Exit | undefined;
+      void exited.then((e) => (gone = e));
+      for (let i = 0; i < 600 && gone === undefined; i++) {
+        if (/"msg":"listening on /.test(stdout)) {
+          child.kill('SIGKILL');
+          await exited;
+          return { exit: undefined, stdout, stderr };
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (gone === undefined) {
+        child.kill('SIGKILL');
+        throw new Error(`serve neither started nor exited within 30 s:\n${stdout}${stderr}`);
+      }
+      return { exit: gone, stdout, stderr };
+    },
+    async start(env = {}, args = []) {
+      const child = spawnServe(env, args);
       let out = '';
       child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
       child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
-      const exited = new Promise<Exit>((resolve) =>
-        child.once('exit', (code, signal) => {
-          alive.delete(child);
-          resolve({ code, signal });
-        }),
-      );
+      const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
       let gone: Exit | undefined;
       void exited.then((e) => (gone = e));
       // Start-up: poll for the one "listening" line, bounded (a loaded machine may take seconds).
