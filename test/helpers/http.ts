@@ -134,6 +134,8 @@ export interface RawConnection {
   until(test: (text: string) => boolean): Promise<string>;
   /** Resolves with everything received when the socket is closed. */
   readonly closed: Promise<string>;
+  /** Half-closes: sends FIN, still reads what the server sends. */
+  end(): void;
   destroy(): void;
 }
 
@@ -176,6 +178,7 @@ export function rawConnect(port: number): Promise<RawConnection> {
             else watchers.push({ test, ok, fail });
           }),
         closed,
+        end: () => sock.end(),
         destroy: () => sock.destroy(),
       }),
     );
