@@ -3,7 +3,7 @@ import t from 'tap';
 import net from 'node:net';
 import uWS from 'uWebSockets.js';
 import { createRouter, json, listen } from '../../src/edge/toolkit.js';
-import { deferred, MemoryLogger, openLines, rawConnect, request } from '../helpers/http.js';
+import { deferred, freePort, MemoryLogger, openLines, rawConnect, request } from '../helpers/http.js';
 
 t.test('port 0, then close with a stream still open', async (t) => {
   const app = uWS.App();
@@ -36,18 +36,6 @@ t.test('a bad address is a rejected promise, not a crash', async (t) => {
   const r = createRouter(uWS.App(), { logger: new MemoryLogger() });
   await t.rejects(listen(r, '203.0.113.1', 0), /cannot listen on 203\.0\.113\.1:0: address 203\.0\.113\.1 is not an address of this machine/);
 });
-
-/** A port nobody listens on at this moment (a fixed port: sockets bound to port 0 are never shared). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 t.test('a second listen on a busy port is refused: "port N is already in use"', async (t) => {
   const port = await freePort();

@@ -186,6 +186,21 @@ export function rawConnect(port: number): Promise<RawConnection> {
   });
 }
 
+/**
+ * A port nobody listens on at this moment, for tests that need a fixed port: a socket bound to port 0
+ * is never shared with another, so port 0 cannot show what happens when two servers want one port.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** A promise with its resolver outside, to wait for something the server side observed. */
 export function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;

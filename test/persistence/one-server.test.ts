@@ -4,21 +4,9 @@
 // alone. A holder killed with SIGKILL leaves nothing behind that blocks the next start.
 import t from 'tap';
 import type * as Tap from 'tap';
-import net from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../helpers/http.js';
 import { harness, type Refusal, type ServerProcess } from './harness.js';
-
-/** A port nobody listens on at this moment. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The lines a refused start wrote to stderr, blank ones dropped. */
 const stderrLines = (r: Refusal): string[] => r.stderr.split('\n').filter((l) => l.trim() !== '');
