@@ -3,6 +3,7 @@
 // commit) answer rules questions from the shell.
 import { engineCommand, ENGINE_HELP } from './cli/engine.js';
 import { parseServeFlags, serveConfig, SERVE_USAGE } from './cli/serve-flags.js';
+import { nativeBindingProblem } from './edge/binding.js';
 
 const USAGE = `usage:
   dicechess --help
@@ -37,8 +38,17 @@ async function main(argv: string[]): Promise<number> {
       console.error(config.error);
       return 2;
     }
+    // Before main.js loads the binding, which would otherwise fall back to a JavaScript imitation.
+    const problem = nativeBindingProblem();
+    if (problem !== undefined) {
+      console.error(problem);
+      return 1;
+    }
     const { serveUntilSignal } = await import('./main.js');
-    return serveUntilSignal(config.value);
+    const code = await serveUntilSignal(config.value);
+    // Everything is closed and flushed; idle keep-alive connections that this uWS build cannot
+    // close would otherwise hold the process until their idle timeout.
+    process.exit(code);
   }
   const code = engineCommand(argv, (s) => process.stdout.write(s.endsWith('\n') ? s : s + '\n'), (s) =>
     process.stderr.write(s.endsWith('\n') ? s : s + '\n'),

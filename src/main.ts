@@ -141,7 +141,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   await registry.resume();
-  const app = buildEdge(deps, {
+  const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
     maxBodyBytes: config.limits.maxBodyBytes,
@@ -152,12 +152,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   let listening;
   try {
-    listening = await listen(app, config.host, config.port);
+    listening = await listen(edge, config.host, config.port);
   } catch (e) {
     await registry.stop();
     await rules.close();
     await store.close();
-    return { ok: false, error: `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}` };
+    return { ok: false, error: (e as Error).message };
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${listening.port}`;
@@ -179,7 +179,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           listening.close();
           hub.closeAll();
           await registry.stop();
-          app.close();
+          edge.closeConnections(); // anything opened while the games stopped
           await rules.close();
           await s.close();
         })()),
@@ -193,6 +193,8 @@ export async function serveUntilSignal(config: Config): Promise<number> {
   const started = await startServer(config, { log });
   if (!started.ok) {
     log.error({}, started.error);
+    // The log goes to stdout as JSON; whoever started the server reads one plain line on stderr.
+    process.stderr.write(`dicechess: ${started.error}\n`);
     return 1;
   }
   const server = started.value;
