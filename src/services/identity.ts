@@ -195,10 +195,19 @@ export class IdentityService {
     return null;
   }
 
-  /** POST /bot/token: a new token; the old one stops authenticating once this resolves. */
-  async rotate(p: Principal): Promise<ServiceResult<{ token: string }>> {
+  /**
+   * POST /bot/token: a new token; the old one stops authenticating once this resolves. A
+   * compare-and-swap on the presented token's hash: two rotations racing with one token both pass
+   * authentication, but only the first still finds that token current when its turn in the bot's
+   * queue comes; the other is refused (401) rather than handing out a token that is already dead.
+   */
+  async rotate(p: Principal, presented: string): Promise<ServiceResult<{ token: string }>> {
     if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
-    return this.updateBot(p.id, (bot) => {
+    const expected = hashToken(presented);
+    return this.updateBot<{ token: string }>(p.id, (bot) => {
+      if (bot.tokenHash !== expected) {
+        return { refused: fail('unauthorized', 'invalid_token', 'the token was rotated by another request') };
+      }
       const token = newToken();
       return { next: { ...bot, tokenHash: hashToken(token) }, answer: { token } };
     });
@@ -261,23 +270,26 @@ export class IdentityService {
   /**
    * Read-modify-write of one bot, queued behind earlier updates of the same bot, and run by the
    * store inside one write so it never replaces a newer record (a rating batch, a rotation) with a
-   * stale copy. `change` returns null as `next` when nothing changes; it must be synchronous.
+   * stale copy. `change` returns null as `next` when nothing changes, or `refused` when the record
+   * is no longer in the state the caller acted on; it must be synchronous.
    */
   updateBot<T>(
     id: string,
-    change: (bot: BotRecord) => { next: BotRecord | null; answer: T },
+    change: (bot: BotRecord) => { next: BotRecord | null; answer: T } | { refused: { ok: false; error: ServiceError } },
   ): Promise<ServiceResult<T>> {
     const prev = this.chains.get(id) ?? Promise.resolve();
     const run = prev.then(async (): Promise<ServiceResult<T>> => {
-      let answer: { value: T } | null = null;
+      type Outcome = ReturnType<typeof change>;
+      let seen: { outcome: Outcome } | null = null;
       await this.store.modifyBot(id, (bot) => {
-        const r = change(bot);
-        answer = { value: r.answer };
-        return r.next;
+        const outcome = change(bot);
+        seen = { outcome };
+        return 'refused' in outcome ? null : outcome.next;
       });
-      const got = answer as { value: T } | null;
+      const got = seen as { outcome: Outcome } | null;
       if (!got) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
-      return ok(got.value);
+      if ('refused' in got.outcome) return got.outcome.refused;
+      return ok(got.outcome.answer);
     });
     const tail = run.then(
       () => undefined,

@@ -48,7 +48,7 @@ t.test('ladder join, capacity and rotation racing a rating batch keep every chan
     t.equal(bot.onLadder, round % 2 === 0, `round ${round}: the ladder flag survived`);
     t.equal(bot.capacity ?? 1, 1 + (round % 32), `round ${round}: the capacity survived`);
   }
-  const rotated = await Promise.all([identity.rotate(p), ladder.setCapacity(p, 7)]);
+  const rotated = await Promise.all([identity.rotate(p, alpha.value.token), ladder.setCapacity(p, 7)]);
   t.ok(rotated[0].ok && rotated[1].ok);
   t.equal(identity.authenticate(alpha.value.token), null, 'the old token stays dead after a later capacity change');
 });

@@ -67,6 +67,46 @@ export function laggingStore(base: Store): Store {
   });
 }
 
+/**
+ * Delegates to a store, but holds every updateBot until the test calls `release()`: the test decides
+ * exactly what runs while a write is in flight.
+ */
+export function gatedStore(base: Store): { store: Store; held: () => number; release: () => void } {
+  let waiting: (() => void)[] = [];
+  const store = new Proxy(base, {
+    get(target, prop, receiver) {
+      if (prop === 'updateBot') {
+        return (bot: BotRecord) =>
+          new Promise<void>((resolve, reject) => {
+            waiting.push(() => void target.updateBot(bot).then(resolve, reject));
+          });
+      }
+      if (prop === 'modifyBot') {
+        // Held only when the change would write (tried on the record as it is now); a change that
+        // leaves the record alone goes straight through, as it writes nothing.
+        return (id: string, change: (b: BotRecord) => BotRecord | null) => {
+          const now = target.getBot(id);
+          if (!now || change(now) === null) return target.modifyBot(id, change);
+          return new Promise<BotRecord | undefined>((resolve, reject) => {
+            waiting.push(() => void target.modifyBot(id, change).then(resolve, reject));
+          });
+        };
+      }
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return {
+    store,
+    held: () => waiting.length,
+    release: () => {
+      const now = waiting;
+      waiting = [];
+      for (const go of now) go();
+    },
+  };
+}
+
 /** Lets pending promise callbacks run (no timers, no sleeping). */
 export const flush = async (): Promise<void> => {
   for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
