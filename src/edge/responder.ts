@@ -21,6 +21,7 @@ export class Responder {
   private state: State = 'open';
   private abortHandlers: (() => void)[] | undefined;
   private failStream: (() => void) | undefined;
+  private finishHook: (() => void) | undefined;
   /** Headers every response on this request carries (CORS); set by the router. */
   baseHeaders: HeaderList = NO_HEADERS;
   /** Unset unless the router was given an observer, so the common path pays one comparison. */
@@ -62,6 +63,15 @@ export class Responder {
     (this.abortHandlers ??= []).push(cb);
   }
 
+  /**
+   * Runs cb once when this request stops holding anything: its reply went out, its stream ended,
+   * or the connection went away. One hook per request (the router's per-address count uses it).
+   */
+  onFinish(cb: () => void): void {
+    if (this.state === 'done' || this.state === 'aborted') this.runSafely(cb);
+    else this.finishHook = cb;
+  }
+
   /** Sends a JSON value (or a prebuilt JSON string). 204 is sent without a body. */
   send(status: number, value?: unknown, headers?: Headers): boolean {
     return this.reply(status === 204 ? noContent(headers) : json(status, value, headers));
@@ -74,6 +84,7 @@ export class Responder {
   reply(r: Reply, closeConnection = false): boolean {
     if (this.state !== 'open') return false;
     this.state = 'done';
+    this.finished();
     const raw = this.raw;
     const base = this.baseHeaders;
     raw.cork(() => {
@@ -119,7 +130,10 @@ export class Responder {
 
   /** The stream writer ended the response itself. */
   streamEnded(): void {
-    if (this.state === 'streaming') this.state = 'done';
+    if (this.state === 'streaming') {
+      this.state = 'done';
+      this.finished();
+    }
   }
 
   /** Forcibly closes the connection; the abort handlers run. */
@@ -138,10 +152,18 @@ export class Responder {
   private onAbortedByPeer(): void {
     const wasDone = this.state === 'done';
     this.state = 'aborted';
+    this.finished();
     const handlers = this.abortHandlers;
     this.abortHandlers = undefined;
     if (wasDone || handlers === undefined) return;
     for (const cb of handlers) this.runSafely(cb);
+  }
+
+  private finished(): void {
+    const hook = this.finishHook;
+    if (hook === undefined) return;
+    this.finishHook = undefined;
+    this.runSafely(hook);
   }
 
   // A throw inside a uWS callback would take the process down; a bug in a close hook must not.
