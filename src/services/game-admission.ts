@@ -113,7 +113,7 @@ export class GameAdmission {
       error: {
         kind: 'rate_limited',
         code: 'too_many_games',
-        detail: `${p.tier === 'guest' ? 'the human guest' : p.id.replace(/^bot:team:/, 'bot ')} already plays ${limit} live games, the most it may; finish one first`,
+        detail: `${p.tier === 'guest' ? 'the human guest' : p.id.replace(/^bot:team:([^:]*):/, 'bot $1/')} already plays ${limit} live games, the most it may; finish one first`,
         retryAfterSeconds: this.caps.retryAfterSeconds,
       },
     };
