@@ -69,7 +69,6 @@ interface Pending {
   hold: Hold | null;
 }
 
-
 const NOT_PENDING = 'no pending challenge with this id (it may have been accepted, declined or expired)';
 
 export class ChallengeService {
