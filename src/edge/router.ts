@@ -4,7 +4,7 @@
 // stream). Whatever it throws becomes a logged 500: a bug, but never a crashed process.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { bodyTooLarge, collectBody, DEFAULT_BODY_LIMIT } from './body.js';
-import { rateLimitKey, type TrustedProxies } from './client-ip.js';
+import { AddressKeys, type TrustedProxies } from './client-ip.js';
 import { RequestContext, type ContextEnv, type Method } from './context.js';
 import { CorsRules, type CorsPolicy } from './cors.js';
 import type { NdjsonOptions } from './ndjson.js';
@@ -93,7 +93,12 @@ export class Router {
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.observe = opts.observe;
     this.perIp = opts.maxOpenPerIp === undefined ? undefined : new OpenCounts(opts.maxOpenPerIp);
-    this.env = { logger: opts.logger, trustedProxies: opts.trustedProxies, stream: opts.stream ?? {} };
+    this.env = {
+      logger: opts.logger,
+      trustedProxies: opts.trustedProxies,
+      stream: opts.stream ?? {},
+      addressKeys: new AddressKeys(opts.trustedProxies),
+    };
     // uWS tries method-specific routes, then `any` on the same pattern, then less specific patterns,
     // so this catch-all only sees paths no pattern matches.
     app.any('/*', (raw, req) => {
@@ -205,7 +210,7 @@ export class Router {
 
   /** Counts the request under its address until it finishes; answers 429 when the address is full. */
   private admit(perIp: OpenCounts, ctx: RequestContext, route: Route): boolean {
-    const key = rateLimitKey(ctx.ip);
+    const key = ctx.addressKey;
     if (!perIp.tryOpen(key)) {
       const detail = `this address already holds ${perIp.limit} requests and streams open; close some first`;
       // An unread body would stay on the connection: close it, as for a body that is too large.
