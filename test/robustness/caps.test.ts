@@ -5,6 +5,7 @@
 // keeps working, and that the place comes back when a game or stream ends.
 import t from 'tap';
 import type { Test } from 'tap';
+import { loadConfig } from '../../src/config.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
 import { randomPath, type Tree } from '../helpers/play.js';
@@ -204,4 +205,36 @@ t.test('requests and streams held open per address: 429 past the cap, the open o
   // The streams that stayed open still deliver.
   t.equal((await b.challenge(a.creds)).status, 201);
   t.ok(await first.until((e) => 'ChallengeReceived' in e, 'ChallengeReceived'), 'the first stream still delivers');
+});
+
+t.test('the caps: defaults, and each one changed by its DICECHESS_* variable', async (t) => {
+  const defaults = loadConfig({});
+  if (!defaults.ok) throw new Error(defaults.error);
+  t.match(defaults.value.limits, {
+    liveGamesPerIdentity: { anonymous: 16, registered: 32, guest: 2 },
+    maxLiveGames: 50_000,
+    challengesPerHour: 600,
+    streamsPerIdentity: 64,
+    connectionsPerIp: 1024,
+  });
+  const env = {
+    DICECHESS_LIVE_GAMES_ANONYMOUS: '3',
+    DICECHESS_LIVE_GAMES_REGISTERED: '4',
+    DICECHESS_LIVE_GAMES_GUEST: '5',
+    DICECHESS_MAX_LIVE_GAMES: '6',
+    DICECHESS_CHALLENGES_PER_HOUR: '7',
+    DICECHESS_STREAMS_PER_IDENTITY: '8',
+    DICECHESS_CONNECTIONS_PER_IP: '9',
+  };
+  const changed = loadConfig({ env });
+  if (!changed.ok) throw new Error(changed.error);
+  t.match(changed.value.limits, {
+    liveGamesPerIdentity: { anonymous: 3, registered: 4, guest: 5 },
+    maxLiveGames: 6,
+    challengesPerHour: 7,
+    streamsPerIdentity: 8,
+    connectionsPerIp: 9,
+  });
+  const bad = loadConfig({ env: { DICECHESS_MAX_LIVE_GAMES: '0' } });
+  t.match(bad, { ok: false, error: /limits\.maxLiveGames/ }, 'a cap below 1 stops the server with the field named');
 });
