@@ -208,32 +208,24 @@ t.test('requests and streams held open per address: 429 past the cap, the open o
 });
 
 t.test('the caps: defaults, and each one changed by its DICECHESS_* variable', async (t) => {
-  const defaults = loadConfig({});
-  if (!defaults.ok) throw new Error(defaults.error);
-  t.match(defaults.value.limits, {
-    liveGamesPerIdentity: { anonymous: 16, registered: 32, guest: 2 },
-    maxLiveGames: 50_000,
-    challengesPerHour: 600,
-    streamsPerIdentity: 64,
-    connectionsPerIp: 1024,
-  });
-  const env = {
-    DICECHESS_LIVE_GAMES_ANONYMOUS: '3',
-    DICECHESS_LIVE_GAMES_REGISTERED: '4',
-    DICECHESS_LIVE_GAMES_GUEST: '5',
-    DICECHESS_MAX_LIVE_GAMES: '6',
-    DICECHESS_CHALLENGES_PER_HOUR: '7',
-    DICECHESS_STREAMS_PER_IDENTITY: '8',
-    DICECHESS_CONNECTIONS_PER_IP: '9',
+  /** Variable, path under `limits`, default. */
+  const caps: [string, string, number][] = [
+    ['DICECHESS_LIVE_GAMES_ANONYMOUS', 'liveGamesPerIdentity.anonymous', 16],
+    ['DICECHESS_LIVE_GAMES_REGISTERED', 'liveGamesPerIdentity.registered', 32],
+    ['DICECHESS_LIVE_GAMES_GUEST', 'liveGamesPerIdentity.guest', 2],
+    ['DICECHESS_MAX_LIVE_GAMES', 'maxLiveGames', 50_000],
+    ['DICECHESS_CHALLENGES_PER_HOUR', 'challengesPerHour', 600],
+    ['DICECHESS_STREAMS_PER_IDENTITY', 'streamsPerIdentity', 64],
+    ['DICECHESS_CONNECTIONS_PER_IP', 'connectionsPerIp', 1024],
+  ];
+  const limitAt = (env: Record<string, string>, path: string): unknown => {
+    const c = loadConfig({ env });
+    if (!c.ok) throw new Error(c.error);
+    return path.split('.').reduce<any>((o, k) => o[k], c.value.limits);
   };
-  const changed = loadConfig({ env });
-  if (!changed.ok) throw new Error(changed.error);
-  t.match(changed.value.limits, {
-    liveGamesPerIdentity: { anonymous: 3, registered: 4, guest: 5 },
-    maxLiveGames: 6,
-    challengesPerHour: 7,
-    streamsPerIdentity: 8,
-    connectionsPerIp: 9,
+  caps.forEach(([name, path, byDefault], i) => {
+    t.equal(limitAt({}, path), byDefault, `limits.${path} defaults to ${byDefault}`);
+    t.equal(limitAt({ [name]: String(i + 3) }, path), i + 3, `${name} sets limits.${path}`);
   });
   const bad = loadConfig({ env: { DICECHESS_MAX_LIVE_GAMES: '0' } });
   t.match(bad, { ok: false, error: /limits\.maxLiveGames/ }, 'a cap below 1 stops the server with the field named');
