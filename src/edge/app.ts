@@ -19,6 +19,8 @@ export interface EdgeOptions {
   maxBodyBytes: number;
   keepAliveMs: number;
   maxBufferedBytes: number;
+  /** Requests in flight and streams open per client address. */
+  connectionsPerIp: number;
   clock: Clock;
   /** Sees every non-stream response (the conformance test). */
   observe?: (info: ObservedResponse) => void;
@@ -34,6 +36,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     bodyLimit: opts.maxBodyBytes,
     stream: { clock: opts.clock, keepAliveMs: opts.keepAliveMs, maxBufferedBytes: opts.maxBufferedBytes },
     observe: opts.observe,
+    maxOpenPerIp: opts.connectionsPerIp,
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),

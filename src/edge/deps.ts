@@ -8,6 +8,7 @@ import type { ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { RequestContext } from './context.js';
+import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
 import type { Logger } from './responder.js';
@@ -16,6 +17,10 @@ export interface EdgeLimits {
   anonMints: RateLimiter;
   registrations: RateLimiter;
   guests: RateLimiter;
+  /** Challenges created per address (POST /bot/challenge). */
+  challenges: RateLimiter;
+  /** Account and game streams open per identity. */
+  streams: OpenCounts;
 }
 
 export type StreamKind = 'account' | 'game';

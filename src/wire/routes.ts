@@ -16,6 +16,8 @@ const SEEK_ID = { id: 'Seek id.' };
 const REGISTERED_ONLY = 'Anonymous or static (house) caller: registered bots only.';
 const WEBHOOKS_OFF = 'Webhooks are disabled on this server (checked before authentication).';
 const NO_PERSISTENCE = 'The server runs without persistence';
+const TOO_MANY_GAMES = '`too_many_games`: a player of the new game already sits in as many live games as it may (16 anonymous, 32 registered, 2 guest by default; house bots have no cap); nothing was created. See Retry-After.';
+const SERVER_FULL = '`server_full`: the server holds as many live games as it may (50,000 by default); nothing was created. See Retry-After.';
 
 const identity: RouteSpec[] = [
   route({
@@ -70,7 +72,8 @@ const challenges: RouteSpec[] = [
     errors: {
       400: 'Challenging yourself.',
       404: 'No bot with that team and name.',
-      429: 'Too many pending challenges (10); see Retry-After.',
+      429: `\`too_many_challenges\`: too many pending challenges (10); \`too_many_challenge_requests\`: more than 600 challenges an hour from this address; or ${TOO_MANY_GAMES} (the challenger is checked here; a house bot target accepts at once, so the game is checked here too). See Retry-After.`,
+      503: SERVER_FULL,
     },
   }),
   route({
@@ -83,7 +86,12 @@ const challenges: RouteSpec[] = [
     tag: 'Challenges', params: CHALLENGE_ID,
     summary: 'Accept a challenge addressed to the caller; the challenger plays White.',
     ok: { 201: json(R.GameCreated, 'The new game.') },
-    errors: { 403: 'The challenge is addressed to someone else.', 404: 'No such pending challenge.' },
+    errors: {
+      403: 'The challenge is addressed to someone else.',
+      404: 'No such pending challenge.',
+      429: `${TOO_MANY_GAMES} The challenge stays pending.`,
+      503: `${SERVER_FULL} The challenge stays pending.`,
+    },
   }),
   route({
     operationId: 'declineChallenge', method: 'POST', path: '/bot/challenge/{id}/decline', auth: 'bearer',
@@ -101,7 +109,10 @@ const seeks: RouteSpec[] = [
     description: 'Keep it alive by polling GET /lobby/seeks/{id}?secret= at least every 2 minutes.',
     request: { body: Q.SeekRequest, bodyRequired: false },
     ok: { 201: json(R.SeekCreated, 'The open seek and its capability secret.') },
-    errors: { 429: 'The caller already has 3 open seeks; see Retry-After.' },
+    errors: {
+      429: `\`too_many_seeks\`: the caller already has 3 open seeks; or ${TOO_MANY_GAMES}`,
+      503: SERVER_FULL,
+    },
   }),
   route({
     operationId: 'acceptSeek', method: 'POST', path: '/bot/seeks/{id}/accept', auth: 'bearer', tag: 'Seeks',
@@ -112,6 +123,8 @@ const seeks: RouteSpec[] = [
       400: 'The seek is the caller’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
+      429: `${TOO_MANY_GAMES} The seek stays open.`,
+      503: `${SERVER_FULL} The seek stays open.`,
     },
   }),
 ];
@@ -159,7 +172,8 @@ const lobby: RouteSpec[] = [
       400: 'The seek is the guest’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
-      429: 'Too many guest requests from this address; see Retry-After.',
+      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES} The seek stays open.`,
+      503: `${SERVER_FULL} The seek stays open.`,
     },
   }),
 ];
@@ -254,12 +268,15 @@ const leaderboard: RouteSpec[] = [
   }),
 ];
 
+const TOO_MANY_STREAMS = '`too_many_streams`: the identity already holds as many streams open as it may (64 by default, account and game streams together); the open ones keep working. See Retry-After.';
+
 const streams: RouteSpec[] = [
   route({
     operationId: 'streamAccountEvents', method: 'GET', path: '/bot/stream/event', auth: 'bearer', tag: 'Streams',
     summary: 'Long-lived ndjson: challenges and game starts for the caller (see the AsyncAPI document).',
     description: 'One event per line; blank lines are keep-alives. Live only: nothing is replayed.',
     ok: { 200: ndjson(AccountEvent, 'The stream; the schema describes one line.') },
+    errors: { 429: TOO_MANY_STREAMS },
   }),
   route({
     operationId: 'streamGameEvents', method: 'GET', path: '/bot/game/stream/{id}', auth: 'seatOrBearer',
@@ -267,7 +284,7 @@ const streams: RouteSpec[] = [
     summary: 'Long-lived ndjson of one game, opening with a Snapshot (see the AsyncAPI document).',
     description: 'Closes after GameEnded. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 404: 'Unknown game.' },
+    errors: { 404: 'Unknown game.', 429: TOO_MANY_STREAMS },
   }),
 ];
 

@@ -15,6 +15,9 @@ export function meetingHandlers(deps: EdgeDeps): HandlerTable {
 
   return {
     createChallenge: (call) => {
+      // Every attempt counts, as for anonymous mints: hammering a cap is itself what is limited.
+      const budget = deps.limits.challenges.take(rateLimitKey(call.ctx.ip));
+      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'too many challenges from this address', 'too_many_challenge_requests');
       const body = call.body as { team: string; name: string; timeControl?: TimeControl };
       const r = deps.challenges.create(caller(call), body);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
