@@ -10,6 +10,7 @@ import { buildEdge } from './edge/app.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
+import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
@@ -20,6 +21,7 @@ import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
+import { HouseGameService } from './services/house-games.js';
 import { LobbyService } from './services/lobby.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
@@ -40,6 +42,8 @@ export interface StartOptions {
   observe?: (info: ObservedResponse) => void;
   /** House player RNG (tests). */
   random?: () => number;
+  /** The built web page (default dist/web of the project). */
+  webDir?: string;
 }
 
 export interface RunningServer {
@@ -126,6 +130,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     hub,
     challenges,
     lobby,
+    houseGames: new HouseGameService({ identity, games: registry }),
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
@@ -146,6 +151,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxBufferedBytes: config.streams.maxBufferedBytes,
     clock,
     observe: opts.observe,
+    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
   });
   let listening;
   try {

@@ -12,6 +12,7 @@ import { meetingHandlers } from './handlers/meeting.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { createRouter, type ObservedResponse } from './router.js';
+import { bindWebPages, type WebAssets } from './web.js';
 
 export interface EdgeOptions {
   corsOrigins: readonly string[];
@@ -22,6 +23,8 @@ export interface EdgeOptions {
   clock: Clock;
   /** Sees every non-stream response (the conformance test). */
   observe?: (info: ObservedResponse) => void;
+  /** The built web page; without it only the API is served. */
+  web?: WebAssets;
 }
 
 export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): uWS.TemplatedApp {
@@ -42,5 +45,6 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): uWS.TemplatedApp {
     ...ladderHandlers(deps),
     ...opsHandlers(deps),
   });
+  if (opts.web) bindWebPages(app, opts.web);
   return app;
 }

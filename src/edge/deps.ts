@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js';
 import type { AccountHub } from '../services/account-hub.js';
 import type { ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
+import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { RequestContext } from './context.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -27,6 +28,8 @@ export interface EdgeDeps {
   hub: AccountHub;
   challenges: ChallengeService;
   lobby: LobbyService;
+  /** Guests' one-click games against the built-in house bots. */
+  houseGames: HouseGameService;
   limits: EdgeLimits;
   /** Server version for /health and the API documents. */
   version: string;

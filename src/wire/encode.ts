@@ -70,6 +70,9 @@ export interface GameSummaryLike {
   clocks: Clocks | null;
   version: number;
   dfen: string;
+  /** A ladder game, and the seats' current ratings when it is (absent: unrated). */
+  rated?: boolean;
+  ratings?: { white: number | null; black: number | null } | null;
 }
 
 /** Entry of GET /games: only spectator-safe fields, picked one by one so nothing else leaks. */
@@ -83,6 +86,8 @@ export function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
     clocks: s.clocks,
     version: s.version,
     dfen: s.dfen,
+    rated: s.rated ?? false,
+    ratings: s.rated ? (s.ratings ?? null) : null,
   };
 }
 

@@ -92,6 +92,11 @@ export const PublicGame = named(
     clocks: Clocks.nullable(),
     version: count(),
     dfen: z.string(),
+    rated: described(z.boolean(), 'A ladder game (our addition to the spec’s shape).'),
+    ratings: described(
+      z.strictObject({ white: z.number().nullable(), black: z.number().nullable() }).nullable(),
+      'Current ratings of both seats in a rated game (null for a seat without one); null when unrated.',
+    ),
   }),
   'A live game as spectators see it; no legal-move tree.',
 );
@@ -200,6 +205,17 @@ export const GuestAccepted = named(
     seatToken: described(z.string(), 'Bearer token for the game routes of this seat.'),
   }),
   'The guest’s seat in the new game.',
+);
+
+export const GuestHouseGame = named(
+  'GuestHouseGame',
+  z.strictObject({
+    gameId: z.string(),
+    seat: Seat,
+    seatToken: described(z.string(), 'Bearer token for the game routes of this seat.'),
+    guestId: described(z.string(), 'The guest id the seat was issued under.'),
+  }),
+  'A guest’s seat in a new game against a house bot.',
 );
 
 export const LobbySeek = named(

@@ -162,6 +162,18 @@ const lobby: RouteSpec[] = [
       429: 'Too many guest requests from this address; see Retry-After.',
     },
   }),
+  route({
+    operationId: 'guestPlayHouse', method: 'POST', path: '/lobby/house/{name}', auth: 'public', tag: 'Lobby',
+    params: { name: 'A built-in house bot: `random` or `greedy`.' },
+    summary: 'A human guest starts a game against a built-in house bot at once (colours are random).',
+    description: 'Unrated. Unlimited when no time control is given. Counts against the same per-address guest budget as the lobby routes.',
+    request: { body: Q.GuestHouseRequest, bodyRequired: false },
+    ok: { 201: json(R.GuestHouseGame, 'The guest’s seat; its seatToken is the Bearer for the game routes.') },
+    errors: {
+      404: 'No built-in house bot with this name.',
+      429: 'Too many guest requests from this address; see Retry-After.',
+    },
+  }),
 ];
 
 const NOT_SEATED = 'The caller is not seated in this game.';
@@ -269,6 +281,14 @@ const streams: RouteSpec[] = [
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
     errors: { 404: 'Unknown game.' },
   }),
+  route({
+    operationId: 'streamPublicGameEvents', method: 'GET', path: '/games/{id}/stream', auth: 'public',
+    tag: 'Streams', params: GAME_ID,
+    summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
+    description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',
+    ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
+    errors: { 404: 'Unknown game.' },
+  }),
 ];
 
 const webhooks: RouteSpec[] = [
@@ -316,7 +336,7 @@ const operations: RouteSpec[] = [
   }),
   route({
     operationId: 'getAsyncApi', method: 'GET', path: '/asyncapi.json', auth: 'public', tag: 'Operations',
-    summary: 'AsyncAPI 3 of the two ndjson streams.',
+    summary: 'AsyncAPI 3 of the ndjson streams.',
     ok: { 200: json(R.JsonDocument, 'The AsyncAPI document.') },
   }),
 ];

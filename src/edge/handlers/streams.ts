@@ -1,7 +1,8 @@
-// The two ndjson streams. Both are live only; a reader that falls too far behind is cut off by the
-// stream itself (CONTRACT.md "Streams"), and every subscription is dropped when its stream closes.
-import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
-import { problem } from '../reply.js';
+// The ndjson streams: account, game, and the public game stream. All are live only; a reader that
+// falls too far behind is cut off by the stream itself (CONTRACT.md "Streams"), and every
+// subscription is dropped when its stream closes.
+import { caller, type Call, type EdgeDeps, type HandlerTable } from '../deps.js';
+import { problem, type Reply } from '../reply.js';
 
 export function streamHandlers(deps: EdgeDeps): HandlerTable {
   return {
@@ -14,22 +15,31 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
       stream.onClose(unsubscribe);
     },
 
-    streamGameEvents: (call) => {
-      const game = deps.games.find(call.params.id);
-      if (!game) return problem(404, 'unknown_game', 'no game with this id');
-      const stream = call.ctx.ndjson();
-      // Snapshot and subscription happen in one synchronous step: no event can fall between them.
-      const sub = game.subscribe({
-        deliver: (frame) => void stream.write(frame.line),
-        close: () => stream.end(),
-      });
-      stream.write(sub.snapshot.line);
-      if (sub.ended) {
-        stream.write(sub.ended.line);
-        stream.end();
-        return;
-      }
-      stream.onClose(() => sub.unsubscribe());
-    },
+    streamGameEvents: (call) => followGame(deps, call),
+
+    // The same public events for anyone, no token: spectators (the web page) watch games with it.
+    streamPublicGameEvents: (call) => followGame(deps, call),
   };
+}
+
+/**
+ * Snapshot, then every event of one game, closing after GameEnded. Game events carry public faces
+ * only (never a raw id or a token), so the authenticated and the public stream share this.
+ */
+function followGame(deps: EdgeDeps, call: Call): Reply | void {
+  const game = deps.games.find(call.params.id);
+  if (!game) return problem(404, 'unknown_game', 'no game with this id');
+  const stream = call.ctx.ndjson();
+  // Snapshot and subscription happen in one synchronous step: no event can fall between them.
+  const sub = game.subscribe({
+    deliver: (frame) => void stream.write(frame.line),
+    close: () => stream.end(),
+  });
+  stream.write(sub.snapshot.line);
+  if (sub.ended) {
+    stream.write(sub.ended.line);
+    stream.end();
+    return;
+  }
+  stream.onClose(() => sub.unsubscribe());
 }
