@@ -25,6 +25,10 @@ export class GameModel {
   private clocksAt = 0;
   /** The last roll was a forced pass (shown, never asked). */
   forcedPass = false;
+  /** The pending roll came from a Snapshot's DFEN, which sorts the dice: its roll order is unknown. */
+  private diceSorted = false;
+  /** Index of a history entry whose dice are in DFEN order, to be corrected from the transcript. */
+  unsureTurn: number | null = null;
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -42,6 +46,7 @@ export class GameModel {
       this.activeSeat = s.activeSeat;
       this.dicePending = s.dicePending;
       this.dice = s.dicePending ? diceOfDfen(s.dfen) : [];
+      this.diceSorted = s.dicePending;
       this.tree = s.dicePending ? s.legalMoves : null;
       this.version = e.Snapshot.v;
       this.setClocks(s.clocks);
@@ -52,6 +57,7 @@ export class GameModel {
       this.activeSeat = d.seat;
       this.dicePending = true;
       this.dice = d.dice.slice();
+      this.diceSorted = false;
       this.fen = d.dfen;
       this.tree = d.legalMoves;
       this.forcedPass = d.legalMoves !== null && Object.keys(d.legalMoves).length === 0;
@@ -62,6 +68,8 @@ export class GameModel {
       this.clocks = this.clocksNow();
       this.clocksAt = this.now();
       this.history.push({ seat: t.seat, dice: this.dice.slice(), moves: t.moves, fenAfter: t.fenAfter });
+      if (this.diceSorted) this.unsureTurn = this.history.length - 1;
+      this.diceSorted = false;
       this.fen = t.fenAfter;
       this.dicePending = false;
       this.tree = null;

@@ -119,8 +119,8 @@ export function gamePage(gameId: string): () => void {
     const items: Node[] = [];
     if (view) {
       if (view.promotions.length) {
-        items.push(h('p', {}, 'Promote to:'), h('div', { class: 'buttons' }, ...view.promotions.map((m) =>
-          h('button', { type: 'button', onclick: () => { picker?.play(m); draw(); } }, m.slice(4).toUpperCase()))));
+        items.push(h('p', {}, 'Promote to:'), h('div', { class: 'buttons promote' }, ...view.promotions.map((m) =>
+          h('button', { type: 'button', 'data-uci': m, onclick: () => { picker?.play(m); draw(); } }, m.slice(4).toUpperCase()))));
       }
       items.push(h('p', { class: 'path' }, view.path.length ? `This turn: ${view.path.join(' ')}` : 'Pick a piece, then its square, or choose below.'));
       items.push(h('div', { class: 'buttons options', 'aria-label': 'Legal micro-moves' }, ...view.options.map((m) =>
@@ -218,6 +218,17 @@ export function gamePage(gameId: string): () => void {
       void api.seed(gameId, [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(''), mine.token).catch(() => {});
     }
     void ensureTree();
+    if (model.unsureTurn !== null) {
+      // A turn whose roll we only saw sorted: take its dice, in roll order, from the transcript.
+      const i = model.unsureTurn;
+      model.unsureTurn = null;
+      void api.history(gameId).then((g) => {
+        const turn = g.history[i];
+        if (turn && model.history[i]) model.history[i].dice = turn.dice;
+        moveList.dataset.v = '';
+        draw();
+      }, () => {});
+    }
     draw();
   }, (up) => {
     link.textContent = up ? '' : 'Connection lost; reconnecting…';
