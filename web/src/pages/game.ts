@@ -88,6 +88,7 @@ export function gamePage(gameId: string): () => void {
     // The move list: every completed turn with its dice.
     if (moveList.children.length !== model.history.length || moveList.dataset.v !== String(model.version)) {
       moveList.replaceChildren(...model.history.map((t, i) => moveItem(t, i)));
+      moveList.classList.toggle('none', model.history.length === 0);
       moveList.dataset.v = String(model.version);
       if (replayAt === null) moveList.lastElementChild?.scrollIntoView({ block: 'nearest' });
     }
@@ -149,11 +150,11 @@ export function gamePage(gameId: string): () => void {
     diceBox.replaceChildren(renderDice(at > 0 ? model.history[at - 1].dice : []));
     const step = (to: number) => { replayAt = Math.max(0, Math.min(n, to)); draw(); };
     replayBar.replaceChildren(
-      h('button', { type: 'button', onclick: () => step(0), 'aria-label': 'First position' }, '⏮'),
+      h('button', { type: 'button', onclick: () => step(0), 'aria-label': 'First position' }, '«'),
       h('button', { type: 'button', onclick: () => step(at - 1), 'aria-label': 'Previous turn' }, '◀'),
       h('span', { class: 'at', 'aria-live': 'polite' }, `Turn ${at} of ${n}`),
       h('button', { type: 'button', onclick: () => step(at + 1), 'aria-label': 'Next turn' }, '▶'),
-      h('button', { type: 'button', onclick: () => step(n), 'aria-label': 'Last position' }, '⏭'),
+      h('button', { type: 'button', onclick: () => step(n), 'aria-label': 'Last position' }, '»'),
       h('small', {}, 'Keys: ← → Home End'),
     );
     for (const li of moveList.children) li.classList.toggle('current', Number((li as HTMLElement).dataset.turn) === at);

@@ -161,13 +161,23 @@ function watch(into: HTMLElement, gameId: string): Follower {
   const head = h('p', { class: 'tvhead' });
   const dice = h('div', {});
   into.replaceChildren(head, board.root, dice, h('a', { href: `/game/${gameId}` }, 'Open this game'));
-  return follow(gameId, (e) => {
-    model.apply(e);
+  const drawHead = () => {
     if (!model.players) return;
     const c = model.clocksNow();
     head.replaceChildren(faceLink(model.players.white), c ? ` ${clockText(c.white)}` : '', ' vs ', faceLink(model.players.black), c ? ` ${clockText(c.black)}` : '',
       model.over ? ' · ended' : '');
+  };
+  const timer = setInterval(drawHead, 500);
+  const f = follow(gameId, (e) => {
+    model.apply(e);
+    drawHead();
     board.render(parsePlacement(model.fen));
     dice.replaceChildren(renderDice(model.dicePending ? model.dice : []));
   }, () => {});
+  return {
+    stop() {
+      clearInterval(timer);
+      f.stop();
+    },
+  };
 }

@@ -15,7 +15,7 @@ export function profilePage(team: string, name: string): () => void {
         p.provisional ? h('span', { class: 'badge' }, 'provisional') : null,
         h('span', { class: 'badge' }, p.onLadder ? 'on the ladder' : 'off the ladder'),
         p.offLadderReason ? h('span', { class: 'note' }, ` (${p.offLadderReason})`) : null),
-      h('p', {}, `${p.games} rated games: ${p.wins} won, ${p.draws} drawn, ${p.losses} lost.`),
+      h('p', {}, `Rated games: ${p.games} (${p.wins} won, ${p.draws} drawn, ${p.losses} lost).`),
       h('h2', {}, 'Rating'),
       h('figure', {}, ratingChart(history), h('figcaption', {}, 'Rating over time; the band is the rating deviation (rating ± RD).')),
       h('h2', {}, 'Recent games'),
