@@ -92,10 +92,10 @@ export const PublicGame = named(
     clocks: Clocks.nullable(),
     version: count(),
     dfen: z.string(),
-    rated: described(z.boolean(), 'A ladder game (our addition to the spec’s shape).'),
+    rated: described(z.literal(true).optional(), 'Present (true) on a rated ladder game only; absent otherwise.'),
     ratings: described(
-      z.strictObject({ white: z.number().nullable(), black: z.number().nullable() }).nullable(),
-      'Current ratings of both seats in a rated game (null for a seat without one); null when unrated.',
+      z.strictObject({ white: z.number().nullable(), black: z.number().nullable() }).optional(),
+      'On a rated game only: the current rating of each seat (null for a seat without one).',
     ),
   }),
   'A live game as spectators see it; no legal-move tree.',
