@@ -10,6 +10,7 @@ import { buildEdge } from './edge/app.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
+import { SpectatorSeats } from './edge/spectators.js';
 import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
@@ -114,9 +115,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
   );
 
+  const spectators = new SpectatorSeats(config.spectators);
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
+  new Gauge({ name: 'dicechess_spectator_streams', help: 'Open public game streams', registers: [metrics], collect() { this.set(spectators.open); } });
   new Gauge({ name: 'dicechess_account_streams', help: 'Open account event streams', registers: [metrics], collect() { this.set(hub.connections()); } });
 
   const hour = 3_600_000;
@@ -131,6 +134,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     challenges,
     lobby,
     houseGames: new HouseGameService({ identity, games: registry }),
+    spectators,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),

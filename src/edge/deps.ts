@@ -12,6 +12,7 @@ import type { RequestContext } from './context.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
 import type { Logger } from './responder.js';
+import type { SpectatorSeats } from './spectators.js';
 
 export interface EdgeLimits {
   anonMints: RateLimiter;
@@ -30,6 +31,8 @@ export interface EdgeDeps {
   lobby: LobbyService;
   /** Guests' one-click games against the built-in house bots. */
   houseGames: HouseGameService;
+  /** Places on the public game streams (GET /games/{id}/stream). */
+  spectators: SpectatorSeats;
   limits: EdgeLimits;
   /** Server version for /health and the API documents. */
   version: string;

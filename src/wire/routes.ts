@@ -287,7 +287,7 @@ const streams: RouteSpec[] = [
     summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
     description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 404: 'Unknown game.' },
+    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game or on the server; see Retry-After.' },
   }),
 ];
 

@@ -6,7 +6,8 @@ import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
-import { Bot, EventStream, kindOf, UNLIMITED } from './support.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { Bot, EventStream, kindOf, UNLIMITED, until } from './support.js';
 
 interface Raw {
   status: number;
@@ -100,6 +101,42 @@ t.test('the public game stream: no token, Snapshot first, every event, closed af
   t.same((await again.rest()).map(kindOf), ['Snapshot', 'GameEnded'], 'an ended game: Snapshot, GameEnded, closed');
   const missing = await app.req('GET', '/games/NoSuchGame000000/stream');
   t.equal(missing.status, 404);
+});
+
+t.test('public streams are bounded per game and in all; keep-alives flow on them', async (t) => {
+  const clock = new ManualClock(undefined, { runDueTimers: true });
+  const app = await bootApp(t, { clock, overrides: { 'spectators.maxPerGame': 2, 'spectators.maxTotal': 3, 'streams.keepAliveMs': 1000, 'games.seedGraceMs': 600_000 } });
+  const games: string[] = [];
+  for (let i = 0; i < 2; i++) games.push(((await app.req('POST', '/lobby/house/random')).json as { gameId: string }).gameId);
+  const open = async (id: string) => new EventStream(await app.stream(`/games/${id}/stream`));
+  const a1 = await open(games[0]);
+  const a2 = await open(games[0]);
+  t.equal(a1.status, 200);
+  t.equal(a2.status, 200);
+  const a3 = await app.req('GET', `/games/${games[0]}/stream`);
+  t.equal(a3.status, 429, 'a third spectator of the same game waits');
+  t.equal((a3.json as { code: string }).code, 'too_many_spectators');
+  t.ok(Number(a3.headers['retry-after']) >= 1);
+  const b1 = await open(games[1]);
+  t.equal(b1.status, 200, 'another game still has room');
+  t.equal((await app.req('GET', `/games/${games[1]}/stream`)).status, 429, 'but the server-wide cap is reached');
+
+  t.equal(kindOf((await a1.next())!), 'Snapshot');
+  a1.keepAlives = 0;
+  for (let i = 0; i < 3; i++) clock.advance(1000);
+  t.equal(await a1.line(), '', 'a keep-alive after an idle interval');
+
+  a2.close();
+  b1.close();
+  const again = await until(async () => {
+    const s = await open(games[0]);
+    if (s.status === 200) return s;
+    s.close();
+    return undefined;
+  }, 'a freed place');
+  t.equal(again.status, 200, 'a closed stream gives its place back');
+  again.close();
+  a1.close();
 });
 
 t.test('the live list carries rated and the seats’ ratings on ladder games only', async (t) => {

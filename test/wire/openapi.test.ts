@@ -40,7 +40,7 @@ const EXPECTED: Record<string, number[]> = {
   'GET /bots/{team}/{name}': [200, 404, 500],
   'GET /bot/stream/event': [200, 401, 500],
   'GET /bot/game/stream/{id}': [200, 401, 404, 500],
-  'GET /games/{id}/stream': [200, 404, 500],
+  'GET /games/{id}/stream': [200, 404, 429, 500],
   'POST /bot/webhook': [201, 400, 401, 403, 413, 415, 422, 429, 500, 503],
   'GET /bot/webhook': [200, 401, 403, 404, 500, 503],
   'DELETE /bot/webhook': [204, 401, 403, 404, 413, 500, 503],
