@@ -23,6 +23,41 @@ async function choose(page: Page, options: string[]): Promise<string> {
   return best;
 }
 
+/** The square the keyboard focus is on. */
+const focused = (page: Page): Promise<string | null> =>
+  page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { activeElement: { getAttribute(n: string): string | null } | null } }).document;
+    return d.activeElement?.getAttribute('data-square') ?? null;
+  });
+
+/** The focus ring's stroke on the focused square ('none' or transparent when it is not drawn). */
+const ringStroke = (page: Page): Promise<string> =>
+  page.evaluate(() => {
+    const g = globalThis as unknown as {
+      document: { activeElement: { querySelector(s: string): unknown } | null };
+      getComputedStyle(e: unknown): { stroke: string };
+    };
+    const ring = g.document.activeElement?.querySelector('.ring');
+    const stroke = ring ? g.getComputedStyle(ring).stroke : 'none';
+    return stroke === 'rgba(0, 0, 0, 0)' || stroke === 'transparent' ? 'none' : stroke;
+  });
+
+/** Walks the keyboard focus to a square with the arrow keys (the board may be flipped). */
+async function keyTo(page: Page, target: string): Promise<void> {
+  for (let step = 0; step < 20; step++) {
+    const at = await focused(page);
+    if (at === target) return;
+    if (!at) throw new Error('the focus left the board');
+    const df = target.charCodeAt(0) - at.charCodeAt(0);
+    const dr = target.charCodeAt(1) - at.charCodeAt(1);
+    const flipped = (await page.textContent('.player.bottom .name'))?.startsWith('Black');
+    const sign = flipped ? -1 : 1;
+    if (df !== 0) await page.keyboard.press(df * sign > 0 ? 'ArrowRight' : 'ArrowLeft');
+    else await page.keyboard.press(dr * sign > 0 ? 'ArrowUp' : 'ArrowDown');
+  }
+  throw new Error(`could not reach ${target} with the arrow keys`);
+}
+
 /** Turns listed, micro-moves offered and dice marked used, read at one instant. */
 const counts = (page: Page): Promise<{ turns: number; options: number; used: number }> =>
   page.evaluate(() => {
@@ -41,6 +76,23 @@ t.test('a guest plays house/random to the end by clicking', async (t) => {
   await page.click('text=Play house/random');
   await page.waitForURL(/\/game\/[A-Za-z0-9]+$/);
   const gameId = page.url().split('/').pop()!;
+
+  // The first micro-move by keyboard only: Tab onto the board, arrows to the piece, Enter, arrows to
+  // its square, Enter. The focused square shows a visible ring.
+  await page.waitForSelector('.options button.uci');
+  const firstTurn = await counts(page);
+  const opening = await page.getAttribute('.options button.uci', 'data-uci');
+  await page.focus('.board .sq[tabindex="0"]');
+  await page.keyboard.press('ArrowRight'); // the first tab stop (e2, or e7 when playing Black) is inland
+  await page.keyboard.press('ArrowLeft');
+  await keyTo(page, opening!.slice(0, 2));
+  t.not(await ringStroke(page), 'none', 'the focused square has a visible ring');
+  await page.keyboard.press('Enter');
+  t.equal(await page.getAttribute('.board .selected', 'data-square'), opening!.slice(0, 2), 'Enter picks the piece up');
+  await keyTo(page, opening!.slice(2, 4));
+  await page.keyboard.press(' ');
+  const afterKeys = await counts(page);
+  t.ok(afterKeys.used > firstTurn.used || afterKeys.turns > firstTurn.turns, `the keyboard played ${opening}`);
 
   let clicks = 0;
   let turns = 0;
