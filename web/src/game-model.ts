@@ -23,8 +23,6 @@ export class GameModel {
   version = 0;
   private clocks: Clocks | null = null;
   private clocksAt = 0;
-  /** The last roll was a forced pass (shown, never asked). */
-  forcedPass = false;
   /** The pending roll came from a Snapshot's DFEN, which sorts the dice: its roll order is unknown. */
   private diceSorted = false;
   /** Index of a history entry whose dice are in DFEN order, to be corrected from the transcript. */
@@ -50,7 +48,6 @@ export class GameModel {
       this.tree = s.dicePending ? s.legalMoves : null;
       this.version = e.Snapshot.v;
       this.setClocks(s.clocks);
-      this.forcedPass = false;
     } else if ('DiceRolled' in e) {
       const d = e.DiceRolled;
       this.version = d.v;
@@ -60,7 +57,6 @@ export class GameModel {
       this.diceSorted = false;
       this.fen = d.dfen;
       this.tree = d.legalMoves;
-      this.forcedPass = d.legalMoves !== null && Object.keys(d.legalMoves).length === 0;
       this.setClocks(d.clocks);
     } else if ('TurnPlayed' in e) {
       const t = e.TurnPlayed;

@@ -104,9 +104,13 @@ export function gamePage(gameId: string): () => void {
     } else if (!sending) picker = null;
 
     const mover = model.activeSeat === mySeat ? 'Your' : `${model.activeSeat}’s`;
-    status.textContent = notice || (model.dicePending
-      ? model.forcedPass ? `${model.activeSeat} has no legal move: forced pass.` : `${mover} turn.`
-      : model.history.length === 0 ? 'Waiting for the opening roll…' : `${model.activeSeat} to roll.`);
+    // A forced pass is played by the server at once: it is told here, never asked.
+    const last = model.history[model.history.length - 1];
+    const passed = last && last.moves.length === 0
+      ? ` ${last.seat === mySeat ? 'You' : last.seat} had no legal move with ${last.dice.join(', ')}: forced pass.` : '';
+    status.textContent = notice || ((model.dicePending
+      ? `${mover} turn.`
+      : model.history.length === 0 ? 'Waiting for the opening roll…' : `${model.activeSeat} to roll.`) + passed);
 
     const view = picker?.view();
     diceBox.replaceChildren(renderDice(model.dicePending ? model.dice : [], view?.spent ?? []));

@@ -1,0 +1,38 @@
+// Two guests meet in the lobby of the front page: one opens a seek, the other sees it in the list and
+// accepts it; both pages land on the same game, in opposite seats, each able to play its own.
+import t from 'tap';
+import { rig } from './support.js';
+
+t.test('a guest opens a seek, another accepts it from the lobby list; both play the same game', async (t) => {
+  const { app, context, page, foreign, errors } = await rig(t, { overrides: { 'games.seedGraceMs': 600_000 } });
+  await page.goto(app.base + '/');
+  await page.click('text=Open a seek');
+  await page.waitForSelector('text=Your seek is open');
+  const seeks = (await app.req('GET', '/lobby/seeks')).json as { seeks: { id: string; kind: string }[] };
+  t.equal(seeks.seeks.length, 1, 'the server lists the seek');
+  t.equal(seeks.seeks[0].kind, 'Human');
+
+  const other = await context.newPage();
+  await other.goto(app.base + '/');
+  const row = await other.waitForSelector(`li[data-seek="${seeks.seeks[0].id}"]`);
+  t.match(await row.textContent(), /a guest/);
+  t.notOk(await page.isVisible(`li[data-seek="${seeks.seeks[0].id}"]`), 'the owner is not offered its own seek');
+  await other.click(`li[data-seek="${seeks.seeks[0].id}"] button`);
+  await other.waitForURL(/\/game\/[A-Za-z0-9]+$/);
+  // The owner's page learns of the match on its next poll and goes to the game too.
+  await page.waitForURL(other.url(), { timeout: 15_000 });
+  const seats = await Promise.all([page, other].map(async (p) => {
+    const el = await p.waitForSelector('.player.bottom .name:has-text("(you)")').catch(() => null);
+    return el ? el.textContent() : p.textContent('.player.bottom .name');
+  }));
+  t.ok(seats.every((s) => / \(you\)$/.test(s ?? '')), `both pages hold a seat: ${seats.join(' / ')}`);
+  t.not(seats[0]!.split(':')[0], seats[1]!.split(':')[0], 'opposite seats');
+  // Both seeded, so the opening roll comes without the grace period; the mover's page offers its moves.
+  const [a, b] = await Promise.all([page, other].map((p) => p.waitForFunction(() => {
+    const d = (globalThis as unknown as { document: { querySelectorAll(s: string): { length: number } } }).document;
+    return d.querySelectorAll('.options button.uci').length;
+  }, undefined, { timeout: 5000 }).then(() => 1, () => 0)));
+  t.equal(a + b, 1, 'exactly one of the two is offered moves: the side to move');
+  t.same(foreign, [], 'no request left the server');
+  t.same(errors, [], 'no error in the page');
+});
