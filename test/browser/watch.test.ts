@@ -81,3 +81,32 @@ t.test('a spectator sees every turn of a live bot game, then the result; the dic
     await tab.close();
   }
 });
+
+t.test('the game page reconnects when its stream is cut, and catches up from the fresh Snapshot', async (t) => {
+  const { app, page, errors } = await rig(t);
+  const white = await Bot.anon(app, 'white');
+  const black = await Bot.anon(app, 'black');
+  const gameId = await white.playAgainst(black, UNLIMITED);
+  await white.seed(gameId, 'white-seed-0123456789');
+  await black.seed(gameId, 'black-seed-0123456789');
+  // The first two connections fail; the page must keep trying on its own.
+  let attempts = 0;
+  await page.route(`**/games/${gameId}/stream`, (route) => (++attempts <= 2 ? route.abort('connectionreset') : route.fallback()));
+  await page.goto(`${app.base}/game/${gameId}`);
+  await page.waitForSelector('.link:has-text("reconnecting")');
+  t.pass('the page says the connection is lost');
+  await page.waitForSelector('.player.top .name:has-text("anon")');
+  t.ok(attempts >= 3, `it connected on attempt ${attempts}`);
+  t.equal(await page.textContent('.link'), '', 'the warning is gone once connected');
+  const random = rng(3);
+  for (let i = 0; i < 4; i++) {
+    const tree = await fullTree(app, gameId);
+    if (!tree.dicePending) continue;
+    const mover = tree.dfen.split(' ')[1] === 'w' ? white : black;
+    await mover.move(gameId, randomPath(tree.legalMoves as Tree, random));
+  }
+  const api = ((await app.req('GET', `/games/${gameId}/history`)).json as History).history;
+  await page.waitForFunction((n) => (globalThis as unknown as { document: MiniDoc }).document.querySelectorAll('ol.moves li').length >= n, api.length);
+  t.same(await shownTurns(page), api.map(turnKey), 'and then follows the game live');
+  t.same(errors, [], 'no error in the page');
+});

@@ -1,84 +1,29 @@
 // The server's public routes as the page uses them, and the shapes it reads. Only this server is
 // ever contacted (relative URLs), and every read goes through here.
+//
 
-export type Seat = 'White' | 'Black';
-export interface Face { kind: 'Bot' | 'Human'; name: string | null }
-export interface Players { white: Face; black: Face }
-export type TimeControl =
-  | { Unlimited: Record<string, never> }
-  | { SuddenDeath: { initialSeconds: number } }
-  | { Fischer: { initialSeconds: number; incrementSeconds: number } }
-  | { PerMove: { secondsPerMove: number } };
-export interface Clocks { white: number; black: number }
-export interface Tree { [uci: string]: Tree }
-export type GameResult = { Win: { side: Seat } } | { Draw: Record<string, never> };
-export interface GameOver { result: GameResult; termination: string }
-export type Status = { Active: Record<string, never> } | { Ended: { over: GameOver } };
-export interface HistoryEntry { seat: Seat; dice: number[]; moves: string[]; fenAfter: string }
-export interface ClientSeeds { white: string; black: string }
+// The wire's own types (type-only imports: nothing of the server is bundled), so the page cannot
+// drift from the shapes the server sends.
+import type { z } from 'zod';
+import type {
+  ClientSeeds, Clocks, GameEvent, GameOver, GameState, GameStatus, HistoryEntry, LegalMoveTree, Players, PublicFace,
+  Seat, TimeControl,
+} from '../../src/domain/types.js';
+import type * as R from '../../src/wire/responses.js';
 
-export interface GameState {
-  version: number;
-  dfen: string;
-  activeSeat: Seat;
-  dicePending: boolean;
-  status: Status;
-  timeControl: TimeControl;
-  clocks: Clocks | null;
-  commit: string;
-  seed: string | null;
-  clientSeeds: ClientSeeds | null;
-  legalMoves: Tree | null;
-  players: Players;
-}
-
-export interface PublicGame {
-  gameId: string;
-  players: Players;
-  timeControl: TimeControl;
-  activeSeat: Seat;
-  dicePending: boolean;
-  clocks: Clocks | null;
-  version: number;
-  dfen: string;
-  rated?: boolean;
-  ratings?: { white: number | null; black: number | null } | null;
-}
-
-export interface GameHistory {
-  gameId: string;
-  players: Players;
-  timeControl: TimeControl;
-  commit: string;
-  seed: string | null;
-  clientSeeds: ClientSeeds | null;
-  status: Status;
-  history: HistoryEntry[];
-}
-
-export type GameEvent =
-  | { Snapshot: { v: number; state: GameState; history: HistoryEntry[] } }
-  | { DiceRolled: { v: number; seat: Seat; dice: number[]; dfen: string; clocks: Clocks | null; legalMoves: Tree | null } }
-  | { TurnPlayed: { v: number; seat: Seat; moves: string[]; fenAfter: string } }
-  | { GameEnded: { v: number; over: GameOver; seed: string | null; clientSeeds: ClientSeeds | null } }
-  | { Rejected: { v: number; seat: Seat; reason: string } };
-
-export interface LeaderRow {
-  rank: number; team: string; name: string; rating: number; rd: number; onLadder: boolean;
-  games: number; wins: number; draws: number; losses: number; provisional?: boolean;
-}
+export type { ClientSeeds, Clocks, GameEvent, GameOver, GameState, HistoryEntry, Players, Seat, TimeControl };
+export type Face = PublicFace;
+export type Tree = LegalMoveTree;
+export type Status = GameStatus;
+export type PublicGame = z.output<typeof R.PublicGame>;
+export type GameHistory = z.output<typeof R.GameHistory>;
+/** `provisional` and `ratingHistory` come with the rating ladder; the page reads them when present. */
+export type LeaderRow = z.output<typeof R.LeaderboardRow> & { provisional?: boolean };
 export interface RatingPoint { at: number | string; rating: number; rd: number }
-export interface ProfileGame {
-  gameId: string; seat: Seat; opponent: Face; result: 'win' | 'draw' | 'loss'; rated: boolean;
-  termination: string; finishedAt: string;
-}
-export interface Profile {
-  team: string; name: string; rating: number; rd: number; provisional: boolean; onLadder: boolean;
-  games: number; wins: number; draws: number; losses: number; recent: ProfileGame[];
-  ratingHistory?: RatingPoint[]; offLadderReason?: string | null;
-}
-export interface LobbySeek { id: string; timeControl: TimeControl; kind: 'Bot' | 'Human'; name: string | null }
-export interface SeatGrant { gameId: string; seat: Seat; seatToken: string }
+export type ProfileGame = z.output<typeof R.ProfileGame>;
+export type Profile = z.output<typeof R.BotProfile> & { ratingHistory?: RatingPoint[]; offLadderReason?: string | null };
+export type LobbySeek = z.output<typeof R.LobbySeek>;
+export type SeatGrant = z.output<typeof R.GuestAccepted>;
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly detail: string) {
