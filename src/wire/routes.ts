@@ -13,6 +13,8 @@ export { CONTENT_TYPES, pathParams, toOpenApiPath, toUwsPattern } from './route-
 const GAME_ID = { id: 'Game id.' };
 const CHALLENGE_ID = { id: 'Challenge id.' };
 const SEEK_ID = { id: 'Seek id.' };
+const GUEST_SEAT = 'The guest’s seat; its seatToken is the Bearer for the game routes.';
+const GUEST_BUDGET = 'Too many guest requests from this address; see Retry-After.';
 const REGISTERED_ONLY = 'Anonymous or static (house) caller: registered bots only.';
 const WEBHOOKS_OFF = 'Webhooks are disabled on this server (checked before authentication).';
 const NO_PERSISTENCE = 'The server runs without persistence';
@@ -127,7 +129,7 @@ const lobby: RouteSpec[] = [
     summary: 'A human guest posts an offer (lives 30 seconds without a poll).',
     request: { body: Q.GuestSeekRequest, bodyRequired: false },
     ok: { 201: json(R.GuestSeekCreated, 'The open guest seek.') },
-    errors: { 429: 'Too many guest requests from this address; see Retry-After.' },
+    errors: { 429: GUEST_BUDGET },
   }),
   route({
     operationId: 'pollSeek', method: 'GET', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
@@ -154,12 +156,12 @@ const lobby: RouteSpec[] = [
     tag: 'Lobby', params: SEEK_ID,
     summary: 'A human guest accepts an open seek and receives a seat token.',
     request: { body: Q.GuestAcceptRequest, bodyRequired: false },
-    ok: { 201: json(R.GuestAccepted, 'The guest’s seat; its seatToken is the Bearer for the game routes.') },
+    ok: { 201: json(R.GuestAccepted, GUEST_SEAT) },
     errors: {
       400: 'The seek is the guest’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
-      429: 'Too many guest requests from this address; see Retry-After.',
+      429: GUEST_BUDGET,
     },
   }),
   route({
@@ -168,10 +170,10 @@ const lobby: RouteSpec[] = [
     summary: 'A human guest starts a game against a built-in house bot at once (colours are random).',
     description: 'Unrated. Unlimited when no time control is given. Counts against the same per-address guest budget as the lobby routes.',
     request: { body: Q.GuestHouseRequest, bodyRequired: false },
-    ok: { 201: json(R.GuestHouseGame, 'The guest’s seat; its seatToken is the Bearer for the game routes.') },
+    ok: { 201: json(R.GuestHouseGame, GUEST_SEAT) },
     errors: {
       404: 'No built-in house bot with this name.',
-      429: 'Too many guest requests from this address; see Retry-After.',
+      429: GUEST_BUDGET,
     },
   }),
 ];
