@@ -1,11 +1,20 @@
-// Two guests meet in the lobby of the front page: one opens a seek, the other sees it in the list and
+// The front page follows the live games without a reload. Two guests meet in its lobby: one opens a seek, the other sees it in the list and
 // accepts it; both pages land on the same game, in opposite seats, each able to play its own.
 import t from 'tap';
+import { Bot, UNLIMITED } from '../server/support.js';
 import { rig } from './support.js';
 
 t.test('a guest opens a seek, another accepts it from the lobby list; both play the same game', async (t) => {
   const { app, context, page, foreign, errors } = await rig(t, { overrides: { 'games.seedGraceMs': 600_000 } });
   await page.goto(app.base + '/');
+  // The live list and the TV pick up a game started after the page was loaded, without a reload.
+  t.ok(await page.isVisible('td.empty'), 'no game at first');
+  const white = await Bot.anon(app, 'white');
+  const black = await Bot.anon(app, 'black');
+  const live = await white.playAgainst(black, UNLIMITED);
+  await page.waitForSelector(`tr[data-game="${live}"]`, { timeout: 10_000 });
+  await page.waitForSelector(`.tv a[href="/game/${live}"]`);
+  t.match(await page.textContent(`tr[data-game="${live}"]`), /anon white.*anon black.*Unlimited/, 'the new game is listed');
   await page.click('text=Open a seek');
   await page.waitForSelector('text=Your seek is open');
   const seeks = (await app.req('GET', '/lobby/seeks')).json as { seeks: { id: string; kind: string }[] };

@@ -31,7 +31,7 @@ export class Board {
   onPress: (square: number) => void = () => {};
 
   constructor(label: string) {
-    this.root = el('svg', { viewBox: '0 0 8 8', class: 'board', role: 'grid', 'aria-label': label });
+    this.root = el('svg', { viewBox: '0 0 8 8', class: 'board', role: 'group', 'aria-label': label });
     for (let i = 0; i < 64; i++) {
       const g = el('g', { class: 'sq', role: 'button', tabindex: -1, 'data-square': squareName(i) });
       g.append(el('rect', { width: 1, height: 1, class: (i + Math.floor(i / 8)) % 2 === 0 ? 'dark' : 'light' }));
