@@ -25,6 +25,7 @@ t.test('a spectator sees every turn of a live bot game, then the result; the dic
   const history = async () => ((await app.req('GET', `/games/${gameId}/history`)).json as History).history;
   for (let turn = 0; turn < 12; turn++) {
     const tree = await fullTree(app, gameId);
+    if (!tree.dicePending && 'Ended' in ((await app.req('GET', `/games/${gameId}`)).json as { status: object }).status) break;
     const mover = tree.dfen.split(' ')[1] === 'w' ? white : black;
     if (tree.dicePending) {
       const r = await mover.move(gameId, randomPath(tree.legalMoves as Tree, random));
@@ -35,10 +36,13 @@ t.test('a spectator sees every turn of a live bot game, then the result; the dic
     await page.waitForFunction((n) => (globalThis as unknown as { document: MiniDoc }).document.querySelectorAll('ol.moves li').length >= n, api.length);
     t.same(await shownTurns(page), api.map(turnKey), `after turn ${turn + 1} the page shows the ${api.length} turns the API shows`);
   }
-  await black.resign(gameId);
-  await page.waitForSelector('.result:has-text("White wins")');
+  await black.resign(gameId); // ignored if the dice already ended it
+  await page.waitForSelector('.result:has-text("wins"), .result:has-text("Draw")');
   t.same(await shownTurns(page), (await history()).map(turnKey), 'the final transcript');
-  t.match(await page.textContent('.result'), /1–0 · White wins \(resignation\)/);
+  const over = ((await app.req('GET', `/games/${gameId}`)).json as { status: { Ended: { over: { result: { Win?: { side: string } }; termination: string } } } }).status.Ended.over;
+  const why: Record<string, string> = { Resign: 'resignation', KingCaptured: 'king captured', Draw: 'draw rule' };
+  const expected = over.result.Win ? `${over.result.Win.side === 'White' ? '1–0' : '0–1'} · ${over.result.Win.side} wins (${why[over.termination]})` : `½–½ · Draw (${why[over.termination]})`;
+  t.equal(await page.textContent('.result'), expected, `the page shows the result the API shows: ${expected}`);
 
   const verdict = await page.waitForSelector('[data-verdict]');
   t.equal(await verdict.getAttribute('data-verdict'), 'pass', 'the real reveal verifies');
