@@ -42,6 +42,17 @@ t.test('a guest opens a seek, another accepts it from the lobby list; both play 
     return d.querySelectorAll('.options button.uci').length;
   }, undefined, { timeout: 5000 }).then(() => 1, () => 0)));
   t.equal(a + b, 1, 'exactly one of the two is offered moves: the side to move');
+
+  // The owner resigns (after confirming); both pages show the end.
+  page.once('dialog', (d) => void d.accept());
+  await page.click('button:text-is("Resign")');
+  const loser = seats[0]!.split(':')[0];
+  const winner = loser === 'White' ? 'Black' : 'White';
+  for (const p of [page, other]) {
+    await p.waitForSelector(`.result:has-text("${winner} wins (resignation)")`);
+  }
+  t.pass(`both pages show ${winner} winning by resignation`);
+  t.notOk(await page.isVisible('button:text-is("Resign")'), 'no Resign button after the end');
   t.same(foreign, [], 'no request left the server');
   t.same(errors, [], 'no error in the page');
 });
