@@ -27,6 +27,8 @@ export const ConfigSchema = z.object({
     verdictWaitMs: pos,
   }),
   streams: z.object({ keepAliveMs: pos, maxBufferedBytes: pos }),
+  /** Public game streams (no token): at most so many per game and in all. */
+  spectators: z.object({ maxPerGame: pos, maxTotal: pos }),
   identity: z.object({ anonTtlMs: pos, maxAnonIdentities: pos }),
   challenges: z.object({ ttlMs: pos, maxPendingPerChallenger: pos }),
   lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, matchedPollableMs: pos }),

@@ -10,6 +10,8 @@ import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
 import { OpenCounts } from './edge/open-counts.js';
+import { SpectatorSeats } from './edge/spectators.js';
+import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
@@ -22,6 +24,7 @@ import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
 import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
+import { HouseGameService } from './services/house-games.js';
 import { LobbyService } from './services/lobby.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
@@ -42,6 +45,8 @@ export interface StartOptions {
   observe?: (info: ObservedResponse) => void;
   /** House player RNG (tests). */
   random?: () => number;
+  /** The built web page (default dist/web of the project). */
+  webDir?: string;
 }
 
 export interface RunningServer {
@@ -124,6 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
   );
 
+  const spectators = new SpectatorSeats(config.spectators);
   const hour = 3_600_000;
   const maxKeys = config.limits.rateLimitMaxKeys;
   const deps: EdgeDeps = {
@@ -135,6 +141,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     hub,
     challenges,
     lobby,
+    houseGames: new HouseGameService({ identity, games: registry, admission }),
+    spectators,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
@@ -159,6 +167,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     connectionsPerIp: config.limits.connectionsPerIp,
     clock,
     observe: opts.observe,
+    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
   });
   let listening;
   try {

@@ -12,6 +12,7 @@ import { meetingHandlers } from './handlers/meeting.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { createRouter, type ObservedResponse, type Router } from './router.js';
+import { bindWebPages, type WebAssets } from './web.js';
 
 export interface EdgeOptions {
   corsOrigins: readonly string[];
@@ -24,6 +25,8 @@ export interface EdgeOptions {
   clock: Clock;
   /** Sees every non-stream response (the conformance test). */
   observe?: (info: ObservedResponse) => void;
+  /** The built web page; without it only the API is served. */
+  web?: WebAssets;
 }
 
 /** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
@@ -46,5 +49,6 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...ladderHandlers(deps),
     ...opsHandlers(deps),
   });
+  if (opts.web) bindWebPages(app, opts.web);
   return router;
 }

@@ -13,6 +13,8 @@ export { CONTENT_TYPES, pathParams, toOpenApiPath, toUwsPattern } from './route-
 const GAME_ID = { id: 'Game id.' };
 const CHALLENGE_ID = { id: 'Challenge id.' };
 const SEEK_ID = { id: 'Seek id.' };
+const GUEST_SEAT = 'The guest’s seat; its seatToken is the Bearer for the game routes.';
+const GUEST_BUDGET = 'Too many guest requests from this address; see Retry-After.';
 const REGISTERED_ONLY = 'Anonymous or static (house) caller: registered bots only.';
 const WEBHOOKS_OFF = 'Webhooks are disabled on this server (checked before authentication).';
 const NO_PERSISTENCE = 'The server runs without persistence';
@@ -140,7 +142,7 @@ const lobby: RouteSpec[] = [
     summary: 'A human guest posts an offer (lives 30 seconds without a poll).',
     request: { body: Q.GuestSeekRequest, bodyRequired: false },
     ok: { 201: json(R.GuestSeekCreated, 'The open guest seek.') },
-    errors: { 429: 'Too many guest requests from this address; see Retry-After.' },
+    errors: { 429: GUEST_BUDGET },
   }),
   route({
     operationId: 'pollSeek', method: 'GET', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
@@ -167,13 +169,26 @@ const lobby: RouteSpec[] = [
     tag: 'Lobby', params: SEEK_ID,
     summary: 'A human guest accepts an open seek and receives a seat token.',
     request: { body: Q.GuestAcceptRequest, bodyRequired: false },
-    ok: { 201: json(R.GuestAccepted, 'The guest’s seat; its seatToken is the Bearer for the game routes.') },
+    ok: { 201: json(R.GuestAccepted, GUEST_SEAT) },
     errors: {
       400: 'The seek is the guest’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
       429: `Too many guest requests from this address; or ${TOO_MANY_GAMES} The seek stays open.`,
       503: `${SERVER_FULL} The seek stays open.`,
+    },
+  }),
+  route({
+    operationId: 'guestPlayHouse', method: 'POST', path: '/lobby/house/{name}', auth: 'public', tag: 'Lobby',
+    params: { name: 'A built-in house bot: `random` or `greedy`.' },
+    summary: 'A human guest starts a game against a built-in house bot at once (colours are random).',
+    description: 'Unrated. Unlimited when no time control is given. Counts against the same per-address guest budget as the lobby routes.',
+    request: { body: Q.GuestHouseRequest, bodyRequired: false },
+    ok: { 201: json(R.GuestHouseGame, GUEST_SEAT) },
+    errors: {
+      404: 'No built-in house bot with this name.',
+      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES}`,
+      503: SERVER_FULL,
     },
   }),
 ];
@@ -286,6 +301,14 @@ const streams: RouteSpec[] = [
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
     errors: { 404: 'Unknown game.', 429: TOO_MANY_STREAMS },
   }),
+  route({
+    operationId: 'streamPublicGameEvents', method: 'GET', path: '/games/{id}/stream', auth: 'public',
+    tag: 'Streams', params: GAME_ID,
+    summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
+    description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',
+    ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
+    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game or on the server; see Retry-After.' },
+  }),
 ];
 
 const webhooks: RouteSpec[] = [
@@ -333,7 +356,7 @@ const operations: RouteSpec[] = [
   }),
   route({
     operationId: 'getAsyncApi', method: 'GET', path: '/asyncapi.json', auth: 'public', tag: 'Operations',
-    summary: 'AsyncAPI 3 of the two ndjson streams.',
+    summary: 'AsyncAPI 3 of the ndjson streams.',
     ok: { 200: json(R.JsonDocument, 'The AsyncAPI document.') },
   }),
 ];

@@ -27,6 +27,7 @@ const EXPECTED: Record<string, number[]> = {
   'GET /lobby/seeks/{id}': [200, 400, 404, 500],
   'DELETE /lobby/seeks/{id}': [204, 400, 404, 409, 413, 500],
   'POST /lobby/seeks/{id}/accept': [201, 400, 404, 409, 413, 429, 500, 503],
+  'POST /lobby/house/{name}': [201, 400, 404, 413, 429, 500, 503],
   'POST /bot/game/{id}/seed': [202, 400, 401, 403, 404, 413, 500],
   'POST /bot/game/{id}/move': [200, 202, 400, 401, 403, 404, 409, 413, 429, 500],
   'POST /bot/game/{id}/resign': [202, 401, 403, 404, 413, 500],
@@ -39,6 +40,7 @@ const EXPECTED: Record<string, number[]> = {
   'GET /bots/{team}/{name}': [200, 404, 500],
   'GET /bot/stream/event': [200, 401, 429, 500],
   'GET /bot/game/stream/{id}': [200, 401, 404, 429, 500],
+  'GET /games/{id}/stream': [200, 404, 429, 500],
   'POST /bot/webhook': [201, 400, 401, 403, 413, 422, 429, 500, 503],
   'GET /bot/webhook': [200, 401, 403, 404, 500, 503],
   'DELETE /bot/webhook': [204, 401, 403, 404, 413, 500, 503],
@@ -50,7 +52,8 @@ const EXPECTED: Record<string, number[]> = {
 
 const PUBLIC = new Set([
   'POST /bot/anon', 'POST /bot/register', 'GET /lobby/seeks', 'POST /lobby/seeks', 'GET /lobby/seeks/{id}',
-  'DELETE /lobby/seeks/{id}', 'POST /lobby/seeks/{id}/accept', 'GET /games', 'GET /games/{id}',
+  'DELETE /lobby/seeks/{id}', 'POST /lobby/seeks/{id}/accept', 'POST /lobby/house/{name}', 'GET /games', 'GET /games/{id}',
+  'GET /games/{id}/stream',
   'GET /games/{id}/moves', 'GET /games/{id}/history', 'GET /leaderboard', 'GET /bots/{team}/{name}',
   'GET /health', 'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json',
 ]);

@@ -71,5 +71,12 @@ export function meetingHandlers(deps: EdgeDeps): HandlerTable {
       const r = await deps.lobby.acceptAsGuest((body as { guestId?: string }).guestId, params.id);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
+
+    guestPlayHouse: async ({ ctx, params, body }) => {
+      const limited = guestBudget(ctx);
+      if (limited) return limited;
+      const r = await deps.houseGames.start(params.name, (body as { timeControl?: TimeControl }).timeControl);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
   };
 }
