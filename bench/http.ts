@@ -24,7 +24,7 @@ const GAMES_TO_PICK_FROM = 7;
 const UWS_OWN_HEADERS = new Set(['date', 'uwebsockets', 'content-length', 'connection', 'keep-alive', 'transfer-encoding']);
 
 /** Pooled measurements of one target over its segments. */
-class Tally {
+export class Tally {
   latencies = new Float64Array(1 << 16);
   n = 0;
   seconds = 0;
@@ -54,7 +54,7 @@ class Tally {
   }
 }
 
-interface Run {
+export interface Run {
   rps: number;
   /** Server CPU per answered request, µs: unlike req/s, this does not depend on the client keeping up. */
   cpuUsPerReq?: number;
@@ -86,7 +86,7 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /** One autocannon segment into `t`; latencies are taken per response (autocannon's histogram rounds to ms). */
-async function cannon(t: Tally, url: string, pipelining: number, seconds: number, pid?: number): Promise<void> {
+export async function cannon(t: Tally, url: string, pipelining: number, seconds: number, pid?: number): Promise<void> {
   const cpu0 = pid === undefined ? undefined : procCpuSeconds(pid);
   const client0 = process.cpuUsage();
   const t0 = performance.now();

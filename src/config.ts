@@ -56,6 +56,11 @@ export const ConfigSchema = z.object({
     answerCapSeconds: pos,
     allowInsecureLocalTargets: z.boolean(),
   }),
+  ladder: z.object({
+    ratingBatchMs: pos,
+    tau: z.number().positive().max(10),
+    maxGamesPerBatch: pos,
+  }),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -76,6 +81,7 @@ const ENV: Record<string, string> = {
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
+  DICECHESS_LADDER_RATING_BATCH_MS: 'ladder.ratingBatchMs',
   DICECHESS_LIVE_GAMES_ANONYMOUS: 'limits.liveGamesPerIdentity.anonymous',
   DICECHESS_LIVE_GAMES_REGISTERED: 'limits.liveGamesPerIdentity.registered',
   DICECHESS_LIVE_GAMES_GUEST: 'limits.liveGamesPerIdentity.guest',

@@ -26,6 +26,8 @@ import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
 import { HouseGameService } from './services/house-games.js';
 import { LobbyService } from './services/lobby.js';
+import { LadderService } from './services/ladder.js';
+import { RatingBatcher } from './services/ratings.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
@@ -54,6 +56,8 @@ export interface RunningServer {
   url: string;
   registry: GameRegistry;
   store: Store;
+  /** The periodic rating batch (tests run one at will with runBatch()). */
+  ratings: RatingBatcher;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
 }
@@ -129,6 +133,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
   );
 
+  const ladder = new LadderService({ store, games: registry, identity });
+  const ratings = new RatingBatcher(
+    store,
+    clock,
+    { batchMs: config.ladder.ratingBatchMs, tau: config.ladder.tau, maxGamesPerBatch: config.ladder.maxGamesPerBatch },
+    gameLog,
+  );
+
   const spectators = new SpectatorSeats(config.spectators);
   const hour = 3_600_000;
   const maxKeys = config.limits.rateLimitMaxKeys;
@@ -141,6 +153,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     hub,
     challenges,
     lobby,
+    ladder,
     houseGames: new HouseGameService({ identity, games: registry, admission }),
     spectators,
     limits: {
@@ -158,6 +171,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   await registry.resume();
+  ratings.start();
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
@@ -173,6 +187,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     listening = await listen(edge, config.host, config.port);
   } catch (e) {
+    await ratings.stop();
     await registry.stop();
     await rules.close();
     await store.close();
@@ -191,6 +206,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       url,
       registry,
       store: s,
+      ratings,
       close: () =>
         (closing ??= (async () => {
           // Stop accepting, end every stream cleanly (account streams here, game streams when their
@@ -198,6 +214,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           listening.close();
           hub.closeAll();
           await registry.stop();
+          // After the games: a game that ended while stopping is pending and rated at the next start.
+          await ratings.stop();
           edge.closeConnections(); // anything opened while the games stopped
           await rules.close();
           await s.close();

@@ -10,7 +10,7 @@ import type { RulesPort } from './pool/types.js';
 import type { Store } from './store/types.js';
 
 /** Store methods that write; every other member passes straight through. */
-const STORE_WRITES = ['createBot', 'updateBot', 'putGame', 'finishGame'] as const;
+const STORE_WRITES = ['createBot', 'updateBot', 'modifyBot', 'putGame', 'finishGame', 'applyRatingBatch'] as const;
 
 export interface MetricsSources {
   /** Games in progress. */

@@ -28,6 +28,10 @@ export interface BotRecord {
   onLadder: boolean;
   rating: Rating;
   webhook: WebhookRecord | null;
+  /** Ladder games the bot plays at once (1..32); absent in older records, which means 1. */
+  capacity?: number;
+  /** Why the server took the bot off the ladder (e.g. time losses); null or absent when it did not. */
+  offLadderReason?: string | null;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Store } from '../store/types.js';
 import type { AccountHub } from '../services/account-hub.js';
 import type { ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
+import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { RequestContext } from './context.js';
@@ -46,6 +47,7 @@ export interface EdgeDeps {
   hub: AccountHub;
   challenges: ChallengeService;
   lobby: LobbyService;
+  ladder: LadderService;
   /** Guests' one-click games against the built-in house bots. */
   houseGames: HouseGameService;
   /** Places on the public game streams (GET /games/{id}/stream). */

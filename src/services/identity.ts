@@ -279,23 +279,28 @@ export class IdentityService {
   }
 
   /**
-   * Read-modify-write of one bot, queued behind earlier updates of the same bot so each one reads
-   * the committed result of the previous. `change` returns null as `next` when nothing changes, or
-   * `refused` when the record is no longer in the state the caller acted on.
+   * Read-modify-write of one bot, queued behind earlier updates of the same bot, and run by the
+   * store inside one write so it never replaces a newer record (a rating batch, a rotation) with a
+   * stale copy. `change` returns null as `next` when nothing changes, or `refused` when the record
+   * is no longer in the state the caller acted on; it must be synchronous.
    */
-  private updateBot<T>(
+  updateBot<T>(
     id: string,
     change: (bot: BotRecord) => { next: BotRecord | null; answer: T } | { refused: { ok: false; error: ServiceError } },
   ): Promise<ServiceResult<T>> {
     const prev = this.chains.get(id) ?? Promise.resolve();
     const run = prev.then(async (): Promise<ServiceResult<T>> => {
-      const bot = this.store.getBot(id);
-      if (!bot) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
-      const outcome = change(bot);
-      if ('refused' in outcome) return outcome.refused;
-      const { next, answer } = outcome;
-      if (next) await this.store.updateBot(next);
-      return ok(answer);
+      type Outcome = ReturnType<typeof change>;
+      let seen: { outcome: Outcome } | null = null;
+      await this.store.modifyBot(id, (bot) => {
+        const outcome = change(bot);
+        seen = { outcome };
+        return 'refused' in outcome ? null : outcome.next;
+      });
+      const got = seen as { outcome: Outcome } | null;
+      if (!got) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
+      if ('refused' in got.outcome) return got.outcome.refused;
+      return ok(got.outcome.answer);
     });
     const tail = run.then(
       () => undefined,

@@ -10,6 +10,8 @@ import { mkdirSync } from 'node:fs';
 import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
+import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
@@ -27,6 +29,16 @@ export const DB_NAMES = {
   turns: 'turns',
   results: 'results',
   meta: 'meta',
+  /** Rated games ended and not yet rated: gameId → PendingRating. */
+  pendingRatings: 'pendingRatings',
+  /** Games a batch has rated: gameId → batch time (so a game is never rated twice). */
+  ratedGames: 'ratedGames',
+  /** botId → counts of rated games and how many history points the bot has. */
+  ladderStats: 'ladderStats',
+  /** [botId, at] → {rating, rd}: the bot's rating after each batch. */
+  ratingHistory: 'ratingHistory',
+  /** [-rating, rd, name, team] → botId for listed bots: the leaderboard, in order. */
+  leaderboard: 'leaderboard',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */
 export const META_SCHEMA_KEY = 'schema';
@@ -73,9 +85,16 @@ const messageOf = (e: unknown): string => (e instanceof Error ? e.message : Stri
  */
 type StoredGame = Omit<GameRecord, 'history'> & { historyLength: number };
 
+type StoredStats = LadderStats & { points: number };
+type LeaderKey = [negRating: number, rd: number, name: string, team: string];
+const leaderKey = (b: BotRecord): LeaderKey => [-b.rating.rating, b.rating.rd, b.name, b.team];
+const sameRating = (a: BotRecord['rating'], b: BotRecord['rating']): boolean =>
+  a.rating === b.rating && a.rd === b.rd && a.volatility === b.volatility;
+
 export class LmdbStore implements Store {
   readonly persistent = true;
   private closing: Promise<void> | undefined;
+  private revision = 0;
 
   private constructor(
     /** The data directory, for messages and backups. */
@@ -103,7 +122,7 @@ export class LmdbStore implements Store {
     const lock = locked.value;
     try {
       // noSubdir false: a directory named like "data.v1" must not be taken for a single file.
-      root = open({ path: dir, maxDbs: 8, noSubdir: false });
+      root = open({ path: dir, maxDbs: 16, noSubdir: false });
     } catch (e) {
       lock.release();
       return err(`cannot open data directory ${dir}: ${messageOf(e)}`);
@@ -117,6 +136,11 @@ export class LmdbStore implements Store {
       turns: name(DB_NAMES.turns),
       results: name(DB_NAMES.results),
       meta: name(DB_NAMES.meta),
+      pendingRatings: name(DB_NAMES.pendingRatings),
+      ratedGames: name(DB_NAMES.ratedGames),
+      ladderStats: name(DB_NAMES.ladderStats),
+      ratingHistory: name(DB_NAMES.ratingHistory),
+      leaderboard: name(DB_NAMES.leaderboard),
     };
     const schema = await checkSchema(dir, root, db);
     if (!schema.ok) {
@@ -148,8 +172,9 @@ export class LmdbStore implements Store {
       if (bots.doesExist(bot.id)) return false;
       bots.putSync(bot.id, bot);
       tokenIndex.putSync(bot.tokenHash, bot.id);
+      this.reindex(undefined, bot);
       return true;
-    });
+    }).finally(() => this.revision++);
   }
 
   async updateBot(bot: BotRecord): Promise<void> {
@@ -163,10 +188,38 @@ export class LmdbStore implements Store {
       }
       tokenIndex.putSync(bot.tokenHash, bot.id);
       bots.putSync(bot.id, bot);
+      this.reindex(old, bot);
       return true;
-    });
+    }).finally(() => this.revision++);
     // Updating a bot that was never created is a caller bug; creation goes through createBot.
     if (!found) throw new Error(`updateBot: no bot ${bot.id} (create it first)`);
+  }
+
+  async modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
+    const { bots, tokenIndex } = this.db;
+    return this.write(() => {
+      const old = bots.get(id) as BotRecord | undefined;
+      if (!old) return undefined;
+      const next = change(assertReadable('bot', id, old));
+      if (!next) return old;
+      if (next.id !== id) throw new Error(`modifyBot(${id}): the change returned bot ${next.id}`);
+      if (old.tokenHash !== next.tokenHash && tokenIndex.get(old.tokenHash) === id) tokenIndex.removeSync(old.tokenHash);
+      tokenIndex.putSync(next.tokenHash, id);
+      bots.putSync(id, next);
+      this.reindex(old, next);
+      return next;
+    }).finally(() => this.revision++);
+  }
+
+  botsRevision(): number {
+    return this.revision;
+  }
+
+  /** Inside a write: keeps the leaderboard index exact as a bot record changes. */
+  private reindex(old: BotRecord | undefined, next: BotRecord): void {
+    const { leaderboard } = this.db;
+    if (old && isListed(old)) leaderboard.removeSync(leaderKey(old));
+    if (isListed(next)) leaderboard.putSync(leaderKey(next), next.id);
   }
 
   listBots(): BotRecord[] {
@@ -220,7 +273,8 @@ export class LmdbStore implements Store {
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
     assertFinishable(game.id, 'Active' in game.status, results);
-    const { liveIndex, results: lines } = this.db;
+    const { liveIndex, results: lines, pendingRatings, ratedGames } = this.db;
+    const pending = pendingRatingOf(game);
     await this.write(() => {
       this.writeGame(game);
       liveIndex.removeSync(game.id);
@@ -228,6 +282,7 @@ export class LmdbStore implements Store {
         const stored: StoredResult = { ...line, schema: SCHEMA_VERSION };
         lines.putSync(resultKey(line), stored);
       }
+      if (pending && !ratedGames.doesExist(game.id)) pendingRatings.putSync(game.id, pending);
     });
   }
 
@@ -239,6 +294,77 @@ export class LmdbStore implements Store {
 
   allResults(): ResultRecord[] {
     return [...this.db.results.getRange()].map(({ value }) => fromStored(value as StoredResult));
+  }
+
+  pendingRatings(limit: number): PendingRating[] {
+    if (limit <= 0) return [];
+    // The set holds about one batch interval of games, so reading and ordering it whole is cheap.
+    const all = [...this.db.pendingRatings.getRange()].map(({ value }) => value as PendingRating);
+    all.sort((a, b) => a.finishedAt - b.finishedAt || (a.gameId < b.gameId ? -1 : a.gameId > b.gameId ? 1 : 0));
+    return all.slice(0, limit);
+  }
+
+  async applyRatingBatch(batch: RatingBatch): Promise<boolean> {
+    const { bots, pendingRatings, ratedGames, ladderStats, ratingHistory } = this.db;
+    return this.write(() => {
+      // Every check before any write, so a stale batch leaves nothing behind.
+      if (!batch.games.every((g) => pendingRatings.doesExist(g.gameId))) return false;
+      for (const u of batch.updates) {
+        const bot = bots.get(u.botId) as BotRecord | undefined;
+        if (bot && !sameRating(bot.rating, u.before)) return false;
+      }
+      for (const g of batch.games) {
+        pendingRatings.removeSync(g.gameId);
+        ratedGames.putSync(g.gameId, batch.at);
+      }
+      for (const u of batch.updates) {
+        // Re-read inside the write: only the rating changes, whatever else happened to the record.
+        const bot = bots.get(u.botId) as BotRecord | undefined;
+        if (!bot) continue;
+        const next: BotRecord = { ...bot, rating: { ...u.after } };
+        bots.putSync(u.botId, next);
+        this.reindex(bot, next);
+        const stats = (ladderStats.get(u.botId) as StoredStats | undefined) ?? { ...NO_STATS, points: 0 };
+        let points = stats.points;
+        if (!ratingHistory.doesExist([u.botId, batch.at])) points++;
+        ratingHistory.putSync([u.botId, batch.at], { rating: u.after.rating, rd: u.after.rd });
+        if (points > RATING_HISTORY_MAX) {
+          const oldest = [...ratingHistory.getKeys({ start: [u.botId, 0], end: [u.botId, TIME_CEILING], limit: points - RATING_HISTORY_MAX })];
+          for (const key of oldest) {
+            ratingHistory.removeSync(key);
+          }
+          points = RATING_HISTORY_MAX;
+        }
+        ladderStats.putSync(u.botId, { ...addStats(stats, u.counts), points });
+      }
+      return true;
+    }).finally(() => this.revision++);
+  }
+
+  ladderStats(botId: string): LadderStats {
+    if (!keyFits(botId)) return { ...NO_STATS };
+    const s = this.db.ladderStats.get(botId) as StoredStats | undefined;
+    return s ? { games: s.games, wins: s.wins, draws: s.draws, losses: s.losses } : { ...NO_STATS };
+  }
+
+  ratingHistory(botId: string): RatingPoint[] {
+    if (!keyFits(botId)) return [];
+    const range = this.db.ratingHistory.getRange({ start: [botId, 0], end: [botId, TIME_CEILING] });
+    return [...range].map(({ key, value }) => {
+      const v = value as { rating: number; rd: number };
+      return { at: (key as [string, number])[1], rating: v.rating, rd: v.rd };
+    });
+  }
+
+  leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    const { leaderboard } = this.db;
+    const total = leaderboard.getCount();
+    if (limit <= 0) return { total, bots: [] };
+    const bots = [...leaderboard.getRange({ offset: Math.max(0, offset), limit })].flatMap(({ value }) => {
+      const bot = this.getBot(value as string);
+      return bot ? [bot] : [];
+    });
+    return { total, bots };
   }
 
   /**

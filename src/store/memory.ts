@@ -5,6 +5,8 @@
 // also turned out about twice as fast as structuredClone for a game record.)
 import { Packr } from 'msgpackr';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
+import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
 import { assertFinishable, assertReadable, newestFirst } from './schema.js';
@@ -53,6 +55,12 @@ export class MemoryStore implements Store {
   private readonly live = new Set<string>();
   /** botId → that bot's result lines, kept sorted newest first. */
   private readonly results = new Map<string, StoredLine[]>();
+  private readonly pending = new Map<string, PendingRating>();
+  /** Games a batch has rated; forgotten with the game, like its result lines. */
+  private readonly rated = new Set<string>();
+  private readonly stats = new Map<string, LadderStats>();
+  private readonly history = new Map<string, RatingPoint[]>();
+  private revision = 0;
 
   getBot(id: string): BotRecord | undefined {
     const bytes = this.bots.get(id);
@@ -70,6 +78,7 @@ export class MemoryStore implements Store {
     if (this.bots.has(bot.id)) return false;
     this.bots.set(bot.id, encode(bot));
     this.tokenIndex.set(bot.tokenHash, bot.id);
+    this.revision++;
     return true;
   }
 
@@ -83,6 +92,21 @@ export class MemoryStore implements Store {
     if (this.tokenIndex.get(old.tokenHash) === bot.id) this.tokenIndex.delete(old.tokenHash);
     this.tokenIndex.set(bot.tokenHash, bot.id);
     this.bots.set(bot.id, bytes);
+    this.revision++;
+  }
+
+  async modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
+    const old = this.getBot(id);
+    if (!old) return undefined;
+    const next = change(old);
+    if (!next) return this.getBot(id);
+    if (next.id !== id) throw new Error(`modifyBot(${id}): the change returned bot ${next.id}`);
+    await this.updateBot(next);
+    return this.getBot(id);
+  }
+
+  botsRevision(): number {
+    return this.revision;
   }
 
   listBots(): BotRecord[] {
@@ -132,6 +156,8 @@ export class MemoryStore implements Store {
     this.writeGame(game);
     this.live.delete(game.id);
     for (const { botId, line } of lines) this.insertResult(botId, line);
+    const pending = pendingRatingOf(game);
+    if (pending && !this.rated.has(game.id)) this.pending.set(game.id, pending);
     this.finished.delete(game.id);
     this.finished.add(game.id);
     for (const oldest of this.finished) {
@@ -143,6 +169,7 @@ export class MemoryStore implements Store {
   /** Drops a finished game and its result lines, so neither outlives the bounded archive. */
   private forget(gameId: string): void {
     this.finished.delete(gameId);
+    this.rated.delete(gameId);
     const bytes = this.games.get(gameId);
     this.games.delete(gameId);
     this.turns.delete(gameId);
@@ -164,6 +191,52 @@ export class MemoryStore implements Store {
 
   allResults(): ResultRecord[] {
     return sortedValues(this.results).flatMap((lines) => lines.map((l) => decode<ResultRecord>(l.bytes)));
+  }
+
+  pendingRatings(limit: number): PendingRating[] {
+    return [...this.pending.values()]
+      .sort((a, b) => a.finishedAt - b.finishedAt || (a.gameId < b.gameId ? -1 : a.gameId > b.gameId ? 1 : 0))
+      .slice(0, Math.max(0, limit))
+      .map((p) => ({ ...p }));
+  }
+
+  // Synchronous throughout: on the single JS thread the batch is all or nothing.
+  async applyRatingBatch(batch: RatingBatch): Promise<boolean> {
+    if (!batch.games.every((g) => this.pending.has(g.gameId))) return false;
+    for (const u of batch.updates) {
+      const bot = this.getBot(u.botId);
+      if (bot && (bot.rating.rating !== u.before.rating || bot.rating.rd !== u.before.rd || bot.rating.volatility !== u.before.volatility)) return false;
+    }
+    for (const g of batch.games) {
+      this.pending.delete(g.gameId);
+      this.rated.add(g.gameId);
+    }
+    for (const u of batch.updates) {
+      const bot = this.getBot(u.botId);
+      if (!bot) continue;
+      this.bots.set(u.botId, encode({ ...bot, rating: { ...u.after } }));
+      this.stats.set(u.botId, addStats(this.stats.get(u.botId) ?? NO_STATS, u.counts));
+      const points = (this.history.get(u.botId) ?? []).filter((p) => p.at !== batch.at);
+      points.push({ at: batch.at, rating: u.after.rating, rd: u.after.rd });
+      points.sort((a, b) => a.at - b.at);
+      this.history.set(u.botId, points.slice(-RATING_HISTORY_MAX));
+    }
+    this.revision++;
+    return true;
+  }
+
+  ladderStats(botId: string): LadderStats {
+    return { ...(this.stats.get(botId) ?? NO_STATS) };
+  }
+
+  ratingHistory(botId: string): RatingPoint[] {
+    return (this.history.get(botId) ?? []).map((p) => ({ ...p }));
+  }
+
+  /** Sorted on demand: without persistence there is no public leaderboard to make fast. */
+  leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    const listed = this.listBots().filter(isListed).sort(leaderboardOrder);
+    return { total: listed.length, bots: listed.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit)) };
   }
 
   async close(): Promise<void> {

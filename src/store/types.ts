@@ -1,6 +1,7 @@
 // The store seam: LMDB by default, memory for tests and --memory. Reads are synchronous (LMDB reads
 // are memory-mapped); writes resolve once committed. A later replicated store implements the same.
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 
 export interface Store {
   /** True when data survives a restart (controls whether leaderboard and profiles exist). */
@@ -14,6 +15,14 @@ export interface Store {
   /** Replaces a bot record (token rotation, ladder flag, rating, webhook); keeps the token index exact. */
   updateBot(bot: BotRecord): Promise<void>;
   listBots(): BotRecord[];
+  /**
+   * Read-modify-write of one bot inside a single write: `change` sees the committed record (never a
+   * stale copy) and returns the replacement, or null to leave it. Resolves with the record as stored
+   * afterwards, or undefined when there is no such bot. `change` must be synchronous.
+   */
+  modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined>;
+  /** Grows whenever a bot record, rating or count changes, so readers may cache what they derive. */
+  botsRevision(): number;
 
   // Games (live and finished, one record each)
   putGame(game: GameRecord): Promise<void>;
@@ -22,13 +31,35 @@ export interface Store {
   listLiveGames(): GameRecord[];
   /**
    * Stores the final record of an ended game and its per-bot result lines in one transaction.
-   * `results` holds a line for each seated registered or static bot.
+   * `results` holds a line for each seated registered or static bot. A rated game that did not
+   * abort is marked pending rating in the same transaction (unless a batch already rated it), so
+   * no crash can end a game without it reaching the ratings.
    */
   finishGame(game: GameRecord, results: ResultRecord[]): Promise<void>;
   /** A bot's finished games, newest first. */
   resultsOf(botId: string, limit: number): ResultRecord[];
   /** Every result line (for rating batches and counts). */
   allResults(): ResultRecord[];
+
+  // Ratings (services/ratings.ts)
+  /** Games waiting for a rating batch, oldest first, at most `limit`. */
+  pendingRatings(limit: number): PendingRating[];
+  /**
+   * Applies a rating batch in one transaction: its games leave the pending set (and are remembered
+   * as rated), each bot's rating is replaced on the record as committed (other fields untouched),
+   * its counts grow and its rating history gains a point. Resolves false, writing nothing, when the
+   * batch is stale: a game is no longer pending, or a bot's rating is not the batch's `before`.
+   */
+  applyRatingBatch(batch: RatingBatch): Promise<boolean>;
+  /** Counts of a bot's rated games so far (zeros when none). */
+  ladderStats(botId: string): LadderStats;
+  /** A bot's rating after each batch it took part in, oldest first (the newest 500 at most). */
+  ratingHistory(botId: string): RatingPoint[];
+  /**
+   * Listed bots (deviation at most 110) in leaderboard order, from an index kept with the bot
+   * records: one page, and how many are listed in all.
+   */
+  leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] };
 
   close(): Promise<void>;
 }

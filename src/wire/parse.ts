@@ -115,8 +115,18 @@ function fail(error: z.ZodError, root: unknown, rootLabel: string): Parsed<never
 
 /** Validates a parsed JSON body. Unknown fields are dropped, never refused. */
 export function parseBody<S extends z.ZodType>(schema: S, value: unknown): Parsed<z.output<S>> {
+  return judged(schema, value, 'body');
+}
+
+/**
+ * Parses without the message hook first: zod takes a much slower path whenever a custom error map
+ * is passed (about 3 µs more per call, measured), and only a refused value needs the wording.
+ */
+function judged<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query'): Parsed<z.output<S>> {
+  const fast = schema.safeParse(value);
+  if (fast.success) return { ok: true, value: fast.data };
   const r = schema.safeParse(value, { error: message });
-  return r.success ? { ok: true, value: r.data } : fail(r.error, value, 'body');
+  return r.success ? { ok: true, value: r.data } : fail(r.error, value, where);
 }
 
 /**
@@ -137,8 +147,7 @@ export function parseQuery<S extends z.ZodType>(
   } else {
     value = query as Record<string, string | undefined>;
   }
-  const r = schema.safeParse(value, { error: message });
-  return r.success ? { ok: true, value: r.data } : fail(r.error, value, 'query');
+  return judged(schema, value, 'query');
 }
 
 /**

@@ -148,3 +148,16 @@ export const SecretQuery = z.object({
     'The capability secret returned when the seek was made.',
   ),
 });
+
+export const CapacityRequest = named(
+  'CapacityRequest',
+  z.object({
+    capacity: described(z.int().min(1).max(32), 'Ladder games the bot plays at once, 1 to 32 (a mirror pair counts 2).'),
+  }),
+  'Sets how many ladder games the server may seat the caller in at once.',
+);
+
+export const LeaderboardQuery = z.object({
+  limit: described(z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(), 'Rows per page, 1 to 1000; 100 when omitted.'),
+  offset: described(z.string().regex(/^[0-9]{1,9}$/, { error: 'must be a whole number' }).optional(), 'Rows to skip from the top; 0 when omitted.'),
+});

@@ -271,7 +271,10 @@ export const LeaderboardRow = named(
 
 export const Leaderboard = named(
   'Leaderboard',
-  z.strictObject({ leaders: z.array(LeaderboardRow) }),
+  z.strictObject({
+    leaders: described(z.array(LeaderboardRow).max(1000), 'One page, best first (100 rows unless `limit` says otherwise).'),
+    total: described(count(), 'How many bots are listed in all.'),
+  }),
   'Registered bots with deviation at most 110, best first.',
 );
 
@@ -291,6 +294,25 @@ export const ProfileGame = named(
 
 export const PROFILE_RECENT_MAX = 20;
 
+export const RatingPoint = named(
+  'RatingPoint',
+  z.strictObject({
+    at: dateTime('When the batch ran (ISO 8601, UTC).'),
+    rating: z.number(),
+    rd: z.number(),
+  }),
+  'A bot’s rating right after a rating batch.',
+);
+
+export const Capacity = named(
+  'Capacity',
+  z.strictObject({
+    capacity: described(z.int().min(1).max(32), 'Ladder games the bot plays at once (1 unless set).'),
+    inGames: described(count(), 'Live ladder games the bot is in; a mirror pair counts 2.'),
+  }),
+  'Ladder capacity of the calling bot.',
+);
+
 export const BotProfile = named(
   'BotProfile',
   z.strictObject({
@@ -305,6 +327,8 @@ export const BotProfile = named(
     draws: count(),
     losses: count(),
     recent: described(z.array(ProfileGame).max(PROFILE_RECENT_MAX), 'Up to 20, newest first.'),
+    ratingHistory: described(z.array(RatingPoint).max(500), 'The rating after each rating batch the bot took part in, oldest first (the last 500).'),
+    offLadderReason: described(z.string().nullable(), 'Why the server took the bot off the ladder; null when it did not.'),
   }),
   'Public profile of a registered bot.',
 );

@@ -63,6 +63,19 @@ const identity: RouteSpec[] = [
     ok: { 200: json(R.LadderState, 'Membership and rating.') },
     errors: { 403: REGISTERED_ONLY },
   }),
+  route({
+    operationId: 'getCapacity', method: 'GET', path: '/bot/capacity', auth: 'bearer', tag: 'Identity',
+    summary: 'How many ladder games the bot plays at once, and how many it is in now.',
+    ok: { 200: json(R.Capacity, 'Capacity and live ladder games.') },
+    errors: { 403: REGISTERED_ONLY },
+  }),
+  route({
+    operationId: 'setCapacity', method: 'POST', path: '/bot/capacity', auth: 'bearer', tag: 'Identity',
+    summary: 'Set how many ladder games the server may seat the bot in at once (1 to 32; a mirror pair counts 2).',
+    request: { body: Q.CapacityRequest },
+    ok: { 200: json(R.Capacity, 'The new capacity and live ladder games.') },
+    errors: { 400: 'Capacity missing, not a whole number, or outside 1..32.', 403: REGISTERED_ONLY },
+  }),
 ];
 
 const challenges: RouteSpec[] = [
@@ -270,14 +283,15 @@ const discovery: RouteSpec[] = [
 const leaderboard: RouteSpec[] = [
   route({
     operationId: 'getLeaderboard', method: 'GET', path: '/leaderboard', auth: 'public', tag: 'Leaderboard',
-    summary: 'Registered bots with deviation at most 110, best first.',
+    summary: 'Registered bots with deviation at most 110, best first, a page at a time (100 rows by default).',
+    request: { query: Q.LeaderboardQuery },
     ok: { 200: json(R.Leaderboard, 'The leaderboard.') },
-    errors: { 404: `${NO_PERSISTENCE}.` },
+    errors: { 400: '`limit` or `offset` is not a whole number, or `limit` is outside 1..1000.', 404: `${NO_PERSISTENCE}.` },
   }),
   route({
     operationId: 'getBotProfile', method: 'GET', path: '/bots/{team}/{name}', auth: 'public', tag: 'Leaderboard',
     params: { team: 'Team slug.', name: 'Bot name.' },
-    summary: 'Public profile of a registered bot, with up to 20 recent games.',
+    summary: 'Public profile of a registered bot: up to 20 recent games and its rating history.',
     ok: { 200: json(R.BotProfile, 'The profile.') },
     errors: { 404: `${NO_PERSISTENCE}, or no registered bot with that team and name.` },
   }),

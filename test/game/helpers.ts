@@ -2,7 +2,7 @@
 // memory store; scripted players; a subscriber that records frames; seeds chosen so the opening roll
 // has the dice a test needs.
 import { ManualClock } from '../../src/domain/clock.js';
-import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import {
   botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer, type TimeControl,
 } from '../../src/domain/types.js';
@@ -16,6 +16,7 @@ import type { RulesPort } from '../../src/pool/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
 import { prng } from '../helpers/prng.js';
+import { StoreProxy } from '../helpers/store-proxy.js';
 /** Deterministic RNG (mulberry32) so a failing game reproduces. */
 export const rng = prng;
 
@@ -46,27 +47,18 @@ export class Logs implements GameLog {
 }
 
 /** A store wrapper writing every call into a shared log, to check persist-before-publish. */
-export class RecordingStore implements Store {
-  constructor(readonly inner: Store, readonly log: string[]) {}
-  get persistent(): boolean { return this.inner.persistent; }
-  getBot(id: string): BotRecord | undefined { return this.inner.getBot(id); }
-  getBotByTokenHash(h: string): BotRecord | undefined { return this.inner.getBotByTokenHash(h); }
-  createBot(b: BotRecord): Promise<boolean> { return this.inner.createBot(b); }
-  updateBot(b: BotRecord): Promise<void> { return this.inner.updateBot(b); }
-  listBots(): BotRecord[] { return this.inner.listBots(); }
-  async putGame(g: GameRecord): Promise<void> {
+export class RecordingStore extends StoreProxy {
+  constructor(inner: Store, readonly log: string[]) {
+    super(inner);
+  }
+  override async putGame(g: GameRecord): Promise<void> {
     await this.inner.putGame(g);
     this.log.push(`write ${g.version}`);
   }
-  getGame(id: string): GameRecord | undefined { return this.inner.getGame(id); }
-  listLiveGames(): GameRecord[] { return this.inner.listLiveGames(); }
-  async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
+  override async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
     await this.inner.finishGame(g, r);
     this.log.push(`write ${g.version}`);
   }
-  resultsOf(botId: string, limit: number): ResultRecord[] { return this.inner.resultsOf(botId, limit); }
-  allResults(): ResultRecord[] { return this.inner.allResults(); }
-  close(): Promise<void> { return this.inner.close(); }
 }
 
 /** Subscriber that keeps every frame (and optionally mirrors them into a shared log). */

@@ -76,12 +76,12 @@ t.test('leaderboard and profiles with persistence: 200 for a registered bot, 404
   await alpha.req('POST', '/bot/ladder/join');
   const board = await app.req('GET', '/leaderboard');
   t.equal(board.status, 200);
-  t.same(board.json, { leaders: [] }, 'a fresh bot (deviation 350) is not listed');
+  t.same(board.json, { leaders: [], total: 0 }, 'a fresh bot (deviation 350) is not listed');
   const profile = await app.req('GET', '/bots/acme/alpha');
   t.equal(profile.status, 200);
   t.same(profile.json, {
     team: 'acme', name: 'alpha', rating: 1500, rd: 350, provisional: true, onLadder: true,
-    games: 0, wins: 0, draws: 0, losses: 0, recent: [],
+    games: 0, wins: 0, draws: 0, losses: 0, recent: [], ratingHistory: [], offLadderReason: null,
   });
   const anon = await Bot.anon(app, 'nobody');
   t.equal((await app.req('GET', `/bots/anon/${anon.creds.name}`)).status, 404, 'anonymous bots have no profile');

@@ -3,13 +3,13 @@
 // walkers, dice-seed search (the honest way to give a test the roll it needs), direct game set-up
 // through the registry, and a store whose writes a test can hold back.
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
-import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import type { SeatPlayer, TimeControl } from '../../src/domain/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Store } from '../../src/store/types.js';
 import { anonBot, type TestApp } from '../helpers/app.js';
 import type { HttpResult, LineReader } from '../helpers/http.js';
 import { prng } from '../helpers/prng.js';
+import { StoreProxy } from '../helpers/store-proxy.js';
 import { leafPaths as houseLeafPaths } from '../../src/game/house.js';
 export { randomPath } from '../helpers/play.js';
 /** Deterministic RNG (mulberry32) so a failing game reproduces. */
@@ -312,16 +312,15 @@ export async function seedGame(
 // ---- a store whose game writes can be held back ---------------------------------------------------------
 
 /** Wraps the memory store; while `hold()` is on, game writes wait until `release()`. */
-export class GatedStore implements Store {
-  readonly inner = new MemoryStore();
+export class GatedStore extends StoreProxy {
   private gate: Promise<void> | null = null;
   private open: (() => void) | null = null;
   private waiting: (() => void)[] = [];
   /** Number of game writes that reached a closed gate. */
   held = 0;
 
-  get persistent(): boolean {
-    return this.inner.persistent;
+  constructor() {
+    super(new MemoryStore());
   }
 
   hold(): void {
@@ -348,43 +347,13 @@ export class GatedStore implements Store {
     await gate;
   }
 
-  getBot(id: string): BotRecord | undefined {
-    return this.inner.getBot(id);
-  }
-  getBotByTokenHash(h: string): BotRecord | undefined {
-    return this.inner.getBotByTokenHash(h);
-  }
-  createBot(b: BotRecord): Promise<boolean> {
-    return this.inner.createBot(b);
-  }
-  updateBot(b: BotRecord): Promise<void> {
-    return this.inner.updateBot(b);
-  }
-  listBots(): BotRecord[] {
-    return this.inner.listBots();
-  }
-  async putGame(g: GameRecord): Promise<void> {
+  override async putGame(g: GameRecord): Promise<void> {
     await this.pass();
     return this.inner.putGame(g);
   }
-  getGame(id: string): GameRecord | undefined {
-    return this.inner.getGame(id);
-  }
-  listLiveGames(): GameRecord[] {
-    return this.inner.listLiveGames();
-  }
-  async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
+  override async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
     await this.pass();
     return this.inner.finishGame(g, r);
-  }
-  resultsOf(botId: string, limit: number): ResultRecord[] {
-    return this.inner.resultsOf(botId, limit);
-  }
-  allResults(): ResultRecord[] {
-    return this.inner.allResults();
-  }
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }
 

@@ -81,6 +81,17 @@ export function gatedStore(base: Store): { store: Store; held: () => number; rel
             waiting.push(() => void target.updateBot(bot).then(resolve, reject));
           });
       }
+      if (prop === 'modifyBot') {
+        // Held only when the change would write (tried on the record as it is now); a change that
+        // leaves the record alone goes straight through, as it writes nothing.
+        return (id: string, change: (b: BotRecord) => BotRecord | null) => {
+          const now = target.getBot(id);
+          if (!now || change(now) === null) return target.modifyBot(id, change);
+          return new Promise<BotRecord | undefined>((resolve, reject) => {
+            waiting.push(() => void target.modifyBot(id, change).then(resolve, reject));
+          });
+        };
+      }
       const v = Reflect.get(target, prop, receiver) as unknown;
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },

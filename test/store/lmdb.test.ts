@@ -13,6 +13,7 @@ import { DB_NAMES, LmdbStore, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
 import { openStore } from '../../src/store/index.js';
 import { bot, ended, game, hashOf, history, linesFor } from './fixtures.js';
 import { storeSuite } from './suite.js';
+import { ratingsSuite } from './ratings-suite.js';
 
 /**
  * A fresh temporary directory. One teardown closes every store opened through `open` and only
@@ -52,6 +53,10 @@ t.test('shared suite', async (t) => {
     t.equal(s.persistent, true);
     return s;
   });
+});
+
+t.test('ratings suite', async (t) => {
+  ratingsSuite(t, async (t) => (await scratch(t)).open());
 });
 
 t.test('everything survives close and reopen', async (t) => {

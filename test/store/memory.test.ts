@@ -2,15 +2,18 @@
 import t from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { storeSuite } from './suite.js';
+import { ratingsSuite } from './ratings-suite.js';
 import { ended, game, linesFor } from './fixtures.js';
 
 t.equal(new MemoryStore().persistent, false, 'the memory store does not claim persistence');
 
-storeSuite(t, async (t) => {
+const fresh = async (t: Parameters<Parameters<typeof storeSuite>[1]>[0]) => {
   const s = new MemoryStore();
   t.teardown(() => s.close());
   return s;
-});
+};
+storeSuite(t, fresh);
+t.test('ratings suite', async (t) => ratingsSuite(t, fresh));
 
 t.test('without persistence the archive of finished games is bounded', async (t) => {
   const store = new MemoryStore({ maxFinishedGames: 3 });

@@ -81,6 +81,7 @@ t.test('real bodies of every kind pass', async (t) => {
       leaders: [
         { rank: 1, team: 'acme', name: 'alice-v1', rating: 1700.5, rd: 60, onLadder: false, games: 3, wins: 2, draws: 0, losses: 1 },
       ],
+      total: 1,
     }),
     ok('GET', '/leaderboard', 404, X.problemOf(404, 'no_persistence'), PROBLEM_CT),
     ok('GET', '/bots/:team/:name', 200, X.profile),

@@ -101,6 +101,8 @@ export const profile = {
       termination: 'KingCaptured', finishedAt: '2025-03-01T12:00:00.000Z',
     },
   ],
+  ratingHistory: [{ at: '2025-03-01T12:01:00.000Z', rating: 1623.4, rd: 80.2 }],
+  offLadderReason: null,
 };
 
 export const webhookInfo = {
