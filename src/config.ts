@@ -46,6 +46,7 @@ export const ConfigSchema = z.object({
     answerCapSeconds: pos,
     allowInsecureLocalTargets: z.boolean(),
   }),
+  ladder: z.object({ pairIntervalMs: pos }),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -66,6 +67,7 @@ const ENV: Record<string, string> = {
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
+  DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

@@ -20,7 +20,9 @@ import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
+import { LadderScheduler } from './services/ladder-scheduler.js';
 import { LobbyService } from './services/lobby.js';
+import { Presence } from './services/presence.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
@@ -46,6 +48,7 @@ export interface RunningServer {
   port: number;
   url: string;
   registry: GameRegistry;
+  ladder: LadderScheduler;
   store: Store;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
@@ -90,12 +93,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     rules,
     clock,
     config: config.games,
-    listeners: [hub],
+    listeners: [hub, { gameEnded: (g, rec) => ladder.gameEnded(g, rec) }],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
     random: opts.random,
   });
+  const presence = new Presence(clock);
+  const ladder: LadderScheduler = new LadderScheduler(
+    { store, identity, games: registry, hub, presence, clock, random: opts.random ?? Math.random, log: gameLog },
+    { pairIntervalMs: config.ladder.pairIntervalMs },
+  );
   const challenges = new ChallengeService(
     { identity, hub, games: registry, clock, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
@@ -126,6 +134,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     hub,
     challenges,
     lobby,
+    presence,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
@@ -138,6 +147,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   };
 
   await registry.resume();
+  ladder.start();
   const app = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
@@ -151,6 +161,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     listening = await listen(app, config.host, config.port);
   } catch (e) {
+    await ladder.stop();
     await registry.stop();
     await rules.close();
     await store.close();
@@ -168,6 +179,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       port: listening.port,
       url,
       registry,
+      ladder,
       store: s,
       close: () =>
         (closing ??= (async () => {
@@ -175,6 +187,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // actors stop), wait for running game commands, then drain the pool and close the store.
           listening.close();
           hub.closeAll();
+          await ladder.stop();
           await registry.stop();
           app.close();
           await rules.close();

@@ -7,6 +7,7 @@ import type { AccountHub } from '../services/account-hub.js';
 import type { ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
 import type { LobbyService } from '../services/lobby.js';
+import type { Presence } from '../services/presence.js';
 import type { RequestContext } from './context.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
@@ -27,6 +28,8 @@ export interface EdgeDeps {
   hub: AccountHub;
   challenges: ChallengeService;
   lobby: LobbyService;
+  /** Last authenticated request per registered bot (the ladder pairs polling bots seen lately). */
+  presence?: Presence;
   limits: EdgeLimits;
   /** Server version for /health and the API documents. */
   version: string;
