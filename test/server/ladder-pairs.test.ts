@@ -48,13 +48,14 @@ t.test('mid-pair, no route or stream leaks the seed or an unpublished roll; the 
   // both games alike); g1 then waits for g2 to reach the same roll.
   const tree = (await app.req('GET', `/games/${g1}/moves`)).json as { legalMoves: Tree; dicePending: boolean };
   t.ok(tree.dicePending, 'g1 has a roll pending');
-  const mover = app.server.store.getGame(g1)!.activeSeat === 'White' ? alpha : beta;
+  const before = app.server.store.getGame(g1)!;
+  const mover = before.activeSeat === 'White' ? alpha : beta;
   const played = await mover.move(g1, randomPath(tree.legalMoves, random));
   t.equal(played.status, 200, `the mover played in g1: ${played.text}`);
   const after = app.server.store.getGame(g1)!;
   if ('Ended' in after.status) return t.fail('king captured at once (choose another rng seed)');
   const [s0, cw, cb] = secrets;
-  const future = withDice(after.fen, rollDice(hexToSeed(s0)!, cw, cb, after.ply));
+  const future = withDice(after.fen, rollDice(hexToSeed(s0)!, cw, cb, before.ply));
   if (!future.ok) throw new Error('bad dfen');
   const g1State = (await app.req('GET', `/games/${g1}`)).json as { dicePending: boolean };
   t.notOk(g1State.dicePending, 'g1 waits: its roll 1 is not published');
