@@ -100,10 +100,11 @@ export class LadderScheduler implements GameLifecycleListener {
 
   private async pairUp(): Promise<number> {
     if (this.stopped) return 0;
-    const candidates: Candidate[] = this.eligible().map((b) => ({
+    const eligible = this.eligible();
+    const candidates: Candidate[] = eligible.map((b) => ({
       id: b.id, rating: b.rating.rating, rd: b.rating.rd, lastOpponent: b.ladderLastOpponent ?? null,
     }));
-    const bots = new Map(this.deps.store.listBots().map((b) => [b.id, b]));
+    const bots = new Map(eligible.map((b) => [b.id, b]));
     let made = 0;
     for (const [a, b] of choosePairs(candidates, this.deps.random)) {
       const ba = bots.get(a.id)!;
