@@ -6,7 +6,6 @@ import type { Clock, TimerHandle } from '../domain/clock.js';
 import type { BotRecord, GameRecord } from '../domain/records.js';
 import type { TimeControl } from '../domain/types.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../game/types.js';
-import type { GameLog } from '../game/config.js';
 import type { Store } from '../store/types.js';
 import type { AccountHub } from './account-hub.js';
 import { botSeat, type IdentityService } from './identity.js';
@@ -21,6 +20,12 @@ export const TIME_LOSS_REASON = `lost ${MAX_TIME_LOSSES} ladder games in a row o
 /** A mirror pair takes two of a bot's capacity. */
 const PAIR_SLOTS = 2;
 
+export interface LadderLog {
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
 export interface LadderSchedulerDeps {
   store: Store;
   identity: IdentityService;
@@ -30,7 +35,7 @@ export interface LadderSchedulerDeps {
   clock: Clock;
   /** Tie-breaks between equal candidates (tests inject a seeded one). */
   random: () => number;
-  log: GameLog;
+  log: LadderLog;
 }
 
 export interface LadderSchedulerConfig {
