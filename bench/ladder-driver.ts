@@ -4,13 +4,13 @@
 // window the bots stop answering and the driver prints a JSON summary as its last stdout line.
 
 import http from 'node:http';
+import { lineSplitter, randomPath, type Tree } from './bot-kit.js';
 
 interface Msg {
   url: string;
   bots: { token: string; face: string }[];
   durationMs: number;
 }
-type Tree = { [uci: string]: Tree };
 type Ev = Record<string, any>;
 
 let stopping = false;
@@ -20,16 +20,6 @@ let turns = 0;
 let failures = 0;
 const statuses: Record<number, number> = {};
 const streams = new Set<http.ClientRequest>();
-
-function randomPath(tree: Tree): string[] {
-  const path: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(Math.random() * keys.length)];
-    path.push(k);
-    tree = tree[k];
-  }
-  return path;
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 
@@ -57,16 +47,10 @@ function lines(url: string, token: string, onEvent: (ev: Ev) => void): Promise<v
   return new Promise((resolve) => {
     const req = http.get(url, { headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
       if (res.statusCode !== 200) failures++;
-      let buf = '';
       res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line.trim()) onEvent(JSON.parse(line) as Ev);
-        }
-      });
+      res.on('data', lineSplitter((line) => {
+        if (line.trim()) onEvent(JSON.parse(line) as Ev);
+      }));
       res.on('error', () => undefined);
       res.on('close', () => resolve());
     });
