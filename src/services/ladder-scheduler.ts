@@ -87,7 +87,11 @@ export class LadderScheduler implements GameLifecycleListener {
   round(): Promise<number> {
     // Rounds never overlap: a round asked for while one runs waits for it and then runs.
     const prev = this.running ?? Promise.resolve(0);
-    const next = prev.then(() => this.pairUp());
+    const next = prev.then(() => this.pairUp()).catch((e: unknown) => {
+      // A store that fails mid-round: this round is lost, the next one tries again.
+      this.deps.log.error({ err: String(e) }, 'ladder round failed');
+      return 0;
+    });
     this.running = next;
     void next.finally(() => {
       if (this.running === next) this.running = null;
