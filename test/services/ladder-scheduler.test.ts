@@ -209,3 +209,17 @@ t.test('a real pair where nobody moves: each bot loses one game on time and wins
   t.same(runs, [0, 1], 'one run of 1, one broken by the win');
   t.ok(w.store.listBots().every((x) => x.onLadder), 'both still on the ladder');
 });
+
+t.test('a round whose store fails resolves with no pairs and is logged; the next round works', async (t) => {
+  const w = world();
+  await w.join('a');
+  await w.join('b');
+  const listBots = w.store.listBots.bind(w.store);
+  w.store.listBots = () => {
+    throw new Error('disk on fire');
+  };
+  t.equal(await w.scheduler.round(), 0, 'no pairs, no rejection');
+  t.match(w.logs.errors().join('\n'), /ladder round failed.*disk on fire/);
+  w.store.listBots = listBots;
+  t.equal(await w.scheduler.round(), 1, 'the next round pairs');
+});
