@@ -1,7 +1,6 @@
 // The composition root: reads nothing but the Config it is given, opens the store, starts the rules
 // pool, builds the services and the game registry, resumes live games, and listens.
 import { readFileSync } from 'node:fs';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -15,6 +14,7 @@ import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
 import type { HouseKind } from './game/house.js';
 import { createLogger, type Logger } from './log.js';
+import { ServiceMetrics } from './metrics.js';
 import { PoolRules } from './pool/piscina.js';
 import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
@@ -67,13 +67,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const proxies = parseTrustedProxies(config.http.trustedProxies);
   if (!proxies.ok) return { ok: false, error: `http.trustedProxies: ${proxies.error}` };
 
-  let store = opts.store;
-  if (!store) {
+  let openedStore = opts.store;
+  if (!openedStore) {
     const opened = await openStore({ memory: config.memory, dataDir: config.dataDir });
     if (!opened.ok) return { ok: false, error: opened.error };
-    store = opened.value;
+    openedStore = opened.value;
   }
-  const rules = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  const rulesPort = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  // The gauges read the registry (made below) only when /metrics is scraped.
+  const metrics: ServiceMetrics = new ServiceMetrics({
+    liveGames: (): number => registry.live().length,
+    rulesQueueDepth: () => (rulesPort instanceof PoolRules ? rulesPort.queued : 0),
+  });
+  const store = metrics.timedStore(openedStore);
+  const rules = metrics.timedRules(rulesPort);
 
   const hub = new AccountHub();
   const identity = new IdentityService(store, clock, {
@@ -88,12 +95,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
     error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
   };
-  const registry = new GameRegistry({
+  const registry: GameRegistry = new GameRegistry({
     store,
     rules,
     clock,
     config: config.games,
-    listeners: [hub, { gameEnded: (g, rec) => ladder.gameEnded(g, rec) }],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => ladder.gameEnded(g, rec) }],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
@@ -118,11 +125,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
   );
 
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
-  new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
-  new Gauge({ name: 'dicechess_account_streams', help: 'Open account event streams', registers: [metrics], collect() { this.set(hub.connections()); } });
-
   const hour = 3_600_000;
   const maxKeys = config.limits.rateLimitMaxKeys;
   const deps: EdgeDeps = {
@@ -143,12 +145,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
-    metrics: () => metrics.metrics(),
+    metrics: () => metrics.text(),
+    meter: metrics.edge,
   };
 
   await registry.resume();
   ladder.start();
-  const app = buildEdge(deps, {
+  const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
     maxBodyBytes: config.limits.maxBodyBytes,
@@ -159,13 +162,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   let listening;
   try {
-    listening = await listen(app, config.host, config.port);
+    listening = await listen(edge, config.host, config.port);
   } catch (e) {
     await ladder.stop();
     await registry.stop();
     await rules.close();
     await store.close();
-    return { ok: false, error: `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}` };
+    return { ok: false, error: (e as Error).message };
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${listening.port}`;
@@ -189,7 +192,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           hub.closeAll();
           await ladder.stop();
           await registry.stop();
-          app.close();
+          edge.closeConnections(); // anything opened while the games stopped
           await rules.close();
           await s.close();
         })()),
@@ -203,6 +206,8 @@ export async function serveUntilSignal(config: Config): Promise<number> {
   const started = await startServer(config, { log });
   if (!started.ok) {
     log.error({}, started.error);
+    // The log goes to stdout as JSON; whoever started the server reads one plain line on stderr.
+    process.stderr.write(`dicechess: ${started.error}\n`);
     return 1;
   }
   const server = started.value;

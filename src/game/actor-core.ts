@@ -24,6 +24,8 @@ export interface ActorDeps {
   onEnded?: (game: GameHandle, rec: GameRecord) => void;
   /** The lockstep of a mirror pair, for ladder games (mirror-pair.ts). */
   pair?: PairLink;
+  /** Called after each TurnPlayed is published. */
+  onTurn?: () => void;
 }
 
 export abstract class ActorCore {
@@ -145,6 +147,7 @@ export abstract class ActorCore {
   }
 
   protected publish(frame: EventFrame): void {
+    if (this.deps.onTurn !== undefined && 'TurnPlayed' in frame.event) this.deps.onTurn();
     for (const sub of [...this.subs]) {
       try {
         sub.deliver(frame);
