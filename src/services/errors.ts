@@ -8,7 +8,8 @@ export type ServiceErrorKind =
   | 'forbidden' // 403
   | 'not_found' // 404
   | 'conflict' // 409
-  | 'rate_limited'; // 429
+  | 'rate_limited' // 429
+  | 'unavailable'; // 503 (the server is at a capacity cap)
 
 export interface ServiceError {
   kind: ServiceErrorKind;
@@ -16,7 +17,7 @@ export interface ServiceError {
   code: string;
   /** Human-readable explanation. */
   detail: string;
-  /** Only with rate_limited: whole seconds, at least 1 (the edge sends it as Retry-After). */
+  /** With rate_limited and unavailable: whole seconds, at least 1 (the edge sends it as Retry-After). */
   retryAfterSeconds?: number;
 }
 

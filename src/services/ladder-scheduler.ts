@@ -8,6 +8,7 @@ import type { TimeControl } from '../domain/types.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../game/types.js';
 import type { Store } from '../store/types.js';
 import type { AccountHub } from './account-hub.js';
+import type { GameAdmission, Hold } from './game-admission.js';
 import { botSeat, type IdentityService } from './identity.js';
 import { choosePairs, type Candidate } from './ladder-pairing.js';
 import type { Presence } from './presence.js';
@@ -32,6 +33,8 @@ export interface LadderSchedulerDeps {
   games: MirrorPairFactory & GameDirectory;
   hub: AccountHub;
   presence: Presence;
+  /** The live-games caps every game start passes (capacity sits under them). */
+  admission?: GameAdmission;
   clock: Clock;
   /** Tie-breaks between equal candidates (tests inject a seeded one). */
   random: () => number;
@@ -118,6 +121,8 @@ export class LadderScheduler implements GameLifecycleListener {
     for (const [a, b] of choosePairs(candidates, this.deps.random)) {
       const ba = bots.get(a.id)!;
       const bb = bots.get(b.id)!;
+      const holds = this.admit([a.id, b.id]);
+      if (!holds) continue; // a bot at its live-games cap, or the server full: not this round
       try {
         await this.deps.games.createMirrorPair({
           white: botSeat(ba.team, ba.name), black: botSeat(bb.team, bb.name), timeControl: LADDER_TIME_CONTROL, rated: true,
@@ -126,6 +131,8 @@ export class LadderScheduler implements GameLifecycleListener {
         // The registry is stopping or the store refuses: no pair this round, try again next round.
         this.deps.log.warn({ err: String(e), a: a.id, b: b.id }, 'could not start a mirror pair');
         continue;
+      } finally {
+        for (const h of holds) h.release();
       }
       made++;
       await Promise.all([
@@ -135,6 +142,22 @@ export class LadderScheduler implements GameLifecycleListener {
     }
     if (made > 0) this.deps.log.info({ pairs: made, eligible: candidates.length }, 'ladder round');
     return made;
+  }
+
+  /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
+  private admit(ids: string[]): Hold[] | null {
+    const guard = this.deps.admission;
+    if (!guard) return [];
+    const holds: Hold[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = guard.reserve(ids);
+      if (!r.ok) {
+        for (const h of holds) h.release();
+        return null;
+      }
+      holds.push(r.value);
+    }
+    return holds;
   }
 
   /** Keeps each seated bot's run of ladder games lost on time; four in a row leave the ladder. */

@@ -7,6 +7,7 @@ import type { BotRecord, GameRecord } from '../../src/domain/records.js';
 import type { Principal } from '../../src/domain/types.js';
 import type { GameHandle } from '../../src/game/types.js';
 import { AccountHub } from '../../src/services/account-hub.js';
+import { GameAdmission, type GameCaps } from '../../src/services/game-admission.js';
 import { IdentityService } from '../../src/services/identity.js';
 import { LadderScheduler, TIME_LOSS_REASON } from '../../src/services/ladder-scheduler.js';
 import { Presence } from '../../src/services/presence.js';
@@ -16,14 +17,15 @@ import { Sink } from './helpers.js';
 
 const INTERVAL = 10_000;
 
-function world() {
+function world(caps?: Partial<GameCaps>) {
   const hub = new AccountHub();
   let scheduler!: LadderScheduler;
   const s = setup({ listeners: [hub, { gameEnded: (g, r) => scheduler.gameEnded(g, r) }] });
   const identity = new IdentityService(s.store, s.clock);
   const presence = new Presence(s.clock);
+  const admission = caps ? new GameAdmission({ live: s.registry, tierOf: (id) => identity.tierOf(id) }, caps) : undefined;
   scheduler = new LadderScheduler(
-    { store: s.store, identity, games: s.registry, hub, presence, clock: s.clock, random: prng(1), log: s.logs },
+    { store: s.store, identity, games: s.registry, hub, presence, admission, clock: s.clock, random: prng(1), log: s.logs },
     { pairIntervalMs: INTERVAL },
   );
   /** A registered bot on the ladder with this capacity, holding an account stream (unless told not to). */
@@ -222,4 +224,14 @@ t.test('a round whose store fails resolves with no pairs and is logged; the next
   t.match(w.logs.errors().join('\n'), /ladder round failed.*disk on fire/);
   w.store.listBots = listBots;
   t.equal(await w.scheduler.round(), 1, 'the next round pairs');
+});
+
+t.test('the live-games caps hold over capacity: no pair that would pass a bot’s cap', async (t) => {
+  const w = world({ perIdentity: { anonymous: 16, registered: 3, guest: 2 } });
+  for (const name of ['a', 'b', 'c']) await w.join(name, { capacity: 32 });
+  t.equal(await w.scheduler.round(), 1, 'a first pair');
+  const paired = w.store.listBots().filter((b) => w.scheduler.inGames(b.id) === 2);
+  t.equal(paired.length, 2);
+  t.equal(await w.scheduler.round(), 0, 'a pair for the third bot would take one of the others to 4 games, over the cap of 3');
+  t.ok(w.store.listBots().every((b) => w.scheduler.inGames(b.id) <= 3), 'nobody over the cap');
 });
