@@ -12,9 +12,9 @@
 // line is a JSON summary (see LoadSummary in procs.ts); when forked, 'start' and 'stop' messages
 // mark the measurement window for the parent, and the driver exits if the parent goes away.
 import http from 'node:http';
+import { lineSplitter, randomPath, type Tree } from './bot-kit.js';
 import { parseArgs } from 'node:util';
 
-type Tree = { [uci: string]: Tree };
 type Seat = 'White' | 'Black';
 interface Bot {
   token: string;
@@ -118,16 +118,8 @@ function stream(path: string, token: string, onLine: (line: string) => void): Pr
       { host: base.hostname, port: base.port, path, headers: { authorization: `Bearer ${token}` }, agent: false },
       (res) => {
         if (res.statusCode !== 200) problem(`stream ${res.statusCode}`);
-        let buf = '';
         res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-            const line = buf.slice(0, i);
-            buf = buf.slice(i + 1);
-            if (line) onLine(line);
-          }
-        });
+        res.on('data', lineSplitter(onLine));
         res.on('error', () => undefined);
         res.on('close', () => resolve());
       },
@@ -146,16 +138,6 @@ function stream(path: string, token: string, onLine: (line: string) => void): Pr
 
 // ---------------------------------------------------------------------------------------------
 // Playing.
-
-function randomPath(tree: Tree): string[] {
-  const path: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(Math.random() * keys.length)];
-    path.push(k);
-    tree = tree[k];
-  }
-  return path;
-}
 
 interface Game {
   id: string;

@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -9,7 +9,8 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   throughput: () => import('./throughput.js'),
   persistence: () => import('./persistence.js'),
   abuse: () => import('./abuse.js'),
-  ladder: () => import('./ladder.js'),
+  ladder: () => import('./ladder-pairs.js'),
+  ratings: () => import('./ladder-ratings.js'),
 };
 
 function fmt(n: number | undefined): string {

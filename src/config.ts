@@ -60,6 +60,7 @@ export const ConfigSchema = z.object({
     ratingBatchMs: pos,
     tau: z.number().positive().max(10),
     maxGamesPerBatch: pos,
+    pairIntervalMs: pos,
   }),
 });
 
@@ -89,6 +90,7 @@ const ENV: Record<string, string> = {
   DICECHESS_CHALLENGES_PER_HOUR: 'limits.challengesPerHour',
   DICECHESS_STREAMS_PER_IDENTITY: 'limits.streamsPerIdentity',
   DICECHESS_CONNECTIONS_PER_IP: 'limits.connectionsPerIp',
+  DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

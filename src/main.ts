@@ -25,9 +25,11 @@ import { ChallengeService } from './services/challenges.js';
 import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
 import { HouseGameService } from './services/house-games.js';
+import { LadderScheduler } from './services/ladder-scheduler.js';
 import { LobbyService } from './services/lobby.js';
 import { LadderService } from './services/ladder.js';
 import { RatingBatcher } from './services/ratings.js';
+import { Presence } from './services/presence.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
@@ -55,6 +57,8 @@ export interface RunningServer {
   port: number;
   url: string;
   registry: GameRegistry;
+  /** The ladder's pairing rounds (tests run one at will with round()). */
+  scheduler: LadderScheduler;
   store: Store;
   /** The periodic rating batch (tests run one at will with runBatch()). */
   ratings: RatingBatcher;
@@ -108,7 +112,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     rules,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
@@ -118,6 +122,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const admission = new GameAdmission(
     { live: registry, tierOf: (id) => identity.tierOf(id) },
     { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },
+  );
+  const presence = new Presence(clock);
+  const scheduler: LadderScheduler = new LadderScheduler(
+    { store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log: gameLog },
+    { pairIntervalMs: config.ladder.pairIntervalMs },
   );
   const challenges = new ChallengeService(
     { identity, hub, games: registry, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
@@ -156,6 +165,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ladder,
     houseGames: new HouseGameService({ identity, games: registry, admission }),
     spectators,
+    presence,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
@@ -172,6 +182,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   await registry.resume();
   ratings.start();
+  scheduler.start();
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
@@ -188,6 +199,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     listening = await listen(edge, config.host, config.port);
   } catch (e) {
     await ratings.stop();
+    await scheduler.stop();
     await registry.stop();
     await rules.close();
     await store.close();
@@ -205,6 +217,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       port: listening.port,
       url,
       registry,
+      scheduler,
       store: s,
       ratings,
       close: () =>
@@ -213,6 +226,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // actors stop), wait for running game commands, then drain the pool and close the store.
           listening.close();
           hub.closeAll();
+          await scheduler.stop();
           await registry.stop();
           // After the games: a game that ended while stopping is pending and rated at the next start.
           await ratings.stop();

@@ -28,10 +28,14 @@ export interface BotRecord {
   onLadder: boolean;
   rating: Rating;
   webhook: WebhookRecord | null;
-  /** Ladder games the bot plays at once (1..32); absent in older records, which means 1. */
+  /** Ladder games this bot may play at once (1..32; absent means 1). A mirror pair takes 2. */
   capacity?: number;
-  /** Why the server took the bot off the ladder (e.g. time losses); null or absent when it did not. */
+  /** Why the server took the bot off the ladder (null or absent: it was not, or it rejoined). */
   offLadderReason?: string | null;
+  /** Ladder games lost on time in a row; 4 takes the bot off the ladder. */
+  ladderTimeLosses?: number;
+  /** The bot's last ladder opponent: the scheduler never pairs the same two bots twice in a row. */
+  ladderLastOpponent?: string | null;
 }
 
 /**
@@ -69,8 +73,13 @@ export interface GameRecord {
   /** Revealed client seeds (set when the game ends). */
   revealedSeeds: ClientSeeds | null;
   finishedAt: number | null;
-  /** Mirror-pair partner game id, for ladder games (later issue). */
+  /** Mirror-pair partner game id, for ladder games. */
   mirrorOf: string | null;
+  /**
+   * Set on a mirror-pair game that ended while its partner still ran: its seed reveal is withheld
+   * until the partner ends too (the registry lifts it when reading once the partner has ended).
+   */
+  revealHeld?: boolean;
 }
 
 /** One line of a bot's finished-games index (profiles, leaderboard counts). */

@@ -93,7 +93,8 @@ export type GameEvent =
 export type AccountEvent =
   | { ChallengeReceived: { id: string; challenger: Participant; timeControl: TimeControl } }
   | { ChallengeDeclined: { id: string } }
-  | { GameStart: { gameId: string } };
+  | { GameStart: { gameId: string } }
+  | { LadderRemoved: { reason: string } };
 
 export interface MoveVerdict {
   applied: boolean;

@@ -43,6 +43,7 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
     if (token === undefined) return unauthorized('send Authorization: Bearer <token>', 'missing_token');
     principal = deps.identity.authenticate(token);
     if (principal === null) return unauthorized('the token is invalid, rotated or expired', 'invalid_token');
+    if (principal.tier === 'registered') deps.presence?.touch(principal.id);
     if (principal.tier === 'guest' && spec.auth !== 'seatOrBearer') {
       return unauthorized('a seat token only works on the routes of its game', 'seat_token_not_allowed');
     }

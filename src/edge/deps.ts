@@ -9,6 +9,7 @@ import type { IdentityService } from '../services/identity.js';
 import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
+import type { Presence } from '../services/presence.js';
 import type { RequestContext } from './context.js';
 import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -52,6 +53,8 @@ export interface EdgeDeps {
   houseGames: HouseGameService;
   /** Places on the public game streams (GET /games/{id}/stream). */
   spectators: SpectatorSeats;
+  /** Last authenticated request per registered bot (the ladder pairs polling bots seen lately). */
+  presence?: Presence;
   limits: EdgeLimits;
   /** Server version for /health and the API documents. */
   version: string;

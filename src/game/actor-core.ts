@@ -11,6 +11,7 @@ import type { EventFrame, GameHandle, GameSubscriber, GameSummary, MovesView } f
 import type { GameConfig, GameLog } from './config.js';
 import { withDefaults } from './config.js';
 import { liveClocks } from './clocks.js';
+import type { PairLink } from './mirror-pair.js';
 import { HistoryJson, PendingTree, StateTemplate, buildState, frameOf, isEnded, snapshotFrame } from './view.js';
 
 export interface ActorDeps {
@@ -21,6 +22,8 @@ export interface ActorDeps {
   log: GameLog;
   /** Called once, after GameEnded is published and subscribers are closed. */
   onEnded?: (game: GameHandle, rec: GameRecord) => void;
+  /** The lockstep of a mirror pair, for ladder games (mirror-pair.ts). */
+  pair?: PairLink;
   /** Called after each TurnPlayed is published. */
   onTurn?: () => void;
 }

@@ -21,7 +21,7 @@ import {
   GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, SEED_MAX, SEED_MIN, SEED_REASON,
   describeMoves, drawBy, finalRecord, lossFor, plausibleMoves, resultsOf, winFor,
 } from './outcome.js';
-import { PendingTree, effectiveSeeds, frameOf, isEnded } from './view.js';
+import { PendingTree, effectiveSeeds, endedEventOf, frameOf, isEnded } from './view.js';
 
 export type { ActorDeps } from './actor-core.js';
 
@@ -105,9 +105,12 @@ export class GameActor extends ActorCore implements GameHandle {
     }));
   }
 
-  /** A new game: wait for seeds, at most the grace period, then roll. */
+  /** A new game: wait for seeds, at most the grace period, then roll (at once when both are set). */
   start(): void {
-    this.setTimer(this.cfg.seedGraceMs, () => this.mailbox.push(this.guarded(() => this.opening())));
+    const { white, black } = this.rec.clientSeeds;
+    // Ladder games come with server-chosen client seeds: there is nothing to wait for.
+    if (white !== null && black !== null) this.mailbox.push(this.guarded(() => this.opening()));
+    else this.setTimer(this.cfg.seedGraceMs, () => this.mailbox.push(this.guarded(() => this.opening())));
   }
 
   /** A game read back from the store after a restart: continue exactly where it was persisted. */
@@ -250,6 +253,9 @@ export class GameActor extends ActorCore implements GameHandle {
     for (;;) {
       if (isEnded(this.rec) || this.stopping) return;
       const base = this.rec;
+      // A mirror pair's game waits here, clock stopped, until its partner reaches the same roll.
+      const ply = base.ply;
+      if (this.deps.pair && !this.deps.pair.mayRoll(this.id, ply, () => this.wakeRoll(ply))) return;
       const mover = base.activeSeat;
       const seeds = effectiveSeeds(base);
       const dice = rollDice(this.seedBytes, seeds.white, seeds.black, base.ply);
@@ -287,6 +293,16 @@ export class GameActor extends ActorCore implements GameHandle {
     }
   }
 
+  /** The partner caught up: make the roll this game was holding back, unless something moved on. */
+  private wakeRoll(ply: number): void {
+    if (this.stopping) return;
+    this.mailbox.push(this.guarded(async () => {
+      const rec = this.rec;
+      if (isEnded(rec) || this.tree !== null || rec.dice !== null || rec.ply !== ply) return;
+      await this.roll();
+    }));
+  }
+
   /** The roll's tree from the rules port, retried with backoff; repeated failure aborts the game. */
   private async treeOf(dfen: string): Promise<TreeResult> {
     let delay = this.cfg.rulesBackoffMs;
@@ -316,19 +332,22 @@ export class GameActor extends ActorCore implements GameHandle {
    */
   private async end(over: GameOver, base: GameRecord = this.rec, lead: GameEvent[] = []): Promise<void> {
     this.cancelTimer();
-    const final = finalRecord(base, over, this.deps.clock.now());
+    const final = this.closing(base, over);
     await this.deps.store.finishGame(final, resultsOf(final));
     this.finish(final, lead);
+  }
+
+  /** The final record; a mirror-pair game whose partner still runs keeps its reveal back. */
+  private closing(base: GameRecord, over: GameOver): GameRecord {
+    const final = finalRecord(base, over, this.deps.clock.now());
+    return this.deps.pair?.ending(this.id) ? { ...final, revealHeld: true } : final;
   }
 
   /** Adopts the final record and tells everyone; shared by normal endings and failed aborts. */
   private finish(final: GameRecord, lead: GameEvent[]): void {
     this.adopt(final, null);
     for (const e of lead) this.publish(frameOf(e));
-    const ended: GameEvent = {
-      GameEnded: { v: final.version, over: (final.status as { Ended: { over: GameOver } }).Ended.over, seed: final.serverSeed, clientSeeds: final.revealedSeeds },
-    };
-    this.endedFrame = frameOf(ended);
+    this.endedFrame = frameOf(endedEventOf(final)!);
     this.publish(this.endedFrame);
     this.closeSubscribers();
     try {
@@ -347,7 +366,7 @@ export class GameActor extends ActorCore implements GameHandle {
     } catch (e) {
       // Even the store refuses: end in memory so nobody waits on a game that cannot go on.
       this.deps.log.error({ gameId: this.id, err: String(e) }, 'could not persist the aborted game');
-      this.finish(finalRecord(this.rec, drawBy('Aborted'), this.deps.clock.now()), []);
+      this.finish(this.closing(this.rec, drawBy('Aborted')), []);
     }
   }
 

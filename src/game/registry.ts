@@ -1,6 +1,7 @@
 // The set of game actors: creates games (GameFactory), finds them (GameDirectory), rebuilds the live
 // ones after a restart, and keeps ended games readable. House players are attached here, so every
 // way a game starts (lobby, challenge, ladder, resume) gets them the same way.
+import { randomBytes } from 'node:crypto';
 import { formatDfen, parseDfen, START_FEN } from '../engine/index.js';
 import { commitOf, newServerSeed, seedToHex } from '../fair/index.js';
 import type { Clock } from '../domain/clock.js';
@@ -13,6 +14,7 @@ import { EndedGame } from './ended.js';
 import { initialBanks } from './clocks.js';
 import { withDefaults, type GameConfig, type GameLog } from './config.js';
 import { HousePlayer, type HouseKind } from './house.js';
+import { MirrorPair, reachedOf } from './mirror-pair.js';
 import type { GameDirectory, GameFactory, GameHandle, GameLifecycleListener, NewGameSpec } from './types.js';
 import { isEnded } from './view.js';
 
@@ -58,11 +60,43 @@ export class GameRegistry implements GameFactory, GameDirectory {
 
   async create(spec: NewGameSpec): Promise<GameHandle> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const { fen, seat } = startPosition(spec.startFen);
+    const rec = this.newRecord(spec, this.deps.newId(), newServerSeed());
+    await this.deps.store.putGame(rec);
+    const actor = this.register(rec);
+    this.attachHouse(actor);
+    this.notify('gameStarted', actor);
+    actor.start();
+    return actor;
+  }
+
+  /**
+   * A mirror pair (RULES §8): `spec` as given and its mirror with the colours swapped, one server
+   * seed and one pair of server-chosen client seeds for both, advancing in lockstep. Both records
+   * are stored before either game starts.
+   */
+  async createMirrorPair(spec: NewGameSpec): Promise<[GameHandle, GameHandle]> {
+    if (this.stopping) throw new Error('game registry is stopping');
     const seed = newServerSeed();
-    const rec: GameRecord = {
+    const clientSeeds = { white: randomBytes(16).toString('hex'), black: randomBytes(16).toString('hex') };
+    const ids = [this.deps.newId(), this.deps.newId()] as const;
+    const recs = [
+      { ...this.newRecord(spec, ids[0], seed), clientSeeds, mirrorOf: ids[1] },
+      { ...this.newRecord({ ...spec, white: spec.black, black: spec.white }, ids[1], seed), clientSeeds, mirrorOf: ids[0] },
+    ];
+    await Promise.all(recs.map((r) => this.deps.store.putGame(r)));
+    const pair = new MirrorPair({ id: ids[0], reached: 0, ended: false }, { id: ids[1], reached: 0, ended: false });
+    const actors = recs.map((r) => this.register(r, pair));
+    for (const a of actors) this.attachHouse(a);
+    for (const a of actors) this.notify('gameStarted', a);
+    for (const a of actors) a.start();
+    return [actors[0], actors[1]];
+  }
+
+  private newRecord(spec: NewGameSpec, id: string, seed: Uint8Array): GameRecord {
+    const { fen, seat } = startPosition(spec.startFen);
+    return {
       schema: SCHEMA_VERSION,
-      id: this.deps.newId(),
+      id,
       white: spec.white,
       black: spec.black,
       timeControl: spec.timeControl,
@@ -84,12 +118,6 @@ export class GameRegistry implements GameFactory, GameDirectory {
       finishedAt: null,
       mirrorOf: null,
     };
-    await this.deps.store.putGame(rec);
-    const actor = this.register(rec);
-    this.attachHouse(actor);
-    this.notify('gameStarted', actor);
-    actor.start();
-    return actor;
   }
 
   /**
@@ -98,9 +126,10 @@ export class GameRegistry implements GameFactory, GameDirectory {
    */
   async resume(): Promise<number> {
     const recs = this.deps.store.listLiveGames().filter((r) => !isEnded(r) && !this.games.has(r.id));
+    const pairs = this.resumePairs(recs);
     await Promise.all(
       recs.map(async (rec) => {
-        const actor = this.register(rec);
+        const actor = this.register(rec, pairs.get(rec.id));
         this.notify('gameResumed', actor);
         actor.resume();
         await actor.idle();
@@ -110,6 +139,26 @@ export class GameRegistry implements GameFactory, GameDirectory {
     );
     if (recs.length > 0) this.deps.log.info({ games: recs.length }, 'live games resumed');
     return recs.length;
+  }
+
+  /**
+   * The lockstep of every resumed mirror-pair game. A partner that ended (or was never stored: a
+   * crash between the two writes of createMirrorPair) no longer holds the game back.
+   */
+  private resumePairs(recs: GameRecord[]): Map<string, MirrorPair> {
+    const byId = new Map(recs.map((r) => [r.id, r]));
+    const pairs = new Map<string, MirrorPair>();
+    for (const rec of recs) {
+      if (rec.mirrorOf === null || pairs.has(rec.id)) continue;
+      const other = byId.get(rec.mirrorOf);
+      const pair = new MirrorPair(
+        { id: rec.id, reached: reachedOf(rec), ended: false },
+        other ? { id: other.id, reached: reachedOf(other), ended: false } : { id: rec.mirrorOf, reached: 0, ended: true },
+      );
+      pairs.set(rec.id, pair);
+      if (other) pairs.set(other.id, pair);
+    }
+    return pairs;
   }
 
   /** Cancels every timer, lets running commands finish, closes every subscriber. */
@@ -147,14 +196,20 @@ export class GameRegistry implements GameFactory, GameDirectory {
 
   ended(id: string): GameRecord | undefined {
     const stored = this.deps.store.getGame(id);
-    if (stored && isEnded(stored)) return stored;
-    return this.archive.get(id);
+    return this.lifted(stored && isEnded(stored) ? stored : this.archive.get(id));
+  }
+
+  /** A withheld reveal is lifted as soon as the mirror-pair partner is no longer live. */
+  private lifted(rec: GameRecord | undefined): GameRecord | undefined {
+    if (!rec?.revealHeld || (rec.mirrorOf !== null && this.games.has(rec.mirrorOf))) return rec;
+    return { ...rec, revealHeld: false };
   }
 
   find(id: string): GameHandle | undefined {
     const live = this.games.get(id);
     if (live) return live;
     let handle = this.endedHandles.get(id);
+    if (handle?.record().revealHeld && this.lifted(handle.record()) !== handle.record()) handle = undefined;
     if (handle) {
       this.endedHandles.delete(id); // re-inserted below: least recently read first
     } else {
@@ -174,8 +229,9 @@ export class GameRegistry implements GameFactory, GameDirectory {
     await Promise.all([...this.games.values()].map((g) => g.idle()));
   }
 
-  private register(rec: GameRecord): GameActor {
+  private register(rec: GameRecord, pair?: MirrorPair): GameActor {
     const actor: GameActor = new GameActor(rec, {
+      pair,
       store: this.deps.store,
       rules: this.deps.rules,
       clock: this.deps.clock,
@@ -211,7 +267,21 @@ export class GameRegistry implements GameFactory, GameDirectory {
       const oldest = this.archive.keys().next().value as string;
       this.archive.delete(oldest);
     }
+    if (final.mirrorOf !== null) this.partnerEnded(final.mirrorOf);
     this.notify('gameEnded', actor, final);
+  }
+
+  /**
+   * Second game of a pair ended: the first one's reveal appears. Reads lift it already (see
+   * `lifted`); the cached read handle is dropped and the stored record rewritten for other readers.
+   */
+  private partnerEnded(partnerId: string): void {
+    this.endedHandles.delete(partnerId);
+    const rec = this.deps.store.getGame(partnerId);
+    if (!rec?.revealHeld || !isEnded(rec)) return;
+    this.deps.store.putGame({ ...rec, revealHeld: false }).catch((e: unknown) => {
+      this.deps.log.warn({ gameId: partnerId, err: String(e) }, 'could not store the lifted reveal');
+    });
   }
 
   private attachHouse(actor: GameActor): void {

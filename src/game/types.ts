@@ -94,6 +94,11 @@ export interface GameFactory {
   create(spec: NewGameSpec): Promise<GameHandle>;
 }
 
+/** What the ladder scheduler calls: `spec` and its mirror (colours swapped), identical dice, lockstep. */
+export interface MirrorPairFactory {
+  createMirrorPair(spec: NewGameSpec): Promise<[GameHandle, GameHandle]>;
+}
+
 /** Lookups over live games, and the archive for ended ones. */
 export interface GameDirectory {
   get(id: string): GameHandle | undefined;

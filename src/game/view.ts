@@ -42,9 +42,9 @@ export const isEnded = (rec: GameRecord): boolean => 'Ended' in rec.status;
 
 export const playersOf = (rec: GameRecord): Players => ({ white: rec.white.face, black: rec.black.face });
 
-/** The seed reveal: null while the game runs. (Mirror-pair withholding hooks in here later.) */
+/** The seed reveal: null while the game runs, and while a mirror-pair partner still runs. */
 export function revealOf(rec: GameRecord): { seed: string | null; clientSeeds: ClientSeeds | null } {
-  if (!isEnded(rec)) return { seed: null, clientSeeds: null };
+  if (!isEnded(rec) || rec.revealHeld === true) return { seed: null, clientSeeds: null };
   return { seed: rec.serverSeed, clientSeeds: rec.revealedSeeds };
 }
 

@@ -273,9 +273,25 @@ export class IdentityService {
   private setLadder(p: Principal, onLadder: boolean): Promise<ServiceResult<LadderState>> {
     if (p.tier !== 'registered') return Promise.resolve(fail('forbidden', 'registered_only', REGISTERED_ONLY));
     return this.updateBot(p.id, (bot) => ({
-      next: bot.onLadder === onLadder ? null : { ...bot, onLadder },
+      // Joining or leaving by hand clears why the server had taken the bot off, and its streak.
+      next: bot.onLadder === onLadder && !bot.offLadderReason
+        ? null
+        : { ...bot, onLadder, offLadderReason: null, ladderTimeLosses: 0 },
       answer: { onLadder, glickoRating: bot.rating.rating, glickoRd: bot.rating.rd },
     }));
+  }
+
+  /**
+   * A server-side change of a registered bot (the ladder scheduler's bookkeeping), through the same
+   * serialised read-modify-write as the routes. `change` returns null to leave the bot as it is.
+   * Resolves with the stored result, or null for an unknown bot.
+   */
+  async editBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | null> {
+    const r = await this.updateBot(id, (bot) => {
+      const next = change(bot);
+      return { next, answer: next ?? bot };
+    });
+    return r.ok ? r.value : null;
   }
 
   /**

@@ -31,13 +31,19 @@ export const GameStart = named(
   'A game the caller is seated in started (ladder pairings included).',
 );
 
+export const LadderRemoved = named(
+  'LadderRemoved',
+  z.strictObject({ LadderRemoved: z.strictObject({ reason: z.string() }) }),
+  'The server took the caller off the ladder (after 4 ladder games in a row lost on time); it may rejoin.',
+);
+
 export const AccountEvent = named(
   'AccountEvent',
-  z.union([ChallengeReceived, ChallengeDeclined, GameStart]),
+  z.union([ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved]),
   'One line of the account stream.',
 );
 
-export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart } as const;
+export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved } as const;
 
 // Game stream, GET /bot/game/stream/{id}.
 

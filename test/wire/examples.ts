@@ -74,6 +74,7 @@ export const accountEvents: AccountEvent[] = [
   { ChallengeReceived: { id: 'c1', challenger: alice, timeControl: { Unlimited: {} } } },
   { ChallengeDeclined: { id: 'c1' } },
   { GameStart: { gameId: 'g1' } },
+  { LadderRemoved: { reason: 'lost 4 ladder games in a row on time; rejoin with POST /bot/ladder/join' } },
 ];
 
 export const applied: MoveVerdict = { applied: true, version: 10, reason: null };

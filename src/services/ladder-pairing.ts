@@ -1,0 +1,56 @@
+// Who plays whom in one round of the ladder: a pure function of the candidates and a random source,
+// so a test can pin the choice. Bots with high deviations (the least known) choose first, each the
+// closest rating among the bots still free; nobody meets its previous ladder opponent again.
+
+export interface Candidate {
+  id: string;
+  rating: number;
+  rd: number;
+  /** The previous ladder opponent, never chosen again right away. */
+  lastOpponent: string | null;
+}
+
+const allowed = (a: Candidate, b: Candidate): boolean =>
+  a.id !== b.id && a.lastOpponent !== b.id && b.lastOpponent !== a.id;
+
+/**
+ * Disjoint pairs. Candidates are taken in id order, then each gets one draw of `random` to break
+ * ties, so the same candidates and the same random sequence always give the same pairs. Chooser order:
+ * deviation high to low, then the draw. Partner: the smallest rating gap, then the higher deviation,
+ * then the earlier chooser position.
+ */
+export function choosePairs(candidates: readonly Candidate[], random: () => number): [Candidate, Candidate][] {
+  const byId = [...candidates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const draw = new Map(byId.map((c) => [c.id, random()]));
+  const order = byId.slice().sort((a, b) => b.rd - a.rd || draw.get(a.id)! - draw.get(b.id)!);
+  const rank = new Map(order.map((c, i) => [c.id, i]));
+  // Rating order for the partner search: walk outwards from the chooser until the gap only grows.
+  const byRating = order.slice().sort((a, b) => a.rating - b.rating || rank.get(a.id)! - rank.get(b.id)!);
+  const pos = new Map(byRating.map((c, i) => [c.id, i]));
+  const taken = new Set<string>();
+  const pairs: [Candidate, Candidate][] = [];
+  const better = (x: Candidate, best: Candidate | null, a: Candidate): boolean => {
+    if (!best) return true;
+    const dx = Math.abs(x.rating - a.rating);
+    const db = Math.abs(best.rating - a.rating);
+    return dx < db || (dx === db && (x.rd > best.rd || (x.rd === best.rd && rank.get(x.id)! < rank.get(best.id)!)));
+  };
+  for (const a of order) {
+    if (taken.has(a.id)) continue;
+    let best: Candidate | null = null;
+    const at = pos.get(a.id)!;
+    for (const step of [-1, 1]) {
+      for (let i = at + step; i >= 0 && i < byRating.length; i += step) {
+        const x = byRating[i];
+        if (best && Math.abs(x.rating - a.rating) > Math.abs(best.rating - a.rating)) break;
+        if (taken.has(x.id) || !allowed(a, x)) continue;
+        if (better(x, best, a)) best = x;
+      }
+    }
+    if (!best) continue;
+    taken.add(a.id);
+    taken.add(best.id);
+    pairs.push([a, best]);
+  }
+  return pairs;
+}

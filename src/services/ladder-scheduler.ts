@@ -1,0 +1,193 @@
+// The ladder's scheduler: every `pairIntervalMs` it pairs the on-ladder bots that can play now and
+// have room for two more games, and starts a mirror pair for each pair (registry.createMirrorPair).
+// It also keeps each bot's run of ladder games lost on time and takes a bot off the ladder after
+// four in a row. Every bot write goes through IdentityService.editBot (serialised per bot).
+import type { Clock, TimerHandle } from '../domain/clock.js';
+import type { BotRecord, GameRecord } from '../domain/records.js';
+import type { TimeControl } from '../domain/types.js';
+import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../game/types.js';
+import type { Store } from '../store/types.js';
+import type { AccountHub } from './account-hub.js';
+import type { GameAdmission, Hold } from './game-admission.js';
+import { botSeat, type IdentityService } from './identity.js';
+import { choosePairs, type Candidate } from './ladder-pairing.js';
+import type { Presence } from './presence.js';
+
+/** CONTRACT.md: ladder games are Fischer 300+3. */
+export const LADDER_TIME_CONTROL: TimeControl = { Fischer: { initialSeconds: 300, incrementSeconds: 3 } };
+/** Ladder games lost on time in a row that take a bot off the ladder. */
+export const MAX_TIME_LOSSES = 4;
+export const TIME_LOSS_REASON = `lost ${MAX_TIME_LOSSES} ladder games in a row on time; rejoin with POST /bot/ladder/join`;
+/** A mirror pair takes two of a bot's capacity. */
+const PAIR_SLOTS = 2;
+
+export interface LadderLog {
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
+export interface LadderSchedulerDeps {
+  store: Store;
+  identity: IdentityService;
+  games: MirrorPairFactory & GameDirectory;
+  hub: AccountHub;
+  presence: Presence;
+  /** The live-games caps every game start passes (capacity sits under them). */
+  admission?: GameAdmission;
+  clock: Clock;
+  /** Tie-breaks between equal candidates (tests inject a seeded one). */
+  random: () => number;
+  log: LadderLog;
+}
+
+export interface LadderSchedulerConfig {
+  pairIntervalMs: number;
+}
+
+/** A ladder game: rated and one half of a mirror pair (nothing else is made rated). */
+export const isLadderGame = (rec: GameRecord): boolean => rec.rated && rec.mirrorOf !== null;
+
+export class LadderScheduler implements GameLifecycleListener {
+  private timer: TimerHandle | null = null;
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(private readonly deps: LadderSchedulerDeps, private readonly config: LadderSchedulerConfig) {}
+
+  /** Starts the periodic rounds (the first one after one interval). */
+  start(): void {
+    this.stopped = false;
+    this.arm();
+  }
+
+  /** No further rounds; resolves once a round in progress has finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Live rated games the bot sits in (both games of a pair count). */
+  inGames(botId: string): number {
+    return this.deps.games.liveFor(botId).filter((g) => g.rated).length;
+  }
+
+  /** Whether the bot can answer a ladder game now: a stream, a verified webhook, or a recent request. */
+  reachable(bot: BotRecord): boolean {
+    return this.deps.hub.isOnline(bot.id) || Boolean(bot.webhook?.verifiedAt) || this.deps.presence.recent(bot.id);
+  }
+
+  /** The bots one round may pair. */
+  eligible(): BotRecord[] {
+    return this.deps.store
+      .listBots()
+      .filter((b) => b.onLadder && this.reachable(b) && (b.capacity ?? 1) - this.inGames(b.id) >= PAIR_SLOTS);
+  }
+
+  /** One round: chooses the pairs and starts a mirror pair for each. Resolves with the pairs made. */
+  round(): Promise<number> {
+    // Rounds never overlap: a round asked for while one runs waits for it and then runs.
+    const prev = this.running ?? Promise.resolve(0);
+    const next = prev.then(() => this.pairUp()).catch((e: unknown) => {
+      // A store that fails mid-round: this round is lost, the next one tries again.
+      this.deps.log.error({ err: String(e) }, 'ladder round failed');
+      return 0;
+    });
+    this.running = next;
+    void next.finally(() => {
+      if (this.running === next) this.running = null;
+    });
+    return next;
+  }
+
+  private arm(): void {
+    if (this.stopped) return;
+    this.timer = this.deps.clock.schedule(this.config.pairIntervalMs, () => {
+      this.timer = null;
+      void this.round().finally(() => this.arm());
+    });
+  }
+
+  private async pairUp(): Promise<number> {
+    if (this.stopped) return 0;
+    const eligible = this.eligible();
+    const candidates: Candidate[] = eligible.map((b) => ({
+      id: b.id, rating: b.rating.rating, rd: b.rating.rd, lastOpponent: b.ladderLastOpponent ?? null,
+    }));
+    const bots = new Map(eligible.map((b) => [b.id, b]));
+    let made = 0;
+    for (const [a, b] of choosePairs(candidates, this.deps.random)) {
+      const ba = bots.get(a.id)!;
+      const bb = bots.get(b.id)!;
+      const holds = this.admit([a.id, b.id]);
+      if (!holds) continue; // a bot at its live-games cap, or the server full: not this round
+      try {
+        await this.deps.games.createMirrorPair({
+          white: botSeat(ba.team, ba.name), black: botSeat(bb.team, bb.name), timeControl: LADDER_TIME_CONTROL, rated: true,
+        });
+      } catch (e) {
+        // The registry is stopping or the store refuses: no pair this round, try again next round.
+        this.deps.log.warn({ err: String(e), a: a.id, b: b.id }, 'could not start a mirror pair');
+        continue;
+      } finally {
+        for (const h of holds) h.release();
+      }
+      made++;
+      await Promise.all([
+        this.deps.identity.editBot(a.id, (bot) => ({ ...bot, ladderLastOpponent: b.id })),
+        this.deps.identity.editBot(b.id, (bot) => ({ ...bot, ladderLastOpponent: a.id })),
+      ]);
+    }
+    if (made > 0) this.deps.log.info({ pairs: made, eligible: candidates.length }, 'ladder round');
+    return made;
+  }
+
+  /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
+  private admit(ids: string[]): Hold[] | null {
+    const guard = this.deps.admission;
+    if (!guard) return [];
+    const holds: Hold[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = guard.reserve(ids);
+      if (!r.ok) {
+        for (const h of holds) h.release();
+        return null;
+      }
+      holds.push(r.value);
+    }
+    return holds;
+  }
+
+  /** Keeps each seated bot's run of ladder games lost on time; four in a row leave the ladder. */
+  gameEnded(_game: GameHandle, rec: GameRecord): void {
+    if (!isLadderGame(rec) || !('Ended' in rec.status)) return;
+    const over = rec.status.Ended.over;
+    if (over.termination === 'Aborted') return; // the server's failure, not the bot's
+    for (const seat of ['White', 'Black'] as const) {
+      const id = (seat === 'White' ? rec.white : rec.black).id;
+      const lostOnTime = over.termination === 'Timeout' && 'Win' in over.result && over.result.Win.side !== seat;
+      this.countTimeLoss(id, lostOnTime).catch((e: unknown) => {
+        this.deps.log.error({ bot: id, err: String(e) }, 'could not count a ladder time loss');
+      });
+    }
+  }
+
+  private async countTimeLoss(id: string, lostOnTime: boolean): Promise<void> {
+    let removed = false;
+    const after = await this.deps.identity.editBot(id, (bot) => {
+      const streak = lostOnTime ? (bot.ladderTimeLosses ?? 0) + 1 : 0;
+      if (streak === (bot.ladderTimeLosses ?? 0)) return null;
+      if (streak >= MAX_TIME_LOSSES && bot.onLadder) {
+        removed = true;
+        return { ...bot, ladderTimeLosses: 0, onLadder: false, offLadderReason: TIME_LOSS_REASON };
+      }
+      return { ...bot, ladderTimeLosses: streak };
+    });
+    if (after && removed) {
+      this.deps.log.info({ bot: id }, 'taken off the ladder after time losses');
+      this.deps.hub.publish(id, { LadderRemoved: { reason: TIME_LOSS_REASON } });
+    }
+  }
+}
