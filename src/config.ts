@@ -45,6 +45,12 @@ export const ConfigSchema = z.object({
     enabled: z.boolean(),
     answerCapSeconds: pos,
     allowInsecureLocalTargets: z.boolean(),
+    /** Deliveries in flight at once, across all games; the rest wait their turn. */
+    maxConcurrentDeliveries: pos,
+    /** Keep-alive connections per webhook origin. */
+    connectionsPerOrigin: pos,
+    /** Webhook origins with pooled connections (least recently used closed first). */
+    maxOrigins: pos,
   }),
 });
 
@@ -66,6 +72,7 @@ const ENV: Record<string, string> = {
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
+  DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'webhooks.allowInsecureLocalTargets',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

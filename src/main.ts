@@ -24,6 +24,8 @@ import { LobbyService } from './services/lobby.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
+import type { Resolver } from './services/webhooks/policy.js';
+import { createWebhooks, type WebhookParts } from './webhooks.js';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }
@@ -40,6 +42,10 @@ export interface StartOptions {
   observe?: (info: ObservedResponse) => void;
   /** House player RNG (tests). */
   random?: () => number;
+  /** DNS of webhook hosts (tests inject one; the system resolver otherwise). */
+  webhookResolver?: Resolver;
+  /** Tests observe each pinned lookup of a webhook connection. */
+  onPinnedLookup?: (host: string, address: string) => void;
 }
 
 export interface RunningServer {
@@ -47,6 +53,8 @@ export interface RunningServer {
   url: string;
   registry: GameRegistry;
   store: Store;
+  /** Webhook parts, null when webhooks are disabled. */
+  webhooks: WebhookParts | null;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
 }
@@ -56,9 +64,6 @@ const HOUSE_KINDS: Record<string, HouseKind> = { random: 'random', greedy: 'gree
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Result<RunningServer, string>> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
-  if (config.webhooks.enabled) {
-    return { ok: false, error: 'webhooks.enabled: webhook delivery is not available in this version; leave it false' };
-  }
   const houseBots = parseHouseBotsEnv(config.houseBots);
   if (!houseBots.ok) return { ok: false, error: `houseBots: ${houseBots.error}` };
   const proxies = parseTrustedProxies(config.http.trustedProxies);
@@ -85,12 +90,23 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
     error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
   };
+  const webhooks = config.webhooks.enabled
+    ? createWebhooks(config.webhooks, {
+        store,
+        clock,
+        log,
+        version: VERSION,
+        setWebhook: (id, hook) => identity.setWebhook(id, hook),
+        resolver: opts.webhookResolver,
+        onPinnedLookup: opts.onPinnedLookup,
+      })
+    : null;
   const registry = new GameRegistry({
     store,
     rules,
     clock,
     config: config.games,
-    listeners: [hub],
+    listeners: webhooks ? [hub, webhooks.deliverer] : [hub],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
@@ -113,6 +129,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
+  webhooks?.registerMetrics(metrics);
   new Gauge({ name: 'dicechess_account_streams', help: 'Open account event streams', registers: [metrics], collect() { this.set(hub.connections()); } });
 
   const hour = 3_600_000;
@@ -130,10 +147,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
       guests: new RateLimiter({ limit: config.limits.guestLobbyPerHour, windowMs: hour, maxKeys, clock }),
+      webhookRegistrations: new RateLimiter({ limit: config.limits.webhookRegistrationsPerHour, windowMs: hour, maxKeys, clock }),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
+    webhooks: webhooks?.routes ?? null,
     metrics: () => metrics.metrics(),
   };
 
@@ -151,6 +170,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   try {
     listening = await listen(app, config.host, config.port);
   } catch (e) {
+    await webhooks?.stop();
     await registry.stop();
     await rules.close();
     await store.close();
@@ -169,12 +189,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       url,
       registry,
       store: s,
+      webhooks,
       close: () =>
         (closing ??= (async () => {
           // Stop accepting, end every stream cleanly (account streams here, game streams when their
           // actors stop), wait for running game commands, then drain the pool and close the store.
           listening.close();
           hub.closeAll();
+          // Deliveries in flight are cut off first and not marked finished: after a restart their
+          // rolls are delivered again.
+          await webhooks?.stop();
           await registry.stop();
           app.close();
           await rules.close();

@@ -11,6 +11,7 @@ import { ladderHandlers } from './handlers/ladder.js';
 import { meetingHandlers } from './handlers/meeting.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
+import { webhookHandlers } from './handlers/webhooks.js';
 import { createRouter, type ObservedResponse } from './router.js';
 
 export interface EdgeOptions {
@@ -41,6 +42,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): uWS.TemplatedApp {
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
     ...opsHandlers(deps),
+    ...webhookHandlers(deps),
   });
   return app;
 }

@@ -7,6 +7,7 @@ import type { AccountHub } from '../services/account-hub.js';
 import type { ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
 import type { LobbyService } from '../services/lobby.js';
+import type { WebhookRegistry } from '../services/webhooks/registry.js';
 import type { RequestContext } from './context.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
@@ -16,6 +17,7 @@ export interface EdgeLimits {
   anonMints: RateLimiter;
   registrations: RateLimiter;
   guests: RateLimiter;
+  webhookRegistrations: RateLimiter;
 }
 
 export interface EdgeDeps {
@@ -32,6 +34,8 @@ export interface EdgeDeps {
   version: string;
   verdictWaitMs: number;
   webhooksEnabled: boolean;
+  /** The webhook routes' service; null when webhooks are disabled. */
+  webhooks: WebhookRegistry | null;
   /** Prometheus text exposition (GET /metrics). */
   metrics: () => Promise<string>;
 }

@@ -26,6 +26,8 @@ export const DB_NAMES = {
   turns: 'turns',
   results: 'results',
   meta: 'meta',
+  /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
+  webhookDeliveries: 'webhookDeliveries',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */
 export const META_SCHEMA_KEY = 'schema';
@@ -93,7 +95,7 @@ export class LmdbStore implements Store {
     try {
       mkdirSync(dir, { recursive: true });
       // noSubdir false: a directory named like "data.v1" must not be taken for a single file.
-      root = open({ path: dir, maxDbs: 8, noSubdir: false });
+      root = open({ path: dir, maxDbs: 12, noSubdir: false });
     } catch (e) {
       return err(`cannot open data directory ${dir}: ${messageOf(e)}`);
     }
@@ -106,6 +108,7 @@ export class LmdbStore implements Store {
       turns: name(DB_NAMES.turns),
       results: name(DB_NAMES.results),
       meta: name(DB_NAMES.meta),
+      webhookDeliveries: name(DB_NAMES.webhookDeliveries),
     };
     const schema = await checkSchema(dir, root, db);
     if (!schema.ok) {
@@ -212,6 +215,7 @@ export class LmdbStore implements Store {
     await this.write(() => {
       this.writeGame(game);
       liveIndex.removeSync(game.id);
+      this.db.webhookDeliveries.removeSync(game.id);
       for (const line of results) {
         const stored: StoredResult = { ...line, schema: SCHEMA_VERSION };
         lines.putSync(resultKey(line), stored);
@@ -227,6 +231,18 @@ export class LmdbStore implements Store {
 
   allResults(): ResultRecord[] {
     return [...this.db.results.getRange()].map(({ value }) => fromStored(value as StoredResult));
+  }
+
+  webhookDelivered(gameId: string): number | undefined {
+    if (!keyFits(gameId)) return undefined;
+    return this.db.webhookDeliveries.get(gameId) as number | undefined;
+  }
+
+  async markWebhookDelivered(gameId: string, ply: number): Promise<void> {
+    await this.write(() => {
+      // A game that finished meanwhile keeps no marker.
+      if (this.db.liveIndex.doesExist(gameId)) this.db.webhookDeliveries.putSync(gameId, ply);
+    });
   }
 
   /**

@@ -30,5 +30,10 @@ export interface Store {
   /** Every result line (for rating batches and counts). */
   allResults(): ResultRecord[];
 
+  // Webhook deliveries: the latest roll (its ply) of a live game whose delivery has finished, so a
+  // restart re-delivers a roll only when its delivery was cut off. Cleared when the game finishes.
+  webhookDelivered(gameId: string): number | undefined;
+  markWebhookDelivered(gameId: string, ply: number): Promise<void>;
+
   close(): Promise<void>;
 }

@@ -97,8 +97,24 @@ const SIGNATURE_HEADERS: JsonObject[] = [
     name: 'X-Game-Signature',
     in: 'header',
     required: true,
-    description: 'Lowercase hex HMAC-SHA256, keyed by the webhook secret, over `<timestamp>.<raw body>`.',
+    description:
+      'Lowercase hex HMAC-SHA256, keyed by the UTF-8 bytes of the webhook secret, over `<timestamp>.<raw body>` ' +
+      '(the timestamp header’s value, a dot, the body bytes as received).',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  {
+    name: 'X-DiceChess-Timestamp',
+    in: 'header',
+    required: true,
+    description: 'The same value as X-Game-Timestamp (for bots written against the earlier deployment).',
     schema: { type: 'string' },
+  },
+  {
+    name: 'X-DiceChess-Signature',
+    in: 'header',
+    required: true,
+    description: 'The same value as X-Game-Signature.',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
 ];
 

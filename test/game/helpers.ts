@@ -66,6 +66,8 @@ export class RecordingStore implements Store {
   }
   resultsOf(botId: string, limit: number): ResultRecord[] { return this.inner.resultsOf(botId, limit); }
   allResults(): ResultRecord[] { return this.inner.allResults(); }
+  webhookDelivered(id: string): number | undefined { return this.inner.webhookDelivered(id); }
+  markWebhookDelivered(id: string, ply: number): Promise<void> { return this.inner.markWebhookDelivered(id, ply); }
   close(): Promise<void> { return this.inner.close(); }
 }
 

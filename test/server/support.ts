@@ -383,6 +383,12 @@ export class GatedStore implements Store {
   allResults(): ResultRecord[] {
     return this.inner.allResults();
   }
+  webhookDelivered(id: string): number | undefined {
+    return this.inner.webhookDelivered(id);
+  }
+  markWebhookDelivered(id: string, ply: number): Promise<void> {
+    return this.inner.markWebhookDelivered(id, ply);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }
