@@ -19,6 +19,8 @@ export interface BootOptions {
   /** 'inline' (default) runs the engine in-thread; 'pool' uses the real Piscina workers; or a port of the test's own. */
   rules?: 'inline' | 'pool' | RulesPort;
   random?: () => number;
+  /** DNS of webhook hosts. */
+  webhookResolver?: (host: string) => Promise<string[]>;
 }
 
 export interface ReqOptions {
@@ -57,6 +59,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     store: opts.store,
     rules: opts.rules === 'pool' ? undefined : typeof opts.rules === 'object' ? opts.rules : new InlineRules(),
     random: opts.random,
+    webhookResolver: opts.webhookResolver,
     observe: (info) => conformance.check(info),
   });
   if (!started.ok) throw new Error(started.error);

@@ -27,11 +27,15 @@ export interface Receiver {
   /** Every delivery with a bad or missing signature (must stay empty). */
   badSignatures: string[];
   setSecret(secret: string): void;
-  /** Answers a verification by echoing its nonce; every other delivery through `onTurn`. */
+  /** How the handshake is answered; by default the nonce is echoed. */
+  onVerification: (d: Delivery) => Answer;
+  /** Every other delivery is answered through `onTurn`. */
   onTurn: (d: Delivery) => Answer | Promise<Answer>;
   /** Resolves at the next delivery of type yourTurn. */
   nextTurn(): Promise<Delivery>;
   connections(): number;
+  /** Stops listening and drops every connection (the endpoint becomes unreachable). */
+  close(): Promise<void>;
 }
 
 /** HMAC-SHA256 over `<timestamp>.<body>`, keyed by the secret's UTF-8 bytes, as lowercase hex. */
@@ -50,9 +54,15 @@ export async function startReceiver(t: Teardown, opts: { path?: string } = {}): 
     deliveries: [],
     badSignatures: [],
     setSecret: (s) => void (secret = s),
+    onVerification: (d) => ({ status: 200, json: { nonce: d.json.nonce } }),
     onTurn: () => ({ status: 200, json: { moves: [] } }),
     nextTurn: () => new Promise((resolve) => waiters.push(resolve)),
     connections: () => sockets,
+    close: async () => {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -73,12 +83,9 @@ export async function startReceiver(t: Teardown, opts: { path?: string } = {}): 
       const d: Delivery = { body, json: JSON.parse(body), headers: h, signatureOk, path: req.url ?? '', remotePort: req.socket.remotePort ?? 0 };
       rx.deliveries.push(d);
       if (signatureOk === false) rx.badSignatures.push(body.slice(0, 80));
-      if (d.json.type === 'verification') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ nonce: d.json.nonce }));
-        return;
-      }
-      for (const w of waiters.splice(0)) w(d);
-      void Promise.resolve(rx.onTurn(d)).then((a) => {
+      if (d.json.type !== 'verification') for (const w of waiters.splice(0)) w(d);
+      const answer = d.json.type === 'verification' ? rx.onVerification(d) : rx.onTurn(d);
+      void Promise.resolve(answer).then((a) => {
         if (a === 'hang') {
           hanging.add(res);
           return;
@@ -92,10 +99,6 @@ export async function startReceiver(t: Teardown, opts: { path?: string } = {}): 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   rx.port = (server.address() as AddressInfo).port;
   rx.url = `http://127.0.0.1:${rx.port}${opts.path ?? '/hook'}`;
-  t.teardown(async () => {
-    for (const res of hanging) res.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  t.teardown(() => rx.close());
   return rx;
 }
