@@ -127,10 +127,11 @@ export class WebhookDeliverer implements GameLifecycleListener {
     const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs);
     if (res.kind === 'closed') return; // cut off by shutdown: delivered again after the restart
     const outcome = await this.settle(game, seat, res);
+    // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart
+    // (persisted before the outcome is counted where the bot can read it).
+    if (outcome !== 'applied') await this.d.store.markWebhookDelivered(game.id, ply);
     this.d.stats.record(botId, outcome, res.ms);
     this.d.observe?.(outcome, res.ms);
-    // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart.
-    if (outcome !== 'applied') await this.d.store.markWebhookDelivered(game.id, ply);
   }
 
   private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>): Promise<Outcome> {
