@@ -106,6 +106,10 @@ export interface ServerChild {
 export interface ServerOptions {
   /** `memory` for --memory; otherwise an LMDB data directory (--data). */
   store: 'memory' | { dataDir: string };
+  /** Extra configuration, merged over the benchmark settings' top-level sections. */
+  config?: Record<string, Record<string, unknown>>;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -117,7 +121,8 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
   const cfgDir = tempDir('dicechess-bench-cfg-');
   const cfg = join(cfgDir.path, 'bench.json');
-  writeFileSync(cfg, JSON.stringify({ limits: { anonMintsPerHour: 1_000_000 } }));
+  const extra = opts.config ?? {};
+  writeFileSync(cfg, JSON.stringify({ ...extra, limits: { anonMintsPerHour: 1_000_000, ...extra.limits } }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const child = spawn(
@@ -132,6 +137,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
         // info, not warn: the "listening on" line is logged at info. Nothing on the request path
         // logs at info, so this costs nothing under load.
         DICECHESS_LOG_LEVEL: 'info',
+        ...opts.env,
       },
     },
   );
