@@ -11,7 +11,7 @@ import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { Bot, fullTree, gameState, rng, type Ev, type Json, type Tree } from './support.js';
 
-const LOCAL = { 'webhooks.allowInsecureLocalTargets': true };
+const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 
 async function webhookBot(t: Test, app: TestApp, name: string, seed: number): Promise<{ bot: Bot; rx: Receiver }> {
   const bot = await Bot.register(app, 'hooks', name);

@@ -64,7 +64,7 @@ t.test('every outcome is counted', async (t) => {
   const app = await bootApp(t, {
     clock,
     webhookResolver: resolver,
-    overrides: { 'webhooks.allowInsecureLocalTargets': true, 'webhooks.answerCapSeconds': CAP_S, 'games.seedGraceMs': GRACE_MS },
+    overrides: { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true, 'webhooks.answerCapSeconds': CAP_S, 'games.seedGraceMs': GRACE_MS },
   });
   const { bot, rx } = await hooked(t, app, 'main');
   const turns = (): Delivery[] => rx.deliveries.filter((d) => d.json.type === 'yourTurn');
@@ -140,7 +140,7 @@ t.test('every outcome is counted', async (t) => {
 
 t.test('DELETE stops deliveries from the next turn; the game goes on', async (t) => {
   const clock = new ManualClock(undefined, { runDueTimers: true });
-  const app = await bootApp(t, { clock, overrides: { 'webhooks.allowInsecureLocalTargets': true, 'games.seedGraceMs': GRACE_MS } });
+  const app = await bootApp(t, { clock, overrides: { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true, 'games.seedGraceMs': GRACE_MS } });
   const { bot, rx } = await hooked(t, app, 'quitter');
   rx.onTurn = () => ({ status: 200, json: { moves: [] } });
   const g = await startGame(app, clock, bot);

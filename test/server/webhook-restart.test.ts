@@ -14,7 +14,7 @@ import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
 import { Bot, rng, until, type Json } from './support.js';
 
-const LOCAL = { 'webhooks.allowInsecureLocalTargets': true };
+const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 const TC = { Fischer: { initialSeconds: 3600, incrementSeconds: 0 } };
 
 async function store(t: Test): Promise<() => Promise<Store>> {

@@ -2,13 +2,14 @@
 // 127.0.0.1 (insecure-local mode), replacement, inspection without the secret, removal, and every
 // error the contract lists: 403 anonymous/static, 422 policy and handshake, 429, 404 no_webhook, 503.
 import t from 'tap';
+import { loadConfig, testConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, anonBot, type TestApp } from '../helpers/app.js';
 import { expectedSignature, startReceiver } from '../helpers/webhook-receiver.js';
 import { webhookPayloadProblems } from '../helpers/conformance.js';
 import { Bot, type Json } from './support.js';
 
-const LOCAL = { 'webhooks.allowInsecureLocalTargets': true };
+const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 const STATIC_TOKEN = 'static-house-token-0123456789';
 const problemOf = (r: { json: unknown }): Json => r.json as Json;
 
@@ -82,7 +83,7 @@ t.test('422: the URL policy (no connection is made) says which rule', async (t) 
     if (host === 'meta.test') return ['169.254.169.254'];
     throw Object.assign(new Error('nx'), { code: 'ENOTFOUND' });
   };
-  const app = await bootApp(t, { webhookResolver: resolver });
+  const app = await bootApp(t, { webhookResolver: resolver, overrides: { 'webhooks.enabled': true } });
   const bot = await registered(app, 'strict');
   const cases: [string, RegExp][] = [
     ['http://93.184.216.34/hook', /https/],
@@ -163,8 +164,11 @@ t.test('webhooks.enabled false: every webhook route 503, before authentication',
 });
 
 t.test('webhooks are on by default; 400 for a bad body', async (t) => {
-  const app = await bootApp(t);
-  t.equal(app.config.webhooks.enabled, true);
+  t.equal(testConfig().webhooks.enabled, true, 'the shipped configuration turns them on');
+  t.equal(testConfig().webhooks.allowInsecureLocalTargets, false, 'with the strict URL policy');
+  const env = loadConfig({ env: { DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'true' } });
+  t.equal(env.ok && env.value.webhooks.allowInsecureLocalTargets, true, 'the environment variable lifts it');
+  const app = await bootApp(t, { overrides: { 'webhooks.enabled': true } });
   const bot = await registered(app, 'bad-body');
   const r = await bot.req('POST', '/bot/webhook', { url: 'not a url' });
   t.equal(r.status, 400);
