@@ -15,8 +15,8 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { randomPath, requester, type Tree } from './driver-common.js';
 
-type Tree = { [uci: string]: Tree };
 const { values: opt } = parseArgs({
   options: {
     url: { type: 'string' },
@@ -43,20 +43,7 @@ const cycles: number[] = [];
 const problems: Record<string, number> = {};
 const problem = (k: string): void => void (problems[k] = (problems[k] ?? 0) + 1);
 
-function request(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? '' : JSON.stringify(body);
-    const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(payload)) };
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const req = http.request({ host: base.hostname, port: base.port, method, path, headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const request = requester(base, agent, 10_000);
 
 function lines(path: string, token: string, onLine: (l: Record<string, any>) => void): http.ClientRequest {
   const req = http.get({ host: base.hostname, port: base.port, path, headers: { authorization: `Bearer ${token}` }, agent: false }, (res) => {
@@ -75,15 +62,6 @@ function lines(path: string, token: string, onLine: (l: Record<string, any>) => 
   return req;
 }
 
-function randomPath(tree: Tree): string[] {
-  const path: string[] = [];
-  for (let keys = Object.keys(tree); keys.length; keys = Object.keys(tree)) {
-    const k = keys[Math.floor(Math.random() * keys.length)];
-    path.push(k);
-    tree = tree[k];
-  }
-  return path;
-}
 
 async function treeOf(gameId: string, inline: Tree | null): Promise<Tree> {
   if (inline) return inline;

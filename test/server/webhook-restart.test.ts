@@ -42,15 +42,23 @@ async function startGame(app: TestApp, rx: Receiver): Promise<{ bot: Bot; gameId
   return { bot, gameId };
 }
 
-t.test('a delivery cut off by a restart is delivered once after the resume', async (t) => {
+/**
+ * The first server: the bot's first delivery is played, every later one answered by `then`. From the
+ * start position no king can be taken in one turn, so a second White roll always comes.
+ */
+async function firstRun(t: Test, seed: number, then: Receiver['onTurn']) {
   const open = await store(t);
   const rx = await startReceiver(t);
   const app1 = await bootApp(t, { store: await open(), overrides: LOCAL });
-  const play = randomTurns(app1.base, rng(31));
+  const play = randomTurns(app1.base, rng(seed));
   let answered = 0;
-  // From the start position no king can be taken in one turn: the second White roll always comes.
-  rx.onTurn = (d) => (answered++ < 1 ? play(d) : 'hang');
+  rx.onTurn = (d) => (answered++ < 1 ? play(d) : then(d));
   const { bot: bot1, gameId } = await startGame(app1, rx);
+  return { open, rx, app1, bot1, gameId };
+}
+
+t.test('a delivery cut off by a restart is delivered once after the resume', async (t) => {
+  const { open, rx, app1, bot1, gameId } = await firstRun(t, 31, () => 'hang');
   await until(() => (yourTurns(rx).length === 2 ? true : undefined), 'the second delivery (left hanging)', 2_000);
   const cut = key(yourTurns(rx)[1]);
   await app1.server.close();
@@ -74,13 +82,7 @@ t.test('a delivery cut off by a restart is delivered once after the resume', asy
 });
 
 t.test('a roll whose delivery finished before the restart is not delivered again', async (t) => {
-  const open = await store(t);
-  const rx = await startReceiver(t);
-  const app1 = await bootApp(t, { store: await open(), overrides: LOCAL });
-  const play = randomTurns(app1.base, rng(33));
-  let answered = 0;
-  rx.onTurn = (d) => (answered++ < 1 ? play(d) : { status: 200, json: { moves: [] } });
-  const { bot: bot1, gameId } = await startGame(app1, rx);
+  const { open, rx, app1, bot1, gameId } = await firstRun(t, 33, () => ({ status: 200, json: { moves: [] } }));
   await until(async () => (((await bot1.req('GET', '/bot/webhook')).json as Json).stats.declined === 1 ? true : undefined), 'the declined answer', 2_000);
   const ply = app1.server.registry.get(gameId)!.record().ply;
   t.equal(app1.server.store.webhookDelivered(gameId), ply, 'the finished delivery is recorded with its roll');
