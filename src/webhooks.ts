@@ -87,6 +87,8 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
     parseMoves: parseMovesAnswer,
     answerCapMs,
     maxInFlight: config.maxConcurrentDeliveries,
+    // One bot gets no more calls in flight than its endpoint has pooled connections.
+    maxInFlightPerBot: config.connectionsPerOrigin,
     log: d.log,
     observe: (outcome: Outcome, ms: number) => {
       total.inc({ outcome });

@@ -6,8 +6,9 @@
 // Never two deliveries of one roll: a roll is keyed by (game, ply); the watcher remembers the last ply
 // it took, and the store keeps the ply of the latest finished delivery, so after a restart only a roll
 // whose delivery was cut off is sent again. Deliveries never run inside the actor's publish call, at
-// most `maxInFlight` run at once (the rest wait their turn, at most one per game), and each waits at
-// most min(answer cap, the mover's remaining clock) on the injected clock.
+// most `maxInFlight` run at once and at most `maxInFlightPerBot` to any one bot (the rest wait their
+// turn, at most one per game), and each waits at most min(answer cap, the mover's remaining clock) on
+// the injected clock.
 import type { Clock } from '../../domain/clock.js';
 import type { Seat } from '../../domain/types.js';
 import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../game/types.js';
@@ -28,7 +29,10 @@ export interface DelivererDeps {
   /** The move endpoint's body validation: the moves of a valid `{moves}` answer, or null. */
   parseMoves(text: string): string[] | null;
   answerCapMs: number;
+  /** Deliveries in flight across all bots. */
   maxInFlight: number;
+  /** Deliveries in flight to one bot: a slow bot with many games cannot take every slot. */
+  maxInFlightPerBot: number;
   log: DelivererLog;
   /** Metrics hook: every finished delivery's outcome and round trip. */
   observe?(outcome: Outcome, ms: number): void;
@@ -36,10 +40,16 @@ export interface DelivererDeps {
 
 const SEATS: readonly Seat[] = ['White', 'Black'];
 
+interface Task {
+  botId: string;
+  run: () => Promise<void>;
+}
+
 export class WebhookDeliverer implements GameLifecycleListener {
   private inFlight = 0;
-  /** Deliveries waiting for a slot; at most one per watched game, so bounded by the live games. */
-  private readonly waiting: (() => Promise<void>)[] = [];
+  private readonly inFlightByBot = new Map<string, number>();
+  /** Deliveries waiting for a slot, oldest first; at most one per watched game, so bounded by the live games. */
+  private readonly waiting: Task[] = [];
   private readonly watches = new Map<string, GameWatch>();
   private stopped = false;
 
@@ -92,24 +102,36 @@ export class WebhookDeliverer implements GameLifecycleListener {
     if (!this.d.store.getBot(botId)?.webhook) return;
     const done = this.d.store.webhookDelivered(game.id);
     if (done !== undefined && done >= ply) return; // delivered before a restart
-    this.enqueue(() => this.deliver(game, seat, botId, ply));
+    this.waiting.push({ botId, run: () => this.deliver(game, seat, botId, ply) });
+    this.dispatch();
   }
 
-  private enqueue(task: () => Promise<void>): void {
-    if (this.inFlight < this.d.maxInFlight) this.run(task);
-    else this.waiting.push(task);
+  /** Starts waiting deliveries, oldest first, while slots are free; skips bots at their own limit. */
+  private dispatch(): void {
+    for (let i = 0; i < this.waiting.length && this.inFlight < this.d.maxInFlight && !this.stopped; ) {
+      const task = this.waiting[i];
+      if ((this.inFlightByBot.get(task.botId) ?? 0) >= this.d.maxInFlightPerBot) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.start(task);
+    }
   }
 
-  private run(task: () => Promise<void>): void {
+  private start(task: Task): void {
     this.inFlight++;
+    this.inFlightByBot.set(task.botId, (this.inFlightByBot.get(task.botId) ?? 0) + 1);
     // Never inside the caller's stack (the actor's publish): start on a later microtask.
     void Promise.resolve()
-      .then(task)
+      .then(task.run)
       .catch((e: unknown) => this.d.log.warn({ err: String(e) }, 'webhook delivery failed'))
       .finally(() => {
         this.inFlight--;
-        const next = this.waiting.shift();
-        if (next && !this.stopped) this.run(next);
+        const left = (this.inFlightByBot.get(task.botId) ?? 1) - 1;
+        if (left > 0) this.inFlightByBot.set(task.botId, left);
+        else this.inFlightByBot.delete(task.botId);
+        this.dispatch();
       });
   }
 

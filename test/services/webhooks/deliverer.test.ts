@@ -31,14 +31,14 @@ class HandClient implements WebhookClient {
   async close(): Promise<void> {}
 }
 
-async function world(opts: { maxInFlight: number; capMs: number }) {
+async function world(opts: { maxInFlight: number; capMs: number; perBot?: number }) {
   const store = new MemoryStore();
   const client = new HandClient();
   const stats = new DeliveryStats();
   const clock = new ManualClock();
   const deliverer = new WebhookDeliverer({
     store, client, stats, clock, parseMoves: parseMovesAnswer,
-    answerCapMs: opts.capMs, maxInFlight: opts.maxInFlight, log: { warn: () => {} },
+    answerCapMs: opts.capMs, maxInFlight: opts.maxInFlight, maxInFlightPerBot: opts.perBot ?? 100, log: { warn: () => {} },
   });
   const s: Setup = setup({ clock, store, listeners: [deliverer], config: { seedGraceMs: 0 } });
   return { s, store, client, stats, deliverer };
@@ -130,5 +130,26 @@ t.test('every answer goes through the move path: declined plays nothing, illegal
   t.equal(g.history().length, 0, 'nothing played');
   t.equal(client.calls.length, 1, 'and the roll is not delivered again');
   t.equal(store.webhookDelivered(g.id), g.record().ply, 'the finished delivery is recorded');
+  await s.registry.stop();
+});
+
+t.test('one slow bot with many games cannot take every slot', async (t) => {
+  const { s, store, client, deliverer } = await world({ maxInFlight: 3, perBot: 2, capMs: 30_000 });
+  const slow = await hookedBot(store, 'slow');
+  const games = [];
+  for (let i = 0; i < 4; i++) {
+    games.push(await s.registry.create({ white: slow, black: bot(`s${i}`), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN }));
+  }
+  const other = await hookedBot(store, 'other');
+  games.push(await s.registry.create({ white: other, black: bot('o'), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN }));
+  await rolled(s, games);
+  const to = (c: Call) => c.url.split('/')[2];
+  t.same(client.calls.map(to), ['slow.example', 'slow.example', 'other.example'], 'the slow bot holds 2 slots; the other bot gets the third');
+  t.equal(deliverer.pending(), 5, 'two of the slow bot’s games wait');
+  client.calls[2].answer({ kind: 'answer', status: 500, body: '', ms: 1 });
+  client.calls[0].answer({ kind: 'timeout', ms: 30_000 });
+  await settle();
+  t.same(client.calls.slice(3).map(to), ['slow.example'], 'a slow slot freed goes to the slow bot’s next game');
+  t.equal(client.open, 2);
   await s.registry.stop();
 });
