@@ -174,6 +174,11 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   process.send?.({ event: 'stop' });
   clearInterval(poll);
+  // The server's own measure of each bot's delivery round trip (POST sent → answer read).
+  const roundTrips = WEBHOOK
+    ? await Promise.all(slots.map(async (s) => JSON.parse((await request('GET', '/bot/webhook', s.token)).text).stats as { latencyMsP50: number; latencyMsP99: number }))
+    : [];
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
   await Promise.all(slots.map((s) => (s.gameId ? request('POST', `/bot/game/${s.gameId}/resign`, s.token).catch(() => undefined) : undefined)));
   for (const s of slots) for (const r of s.streams) r.destroy();
   cycles.sort((a, b) => a - b);
@@ -181,6 +186,7 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({
     mode: opt.mode, games: N, windowS, turns, turnsPerS: turns / windowS, gamesStarted: games,
     cycleMs: { count: cycles.length, p50: pct(50), p99: pct(99) },
+    roundTripMs: { p50: median(roundTrips.map((r) => r.latencyMsP50)), p99: median(roundTrips.map((r) => r.latencyMsP99)) },
     driverCpuPct: ((cpu.user + cpu.system) / 1000 / (windowS * 1000)) * 100, problems,
   }));
   process.exit(0);

@@ -18,6 +18,7 @@ interface DriverSummary {
   turnsPerS: number;
   gamesStarted: number;
   cycleMs: { count: number; p50: number; p99: number };
+  roundTripMs: { p50: number; p99: number };
   driverCpuPct: number;
   problems: Record<string, number>;
 }
@@ -85,6 +86,11 @@ export async function run(): Promise<BenchRow[]> {
         note: `${n} bots vs house/random, ${Math.round(hook.s.windowS)} s; ${hook.s.turns} deliveries, ${hook.s.gamesStarted} games; ` +
           `${hook.webhookP50}; streams: ${stream.s.turns} turns` + (probs(hook) || probs(stream) ? `; PROBLEMS: ${probs(hook)} ${probs(stream)}` : ''),
       },
+      {
+        bench, metric: 'delivery round trip p50 ms', value: hook.s.roundTripMs.p50,
+        note: 'server-measured POST sent → answer read (whole ms; median over the bots of each bot’s p50)',
+      },
+      { bench, metric: 'delivery round trip p99 ms', value: hook.s.roundTripMs.p99, note: 'median over the bots of each bot’s p99' },
       { bench, metric: 'cycle p50 ms', value: hook.s.cycleMs.p50, baseline: stream.s.cycleMs.p50, ...base, note: 'bot answer → its next turn notice' },
       { bench, metric: 'cycle p99 ms', value: hook.s.cycleMs.p99, baseline: stream.s.cycleMs.p99, ...base },
       {

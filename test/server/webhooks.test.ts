@@ -174,3 +174,26 @@ t.test('webhooks are on by default; 400 for a bad body', async (t) => {
   t.equal(r.status, 400);
   t.equal((await app.req('GET', '/bot/webhook')).status, 401, 'enabled: authentication is required');
 });
+
+t.test('the OpenAPI document describes the routes, their statuses and the deliveries', async (t) => {
+  const app = await bootApp(t, { overrides: { 'webhooks.enabled': true } });
+  const doc = (await app.req('GET', '/openapi.json')).json as Json;
+  const item = doc.paths['/bot/webhook'];
+  const statuses = (op: Json): string[] => Object.keys(op.responses);
+  for (const s of ['201', '403', '422', '429', '503']) t.ok(statuses(item.post).includes(s), `POST declares ${s}`);
+  for (const s of ['200', '403', '404', '503']) t.ok(statuses(item.get).includes(s), `GET declares ${s}`);
+  for (const s of ['204', '403', '404', '503']) t.ok(statuses(item.delete).includes(s), `DELETE declares ${s}`);
+  t.match(JSON.stringify(item.get.responses['404']), /no_webhook/);
+  const schemas = doc.components.schemas;
+  t.same(Object.keys(schemas.WebhookStats.properties).sort(), [
+    'applied', 'declined', 'deliveries', 'httpError', 'latencyMsMax', 'latencyMsP50', 'latencyMsP90', 'latencyMsP99',
+    'malformed', 'policyBlocked', 'refused', 'timeout', 'unreachable',
+  ].sort(), 'stats: every outcome and the latency percentiles');
+  t.notOk('secret' in schemas.WebhookInfo.properties, 'GET never shows the secret');
+  for (const kind of ['verification', 'yourTurn']) {
+    const post = doc.webhooks[kind].post;
+    t.same(post.parameters.map((p: Json) => p.name), ['X-Game-Timestamp', 'X-Game-Signature', 'X-DiceChess-Timestamp', 'X-DiceChess-Signature'], `${kind}: the signature headers`);
+    t.ok(post.requestBody.content['application/json'].schema.$ref, `${kind}: its body schema`);
+  }
+  t.match(doc.webhooks.yourTurn.post.description, /GET \/games\/\{id\}/, 'yourTurn: state is the game state');
+});
