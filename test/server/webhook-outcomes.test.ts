@@ -76,6 +76,9 @@ t.test('every outcome is counted', async (t) => {
   let g = await startGame(app, clock, bot);
   await counted(bot, 'declined', 1);
   t.equal((await stats(bot)).applied, 1, 'applied');
+  // The clock has not moved since the roll: the delivered state is byte for byte the public one.
+  const pendingState = (await app.req('GET', `/games/${g.gameId}`)).json;
+  t.same(turns().at(-1)!.json.state, pendingState, 'state is exactly the GET /games/{id} body');
   const declinedAt = turns().length;
   await loseOnTime(t, clock, g.stream, bot.id);
   t.equal(turns().length, declinedAt, 'the declined roll was not delivered again');

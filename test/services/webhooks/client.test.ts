@@ -9,11 +9,11 @@ import type { Resolver } from '../../../src/services/webhooks/policy.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 import type { Teardown } from '../../helpers/http.js';
 
-function client(t: Teardown, resolve: Resolver, opts: { clock?: Clock; onPinnedLookup?: (h: string, a: string) => void } = {}) {
+function client(t: Teardown, resolve: Resolver, opts: { clock?: Clock; onPinnedLookup?: (h: string, a: string) => void; maxOrigins?: number } = {}) {
   const c = new UndiciWebhookClient({
     policy: { resolve, allowInsecureLocalTargets: true },
     clock: opts.clock ?? systemClock,
-    maxOrigins: 4,
+    maxOrigins: opts.maxOrigins ?? 4,
     connectionsPerOrigin: 2,
     recheckMs: 60_000,
     userAgent: 'test',
@@ -118,4 +118,17 @@ t.test('refused at connect time, unreachable, and closed while in flight', async
   await dead.close();
   t.equal((await inFlight).kind, 'closed', 'close() cuts off calls in flight');
   t.equal((await dead.post(`http://127.0.0.1:${port}/hook`, turn, {}, 1_000)).kind, 'closed', 'and refuses new ones');
+});
+
+t.test('pooled origins are bounded: the least recently used pool is closed', async (t) => {
+  const a = await startReceiver(t);
+  const b = await startReceiver(t);
+  const c = client(t, noDns, { maxOrigins: 1 });
+  for (let i = 0; i < 6; i++) await c.post(a.url, turn, {}, 5_000);
+  const before = a.connections();
+  for (let i = 0; i < 6; i++) await c.post(a.url, turn, {}, 5_000);
+  t.equal(a.connections(), before, 'a keeps its pooled connections while it is the only origin');
+  await c.post(b.url, turn, {}, 5_000);
+  await c.post(a.url, turn, {}, 5_000);
+  t.equal(a.connections(), before + 1, 'a’s pool was closed when b took the one place: a new connection');
 });
