@@ -3,6 +3,8 @@
 // error the contract lists: 403 anonymous/static, 422 policy and handshake, 429, 404 no_webhook, 503.
 import t from 'tap';
 import { loadConfig, testConfig } from '../../src/config.js';
+import { startServer } from '../../src/main.js';
+import { InlineRules } from '../../src/pool/inline.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, anonBot, type TestApp } from '../helpers/app.js';
 import { expectedSignature, startReceiver } from '../helpers/webhook-receiver.js';
@@ -196,4 +198,16 @@ t.test('the OpenAPI document describes the routes, their statuses and the delive
     t.ok(post.requestBody.content['application/json'].schema.$ref, `${kind}: its body schema`);
   }
   t.match(doc.webhooks.yourTurn.post.description, /GET \/games\/\{id\}/, 'yourTurn: state is the game state');
+});
+
+t.test('insecure-local mode is announced with a warning at start', async (t) => {
+  const warnings: string[] = [];
+  const log = { info: () => {}, debug: () => {}, error: () => {}, warn: (_o: unknown, m?: string) => void warnings.push(m ?? '') };
+  for (const insecure of [false, true]) {
+    const config = testConfig({ host: '127.0.0.1', port: 0, memory: true, 'webhooks.allowInsecureLocalTargets': insecure });
+    const started = await startServer(config, { log, rules: new InlineRules() });
+    if (!started.ok) throw new Error(started.error);
+    await started.value.close();
+    t.equal(warnings.filter((w) => /insecure local targets/.test(w)).length, insecure ? 1 : 0, `insecure ${insecure}`);
+  }
 });
