@@ -1,7 +1,9 @@
 # The project's commands. Each target does its own set-up, so they work on a fresh clone.
 NODE_MODULES_STAMP := node_modules/.install-stamp
-HOST ?= 127.0.0.1
-PORT ?= 8080
+# make run HOST=… PORT=… DATA=… pass flags to the server; without them, config/default.json and the
+# DICECHESS_* environment decide (flags would override the environment). Only values given on make's
+# command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
+given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
 .PHONY: install build typecheck test run bench clean
 
@@ -22,7 +24,7 @@ test: build
 	node scripts/test.mjs
 
 run: build
-	node dist/src/cli.js serve --host $(HOST) --port $(PORT) --data ./data
+	node dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))
 
 bench: build
 	node dist/bench/run.js

@@ -1,7 +1,6 @@
 // The composition root: reads nothing but the Config it is given, opens the store, starts the rules
 // pool, builds the services and the game registry, resumes live games, and listens.
 import { readFileSync } from 'node:fs';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Config } from './config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -15,6 +14,7 @@ import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
 import type { HouseKind } from './game/house.js';
 import { createLogger, type Logger } from './log.js';
+import { ServiceMetrics } from './metrics.js';
 import { PoolRules } from './pool/piscina.js';
 import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
@@ -69,13 +69,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const proxies = parseTrustedProxies(config.http.trustedProxies);
   if (!proxies.ok) return { ok: false, error: `http.trustedProxies: ${proxies.error}` };
 
-  let store = opts.store;
-  if (!store) {
+  let openedStore = opts.store;
+  if (!openedStore) {
     const opened = await openStore({ memory: config.memory, dataDir: config.dataDir });
     if (!opened.ok) return { ok: false, error: opened.error };
-    store = opened.value;
+    openedStore = opened.value;
   }
-  const rules = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  const rulesPort = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  // The gauges read the registry (made below) only when /metrics is scraped.
+  const metrics: ServiceMetrics = new ServiceMetrics({
+    liveGames: (): number => registry.live().length,
+    rulesQueueDepth: () => (rulesPort instanceof PoolRules ? rulesPort.queued : 0),
+  });
+  const store = metrics.timedStore(openedStore);
+  const rules = metrics.timedRules(rulesPort);
 
   const hub = new AccountHub();
   const identity = new IdentityService(store, clock, {
@@ -101,12 +108,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         onPinnedLookup: opts.onPinnedLookup,
       })
     : null;
-  const registry = new GameRegistry({
+  webhooks?.registerMetrics(metrics.registry);
+  const registry: GameRegistry = new GameRegistry({
     store,
     rules,
     clock,
     config: config.games,
-    listeners: webhooks ? [hub, webhooks.deliverer] : [hub],
+    listeners: webhooks ? [hub, metrics.games, webhooks.deliverer] : [hub, metrics.games],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
@@ -125,12 +133,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       matchedPollableMs: config.lobby.matchedPollableMs,
     },
   );
-
-  const metrics = new Registry();
-  collectDefaultMetrics({ register: metrics });
-  new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers: [metrics], collect() { this.set(registry.live().length); } });
-  webhooks?.registerMetrics(metrics);
-  new Gauge({ name: 'dicechess_account_streams', help: 'Open account event streams', registers: [metrics], collect() { this.set(hub.connections()); } });
 
   const hour = 3_600_000;
   const maxKeys = config.limits.rateLimitMaxKeys;
@@ -153,11 +155,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
     webhooks: webhooks?.routes ?? null,
-    metrics: () => metrics.metrics(),
+    metrics: () => metrics.text(),
+    meter: metrics.edge,
   };
 
   await registry.resume();
-  const app = buildEdge(deps, {
+  const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
     maxBodyBytes: config.limits.maxBodyBytes,
@@ -168,13 +171,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   let listening;
   try {
-    listening = await listen(app, config.host, config.port);
+    listening = await listen(edge, config.host, config.port);
   } catch (e) {
     await webhooks?.stop();
     await registry.stop();
     await rules.close();
     await store.close();
-    return { ok: false, error: `cannot listen on ${config.host}:${config.port}: ${(e as Error).message}` };
+    return { ok: false, error: (e as Error).message };
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${listening.port}`;
@@ -200,7 +203,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // rolls are delivered again.
           await webhooks?.stop();
           await registry.stop();
-          app.close();
+          edge.closeConnections(); // anything opened while the games stopped
           await rules.close();
           await s.close();
         })()),
@@ -214,6 +217,8 @@ export async function serveUntilSignal(config: Config): Promise<number> {
   const started = await startServer(config, { log });
   if (!started.ok) {
     log.error({}, started.error);
+    // The log goes to stdout as JSON; whoever started the server reads one plain line on stderr.
+    process.stderr.write(`dicechess: ${started.error}\n`);
     return 1;
   }
   const server = started.value;

@@ -11,6 +11,22 @@ const USAGE: Record<string, string> = {
   commit: 'usage: commit <server-seed-hex>',
 };
 
+/** What each command does, for --help. */
+const ABOUT: Record<string, string> = {
+  moves: 'Prints the legal-move tree of a position with its roll pending, as JSON (a DFEN is a FEN whose\n7th field is the dice as piece letters, e.g. NBK; {} is a forced pass).',
+  perft: 'Counts single-die perft nodes: each level is one micro-move with that die, sides alternating.',
+  roll: "Recomputes the dice of one ply of a finished game from its revealed seed and both players' seeds.",
+  commit: 'Prints the commitment (SHA-256) a game published for a server seed, to check a reveal.',
+};
+
+/** One line per engine command, for the top-level --help. */
+export const ENGINE_HELP = [
+  '  moves   prints the legal-move tree of a roll',
+  '  perft   counts single-die move-generation nodes',
+  "  roll    recomputes a game's dice from its revealed seeds",
+  '  commit  prints the commitment a game published for its seed',
+].join('\n');
+
 /** Parse a non-negative decimal integer argument (digits only), or null. */
 function natural(text: string | undefined, max: number): number | null {
   if (text === undefined || !/^[0-9]+$/.test(text)) return null;
@@ -25,6 +41,11 @@ export function engineCommand(argv: string[], out: (s: string) => void, errOut: 
     errOut(`${cmd}: ${why}\n${USAGE[cmd]}`);
     return 2;
   };
+  if (args[0] === '--help' || args[0] === '-h') {
+    // No argument of any command can start with "-", so this is never a real argument.
+    out(`${USAGE[cmd]}\n\n${ABOUT[cmd]}`);
+    return 0;
+  }
   switch (cmd) {
     case 'moves': {
       if (args.length !== 1) return usage('expected one DFEN argument');

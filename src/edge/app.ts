@@ -12,7 +12,7 @@ import { meetingHandlers } from './handlers/meeting.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
-import { createRouter, type ObservedResponse } from './router.js';
+import { createRouter, type ObservedResponse, type Router } from './router.js';
 
 export interface EdgeOptions {
   corsOrigins: readonly string[];
@@ -25,7 +25,8 @@ export interface EdgeOptions {
   observe?: (info: ObservedResponse) => void;
 }
 
-export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): uWS.TemplatedApp {
+/** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
+export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
   const app = uWS.App();
   const router = createRouter(app, {
     logger: deps.log,
@@ -44,5 +45,5 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): uWS.TemplatedApp {
     ...opsHandlers(deps),
     ...webhookHandlers(deps),
   });
-  return app;
+  return router;
 }

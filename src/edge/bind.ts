@@ -20,7 +20,13 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
   }
   for (const spec of ROUTES) {
     const handler = table[spec.operationId];
-    router.route(spec.method, toUwsPattern(spec.path), (ctx) => run(spec, ctx, deps, handler), {
+    const route = `${spec.method} ${spec.path}`;
+    const counted = async (ctx: RequestContext): Promise<Reply | void> => {
+      const reply = await run(spec, ctx, deps, handler);
+      if (reply?.status === 429) deps.meter.refused(route);
+      return reply;
+    };
+    router.route(spec.method, toUwsPattern(spec.path), counted, {
       cors: spec.auth === 'public' ? 'public' : 'restricted',
     });
   }

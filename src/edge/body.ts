@@ -1,4 +1,6 @@
-// Request bodies: JSON only, capped (CONTRACT "Errors"). uWS hands the body over in chunks through
+// Request bodies: JSON, capped (CONTRACT "Errors"). The Content-Type header is not consulted: bots
+// send bodies labelled text/plain, form-encoded or not at all, and the contract's answer for a body it
+// cannot use is 400. A body that parses as JSON is JSON. uWS hands the body over in chunks through
 // onData, which must be attached before the handler's first await or the chunks are lost; so the
 // router starts collecting synchronously and readJson() only picks up the result.
 import { err, ok, type Result } from '../domain/result.js';
@@ -14,20 +16,12 @@ export function bodyTooLarge(limit: number): Reply {
   return problem(413, 'body_too_large', `request bodies are limited to ${limit} bytes`);
 }
 
-/** application/json, with parameters such as charset, or any application/*+json. */
-export function isJsonContentType(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  const semi = contentType.indexOf(';');
-  const mediaType = (semi < 0 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
-  return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'));
-}
-
 /**
  * Starts reading the body of the current request. Call synchronously in the uWS handler. Past the
  * limit it answers 413 at once and closes the connection instead of swallowing the rest. The promise
  * never rejects; an aborted upload resolves to a problem nobody will receive.
  */
-export function collectBody(res: Responder, limit: number, contentType: string | undefined): Promise<BodyResult> {
+export function collectBody(res: Responder, limit: number): Promise<BodyResult> {
   return new Promise<BodyResult>((resolve) => {
     let chunks: Buffer[] = [];
     let size = 0;
@@ -50,24 +44,21 @@ export function collectBody(res: Responder, limit: number, contentType: string |
       }
       if (isLast && chunks.length === 0) {
         // Common case, the whole body in one chunk: parse it in place before uWS reclaims it.
-        settle(parseJsonBody(new Uint8Array(chunk), contentType));
+        settle(parseJsonBody(new Uint8Array(chunk)));
         return;
       }
       // uWS neuters the chunk when this callback returns, so keep a copy.
       if (chunk.byteLength > 0) chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) settle(parseJsonBody(Buffer.concat(chunks, size), contentType));
+      if (isLast) settle(parseJsonBody(Buffer.concat(chunks, size)));
     });
   });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Empty → undefined; otherwise the content type must be JSON and the bytes valid UTF-8 JSON. */
-export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined): BodyResult {
+/** Empty → undefined; otherwise the bytes must be valid UTF-8 JSON, whatever the content type. */
+export function parseJsonBody(bytes: Uint8Array): BodyResult {
   if (bytes.byteLength === 0) return ok(undefined);
-  if (!isJsonContentType(contentType)) {
-    return err(problem(415, 'unsupported_media_type', 'request bodies must be application/json'));
-  }
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -77,6 +68,6 @@ export function parseJsonBody(bytes: Uint8Array, contentType: string | undefined
   try {
     return ok(JSON.parse(text) as unknown);
   } catch {
-    return err(problem(400, 'malformed_json', 'the request body is not valid JSON'));
+    return err(problem(400, 'malformed_json', 'the request body is not valid JSON (bodies are JSON whatever their Content-Type)'));
   }
 }

@@ -111,7 +111,7 @@ export class RequestContext {
 
 /**
  * The parsed JSON body: undefined when the body is empty, otherwise the value; or the problem reply
- * (413, 415, 400 malformed_json) to return as is. Never rejects.
+ * (413, 400 malformed_json) to return as is. Never rejects.
  */
 export function readJson(ctx: RequestContext): Promise<BodyResult> {
   return ctx.body;

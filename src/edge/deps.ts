@@ -20,6 +20,18 @@ export interface EdgeLimits {
   webhookRegistrations: RateLimiter;
 }
 
+export type StreamKind = 'account' | 'game';
+
+/** What the edge reports for /metrics; the composition root decides how it is kept. */
+export interface EdgeMeter {
+  /** A request was refused with 429 (`route` is "METHOD /path/{template}"). */
+  refused(route: string): void;
+  /** A stream opened; call the returned function once when it closes. */
+  streamOpened(kind: StreamKind): () => void;
+  /** Starts timing a move; call the returned function when its verdict is known. */
+  verdictTimer(): () => void;
+}
+
 export interface EdgeDeps {
   clock: Clock;
   log: Logger;
@@ -38,6 +50,7 @@ export interface EdgeDeps {
   webhooks: WebhookRegistry | null;
   /** Prometheus text exposition (GET /metrics). */
   metrics: () => Promise<string>;
+  meter: EdgeMeter;
 }
 
 /** One call of a catalogued route, after authentication and body/query validation. */

@@ -78,8 +78,8 @@ class Stream implements NdjsonStream {
   private pendingBytes = 0;
   /** uWS reported backpressure and has not called onWritable since. */
   private blocked = false;
-  /** Something was written since the last keep-alive tick. */
-  private active = false;
+  /** When the last bytes (a line or a keep-alive) were handed to the socket or the queue. */
+  private lastWriteAt = 0;
   private timer: TimerHandle | undefined;
   private handlers: ((reason: CloseReason) => void)[] = [];
   private closedWith: CloseReason | undefined;
@@ -109,7 +109,8 @@ class Stream implements NdjsonStream {
       for (const k in STREAM_HEADERS) raw.writeHeader(k, STREAM_HEADERS[k]);
       this.push(raw, '\n');
     });
-    this.arm();
+    this.lastWriteAt = o.clock.now();
+    this.arm(o.keepAliveMs);
   }
 
   get closed(): boolean {
@@ -124,7 +125,7 @@ class Stream implements NdjsonStream {
     const raw = this.raw;
     if (this.closedWith !== undefined || raw === undefined) return false;
     const s = line.charCodeAt(line.length - 1) === 10 ? line : line + '\n';
-    this.active = true;
+    this.lastWriteAt = this.o.clock.now();
     if (!this.blocked) {
       raw.cork(() => this.push(raw, s));
       return true;
@@ -183,17 +184,29 @@ class Stream implements NdjsonStream {
     return q.length === 1 ? q[0] : q.join('');
   }
 
-  private arm(): void {
-    if (this.o.keepAliveMs > 0) this.timer = this.o.clock.schedule(this.o.keepAliveMs, () => this.tick());
+  private arm(ms: number): void {
+    if (this.o.keepAliveMs > 0) this.timer = this.o.clock.schedule(ms, () => this.tick());
   }
 
+  /**
+   * One timer per stream, not one per write: when it fires early (a line went out since it was set),
+   * it sleeps again until exactly one period after that line, so the silence between any two things
+   * written never exceeds the period.
+   */
   private tick(): void {
     const raw = this.raw;
     if (this.closedWith !== undefined || raw === undefined) return;
-    // A busy stream needs no keep-alive, and a blocked one gains nothing from another byte queued.
-    if (!this.active && !this.blocked) raw.cork(() => this.push(raw, '\n'));
-    this.active = false;
-    this.arm();
+    const period = this.o.keepAliveMs;
+    const now = this.o.clock.now();
+    const quietFor = now - this.lastWriteAt;
+    if (quietFor < period) {
+      this.arm(period - quietFor);
+      return;
+    }
+    // A blocked socket still has bytes of ours to send, and gains nothing from one more queued.
+    if (!this.blocked) raw.cork(() => this.push(raw, '\n'));
+    this.lastWriteAt = now;
+    this.arm(period);
   }
 
   private finish(reason: CloseReason): void {

@@ -25,6 +25,8 @@ export class Responder {
   baseHeaders: HeaderList = NO_HEADERS;
   /** Unset unless the router was given an observer, so the common path pays one comparison. */
   observer: SendObserver | undefined;
+  /** Runs once when the response is complete or the connection is gone (the router's tracking). */
+  onSettled: (() => void) | undefined;
 
   /**
    * Must be constructed synchronously inside the uWS handler: it registers onAborted. head: the
@@ -74,6 +76,7 @@ export class Responder {
   reply(r: Reply, closeConnection = false): boolean {
     if (this.state !== 'open') return false;
     this.state = 'done';
+    this.settled();
     const raw = this.raw;
     const base = this.baseHeaders;
     raw.cork(() => {
@@ -119,12 +122,20 @@ export class Responder {
 
   /** The stream writer ended the response itself. */
   streamEnded(): void {
-    if (this.state === 'streaming') this.state = 'done';
+    if (this.state !== 'streaming') return;
+    this.state = 'done';
+    this.settled();
   }
 
   /** Forcibly closes the connection; the abort handlers run. */
   close(): void {
     if (this.state === 'open' || this.state === 'streaming') this.raw.close();
+  }
+
+  private settled(): void {
+    const cb = this.onSettled;
+    this.onSettled = undefined;
+    if (cb !== undefined) this.runSafely(cb);
   }
 
   private observe(r: Reply): void {
@@ -138,6 +149,7 @@ export class Responder {
   private onAbortedByPeer(): void {
     const wasDone = this.state === 'done';
     this.state = 'aborted';
+    this.settled();
     const handlers = this.abortHandlers;
     this.abortHandlers = undefined;
     if (wasDone || handlers === undefined) return;

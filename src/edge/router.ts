@@ -75,6 +75,9 @@ export class Router {
   private readonly logger: Logger;
   private readonly bodyLimit: number;
   private readonly observe: ((info: ObservedResponse) => void) | undefined;
+  /** Responses not yet complete: requests in flight and open streams, cut by closeConnections(). */
+  private readonly inFlight = new Set<Responder>();
+  private closed = false;
 
   constructor(
     readonly app: TemplatedApp,
@@ -88,6 +91,7 @@ export class Router {
     // uWS tries method-specific routes, then `any` on the same pattern, then less specific patterns,
     // so this catch-all only sees paths no pattern matches.
     app.any('/*', (raw, req) => {
+      if (this.refused(raw)) return;
       const res = this.responder(raw, req.getCaseSensitiveMethod(), '/*');
       res.reply(problem(404, 'not_found', 'no such route'));
     });
@@ -139,12 +143,14 @@ export class Router {
     const e: PatternEntry = { methods: new Map(), allow: 'OPTIONS' };
     this.patterns.set(pattern, e);
     this.app.options(pattern, (raw, req) => {
+      if (this.refused(raw)) return;
       const res = this.responder(raw, 'OPTIONS', pattern);
       const origin = req.getHeader('origin') || undefined;
       const requested = req.getHeader('access-control-request-method') || undefined;
       res.reply(this.cors.preflight(e.methods, e.allow, origin, requested));
     });
     this.app.any(pattern, (raw, req) => {
+      if (this.refused(raw)) return;
       const method = req.getCaseSensitiveMethod();
       const res = this.responder(raw, method, pattern);
       res.reply(problem(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${e.allow}`, { allow: e.allow }));
@@ -153,8 +159,29 @@ export class Router {
     return entry;
   }
 
+  /**
+   * Stops serving: every tracked connection is closed (streams see their client leave), and so is any
+   * idle keep-alive connection that brings another request later. This uWS build has no app.close(),
+   * and the connections it holds idle are out of reach until they speak or time out.
+   */
+  closeConnections(): void {
+    this.closed = true;
+    for (const res of [...this.inFlight]) res.close();
+    this.inFlight.clear();
+  }
+
+  /** After closeConnections(), a request is answered by closing its connection, as if it had been. */
+  private refused(raw: HttpResponse): boolean {
+    if (!this.closed) return false;
+    raw.close();
+    return true;
+  }
+
   private responder(raw: HttpResponse, method: string, pattern: string): Responder {
     const res = new Responder(raw, this.logger, method === 'HEAD');
+    const inFlight = this.inFlight;
+    inFlight.add(res);
+    res.onSettled = () => inFlight.delete(res);
     const observe = this.observe;
     if (observe !== undefined) {
       res.observer = (status, contentType, body) => observe({ method, pattern, status, contentType, body });
@@ -165,6 +192,7 @@ export class Router {
   // Synchronous up to the handler call: the request is read and the body reader attached before
   // anything can await.
   private handle(raw: HttpResponse, req: HttpRequest, route: Route, head: boolean): void {
+    if (this.refused(raw)) return;
     const res = this.responder(raw, head ? 'HEAD' : route.method, route.pattern);
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
@@ -174,7 +202,7 @@ export class Router {
         res.reply(bodyTooLarge(route.bodyLimit), true);
         return;
       }
-      ctx.body = collectBody(res, route.bodyLimit, ctx.headers.contentType);
+      ctx.body = collectBody(res, route.bodyLimit);
     }
     let out: Reply | void | Promise<Reply | void>;
     try {

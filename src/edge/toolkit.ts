@@ -1,7 +1,7 @@
 // The edge toolkit in one import: routes, replies, bodies, streams, limits, client addresses.
 export { createRouter, Router, type Handler, type ObservedResponse, type RouteOptions, type RouterOptions } from './router.js';
 export { RequestContext, bearerToken, readJson, type Method, type RequestHeaders } from './context.js';
-export { DEFAULT_BODY_LIMIT, isJsonContentType, type BodyResult } from './body.js';
+export { DEFAULT_BODY_LIMIT, type BodyResult } from './body.js';
 export {
   json,
   noContent,

@@ -21,6 +21,8 @@ export interface ActorDeps {
   log: GameLog;
   /** Called once, after GameEnded is published and subscribers are closed. */
   onEnded?: (game: GameHandle, rec: GameRecord) => void;
+  /** Called after each TurnPlayed is published. */
+  onTurn?: () => void;
 }
 
 export abstract class ActorCore {
@@ -142,6 +144,7 @@ export abstract class ActorCore {
   }
 
   protected publish(frame: EventFrame): void {
+    if (this.deps.onTurn !== undefined && 'TurnPlayed' in frame.event) this.deps.onTurn();
     for (const sub of [...this.subs]) {
       try {
         sub.deliver(frame);

@@ -166,13 +166,14 @@ export class GameRegistry implements GameFactory, GameDirectory {
   }
 
   private register(rec: GameRecord): GameActor {
-    const actor = new GameActor(rec, {
+    const actor: GameActor = new GameActor(rec, {
       store: this.deps.store,
       rules: this.deps.rules,
       clock: this.deps.clock,
       config: this.cfg,
       log: this.deps.log,
       onEnded: (a, final) => this.onEnded(a, final),
+      onTurn: () => this.notify('turnApplied', actor),
     });
     this.games.set(rec.id, actor);
     for (const p of new Set([rec.white.id, rec.black.id])) {
@@ -222,7 +223,7 @@ export class GameRegistry implements GameFactory, GameDirectory {
     }
   }
 
-  private notify(hook: 'gameStarted' | 'gameResumed', game: GameHandle): void;
+  private notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied', game: GameHandle): void;
   private notify(hook: 'gameEnded', game: GameHandle, rec: GameRecord): void;
   private notify(hook: keyof GameLifecycleListener, game: GameHandle, rec?: GameRecord): void {
     for (const l of this.deps.listeners) {

@@ -113,4 +113,6 @@ export interface GameLifecycleListener {
   /** A live game rebuilt from the store after a restart (no GameStart is sent for it). */
   gameResumed?(game: GameHandle): void;
   gameEnded?(game: GameHandle, record: GameRecord): void;
+  /** A TurnPlayed was published (a forced pass too); for metrics. Must be cheap. */
+  turnApplied?(game: GameHandle): void;
 }

@@ -195,10 +195,19 @@ export class IdentityService {
     return null;
   }
 
-  /** POST /bot/token: a new token; the old one stops authenticating once this resolves. */
-  async rotate(p: Principal): Promise<ServiceResult<{ token: string }>> {
+  /**
+   * POST /bot/token: a new token; the old one stops authenticating once this resolves. A
+   * compare-and-swap on the presented token's hash: two rotations racing with one token both pass
+   * authentication, but only the first still finds that token current when its turn in the bot's
+   * queue comes; the other is refused (401) rather than handing out a token that is already dead.
+   */
+  async rotate(p: Principal, presented: string): Promise<ServiceResult<{ token: string }>> {
     if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
-    return this.updateBot(p.id, (bot) => {
+    const expected = hashToken(presented);
+    return this.updateBot<{ token: string }>(p.id, (bot) => {
+      if (bot.tokenHash !== expected) {
+        return { refused: fail('unauthorized', 'invalid_token', 'the token was rotated by another request') };
+      }
       const token = newToken();
       return { next: { ...bot, tokenHash: hashToken(token) }, answer: { token } };
     });
@@ -269,17 +278,20 @@ export class IdentityService {
 
   /**
    * Read-modify-write of one bot, queued behind earlier updates of the same bot so each one reads
-   * the committed result of the previous. `change` returns null as `next` when nothing changes.
+   * the committed result of the previous. `change` returns null as `next` when nothing changes, or
+   * `refused` when the record is no longer in the state the caller acted on.
    */
   private updateBot<T>(
     id: string,
-    change: (bot: BotRecord) => { next: BotRecord | null; answer: T },
+    change: (bot: BotRecord) => { next: BotRecord | null; answer: T } | { refused: { ok: false; error: ServiceError } },
   ): Promise<ServiceResult<T>> {
     const prev = this.chains.get(id) ?? Promise.resolve();
     const run = prev.then(async (): Promise<ServiceResult<T>> => {
       const bot = this.store.getBot(id);
       if (!bot) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
-      const { next, answer } = change(bot);
+      const outcome = change(bot);
+      if ('refused' in outcome) return outcome.refused;
+      const { next, answer } = outcome;
       if (next) await this.store.updateBot(next);
       return ok(answer);
     });

@@ -15,6 +15,7 @@ import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
 import type { Store } from './types.js';
 import { assertFinishable, assertReadable, newerDirectoryMessage } from './schema.js';
+import { lockDataDir, type DirLock } from './dir-lock.js';
 
 /** Sub-database names; exported so tests and tools can inspect a directory without the store. */
 export const DB_NAMES = {
@@ -84,6 +85,8 @@ export class LmdbStore implements Store {
     private readonly root: Root,
     private readonly db: Dbs,
     private readonly flushEachWrite: boolean,
+    /** Held from open to close: one server per directory (dir-lock.ts). */
+    private readonly lock: DirLock,
   ) {}
 
   /**
@@ -94,9 +97,17 @@ export class LmdbStore implements Store {
     let root: Root;
     try {
       mkdirSync(dir, { recursive: true });
+    } catch (e) {
+      return err(`cannot open data directory ${dir}: ${messageOf(e)}`);
+    }
+    const locked = lockDataDir(dir);
+    if (!locked.ok) return locked;
+    const lock = locked.value;
+    try {
       // noSubdir false: a directory named like "data.v1" must not be taken for a single file.
       root = open({ path: dir, maxDbs: 12, noSubdir: false });
     } catch (e) {
+      lock.release();
       return err(`cannot open data directory ${dir}: ${messageOf(e)}`);
     }
     const name = (n: string): Db => root.openDB({ name: n });
@@ -113,9 +124,10 @@ export class LmdbStore implements Store {
     const schema = await checkSchema(dir, root, db);
     if (!schema.ok) {
       await root.close();
+      lock.release();
       return schema;
     }
-    return ok(new LmdbStore(dir, root, db, opts.flushEachWrite === true));
+    return ok(new LmdbStore(dir, root, db, opts.flushEachWrite === true, lock));
   }
 
   getBot(id: string): BotRecord | undefined {
@@ -262,7 +274,8 @@ export class LmdbStore implements Store {
   /** Idempotent, so shutdown paths and test teardowns may both call it. */
   async close(): Promise<void> {
     if (this.closing) return this.closing;
-    this.closing = this.root.close();
+    // The lock goes only once the environment is closed, so a successor never shares it.
+    this.closing = this.root.close().finally(() => this.lock.release());
     return this.closing;
   }
 

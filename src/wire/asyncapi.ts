@@ -7,7 +7,7 @@ import type { JsonObject } from './jsonschema.js';
 import { COMPONENT_PREFIX, componentSchemas, documentCache, reachable } from './jsonschema.js';
 import { componentId, wireRegistry } from './registry.js';
 import { ACCOUNT_EVENTS, GAME_EVENTS } from './events.js';
-import { CONTENT_TYPES } from './route-spec.js';
+import { CONTENT_TYPES, CONTRACT_VERSION } from './route-spec.js';
 
 interface Stream {
   channel: string;
@@ -21,7 +21,8 @@ interface Stream {
 
 const FRAMING =
   'Content type application/x-ndjson: one JSON object per line, each a single-key object naming the event. ' +
-  'Blank lines are keep-alives (about every 25 seconds) and are ignored. Live only: nothing is replayed.';
+  'Blank lines are keep-alives, sent whenever 25 seconds pass with nothing written, and are ignored. ' +
+  'Live only: nothing is replayed.';
 
 const STREAMS: readonly Stream[] = [
   {
@@ -45,7 +46,7 @@ const STREAMS: readonly Stream[] = [
   },
 ];
 
-function build(version: string): JsonObject {
+function build(serverVersion: string): JsonObject {
   const channels: JsonObject = {};
   const operations: JsonObject = {};
   const messages: JsonObject = {};
@@ -95,8 +96,9 @@ function build(version: string): JsonObject {
     asyncapi: '3.0.0',
     info: {
       title: 'Dice chess bot service: event streams',
-      version,
+      version: CONTRACT_VERSION,
       description: `The two long-lived ndjson streams of the bot service. ${FRAMING}`,
+      'x-server-version': serverVersion,
     },
     defaultContentType: CONTENT_TYPES.json,
     channels,

@@ -6,15 +6,14 @@ import type { JsonObject } from './jsonschema.js';
 import { componentSchemas, documentCache, inlineSchema, refTo } from './jsonschema.js';
 import { ROUTES, TAGS } from './routes.js';
 import type { ResponseSpec, RouteSpec } from './route-spec.js';
-import { CONTENT_TYPES, pathParams } from './route-spec.js';
+import { CONTENT_TYPES, CONTRACT_VERSION, pathParams } from './route-spec.js';
 import { MoveRequest, VerificationAnswer } from './requests.js';
 import { Problem } from './responses.js';
 import { WebhookVerification, WebhookYourTurn } from './events.js';
 
 export { buildAsyncApi, asyncApiJson } from './asyncapi.js';
 
-/** The version of bot-service-spec.md this service implements. */
-export const CONTRACT_VERSION = '1.0';
+export { CONTRACT_VERSION } from './route-spec.js';
 
 const DESCRIPTION = [
   'A play platform for dice chess: each turn starts with a roll of three dice and is a sequence of UCI',
@@ -158,7 +157,7 @@ function webhooks(): JsonObject {
   };
 }
 
-function build(version: string): JsonObject {
+function build(serverVersion: string): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const r of ROUTES) {
     const item = (paths[r.path] ??= {});
@@ -170,9 +169,10 @@ function build(version: string): JsonObject {
     openapi: '3.1.0',
     info: {
       title: 'Dice chess bot service',
-      version,
+      // info.version is the version of the API described; the server's build has its own field.
+      version: CONTRACT_VERSION,
       description: DESCRIPTION,
-      'x-contract-version': CONTRACT_VERSION,
+      'x-server-version': serverVersion,
     },
     servers: [{ url: '/' }],
     tags: TAGS.map((t) => ({ name: t.name, description: t.description })),
@@ -198,7 +198,7 @@ function build(version: string): JsonObject {
 
 const cached = documentCache(build);
 
-/** The OpenAPI 3.1 document (frozen; the same object on every call for a version). */
+/** The OpenAPI 3.1 document for a server version (frozen; the same object on every call for a version). */
 export function buildOpenApi(version: string): JsonObject {
   return cached(version).doc;
 }

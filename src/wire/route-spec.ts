@@ -4,6 +4,9 @@
 import type { z } from 'zod';
 import { Problem } from './responses.js';
 
+/** The version of the bot API contract this service implements (info.version of both documents). */
+export const CONTRACT_VERSION = '1.0';
+
 export type Method = 'GET' | 'POST' | 'DELETE';
 
 /**
@@ -82,11 +85,10 @@ export const noContent = (description: string): ResponseSpec => ({ description }
 
 /** Statuses every route with a JSON body can answer before its handler runs. */
 const BODY_ERRORS: Record<number, string> = {
-  400: 'Malformed JSON, or a field of the wrong type or out of range; `detail` names the field.',
+  400: 'A body that is not valid JSON (whatever its Content-Type), or a field of the wrong type or out of range; `detail` names the field.',
   413: 'Body larger than 64 KiB.',
-  415: 'Body is not application/json.',
 };
-const LENIENT_400 = 'The body is not JSON at all (a JSON body of the wrong shape is not refused).';
+const LENIENT_400 = 'The body is not JSON at all (whatever its Content-Type) (a JSON body of the wrong shape is not refused).';
 /** The body cap holds on every POST and DELETE, also where the route reads no body. */
 const CAP_ERRORS: Record<number, string> = { 413: 'Body larger than 64 KiB.' };
 const AUTH_ERRORS: Record<number, string> = {
@@ -105,7 +107,7 @@ export interface RouteInput extends Omit<RouteSpec, 'responses'> {
 
 /**
  * Builds a catalogue entry: the route's own responses plus the problems implied by its shape
- * (a body brings 400/413/415, authentication brings 401, every route may 500). When a route has
+ * (a body brings 400/413, authentication brings 401, every route may 500). When a route has
  * its own reason for an implied status, both reasons are kept.
  */
 export function route(input: RouteInput): RouteSpec {

@@ -99,22 +99,27 @@ t.test('framing and keep-alives on the injected clock', { timeout: 20_000 }, asy
   stream.write('{"b":2}\n');
   t.equal(await c.next(), '{"b":2}', 'a line that has one is written as is');
 
-  s.clock.advance(25_000); // tick at 25 s: there was output, no keep-alive
-  s.clock.advance(25_000); // tick at 50 s: silent since the last tick
-  t.equal(await c.next(), '', 'a keep-alive after 25 s of silence');
+  // Keep-alives are due exactly one period after the last thing written, whatever the timer's phase.
+  s.clock.advance(24_999);
+  stream.write('{"c":3}');
+  t.equal(await c.next(), '{"c":3}', 'no keep-alive 1 ms short of the period');
+  s.clock.advance(25_000); // exactly 25 s after {"c":3}
+  stream.write('{"d":4}');
+  t.equal(await c.next(), '', 'a keep-alive exactly 25 s after the last line');
+  t.equal(await c.next(), '{"d":4}');
 
   s.clock.advance(10_000);
-  stream.write('{"c":3}');
-  s.clock.advance(15_000); // tick at 75 s: there was output, no keep-alive
-  stream.write('{"d":4}');
-  t.equal(await c.next(), '{"c":3}');
-  t.equal(await c.next(), '{"d":4}', 'no keep-alive between two events');
-
-  s.clock.advance(25_000); // tick at 100 s: {"d":4} went out since the last tick
-  s.clock.advance(25_000); // tick at 125 s: silent since 100 s
   stream.write('{"e":5}');
+  s.clock.advance(24_999); // 34.999 s after {"d":4}, 24.999 s after {"e":5}
+  stream.write('{"f":6}');
+  t.equal(await c.next(), '{"e":5}');
+  t.equal(await c.next(), '{"f":6}', 'no keep-alive between two lines less than a period apart');
+
+  s.clock.advance(50_000); // two silent periods after {"f":6}
+  stream.write('{"g":7}');
   t.equal(await c.next(), '');
-  t.equal(await c.next(), '{"e":5}', 'exactly one keep-alive in those 50 s');
+  t.equal(await c.next(), '');
+  t.equal(await c.next(), '{"g":7}', 'one keep-alive per silent period');
 
   stream.end();
   t.equal(await c.next(), undefined);

@@ -7,7 +7,11 @@ import { testConfig, type Config } from '../../src/config.js';
 import { ManualClock, type Clock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InlineRules } from '../../src/pool/inline.js';
+import { openStore } from '../../src/store/index.js';
 import type { RulesPort } from '../../src/pool/types.js';
 import type { Store } from '../../src/store/types.js';
 import { createConformance, type Conformance } from './conformance.js';
@@ -121,4 +125,13 @@ export async function anonBot(app: TestApp, name: string): Promise<{ token: stri
   const r = await app.req('POST', `/bot/anon?name=${encodeURIComponent(name)}`);
   if (r.status !== 201) throw new Error(`mint failed: ${r.status} ${r.text}`);
   return r.json as { token: string; id: string; team: string; name: string };
+}
+
+/** An LMDB store in a fresh temporary directory, removed at teardown (the server closes the store). */
+export async function diskStore(t: Teardown): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-e2e-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const opened = await openStore({ memory: false, dataDir: dir });
+  if (!opened.ok) throw new Error(opened.error);
+  return opened.value;
 }

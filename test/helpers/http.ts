@@ -32,7 +32,7 @@ export async function serve(t: Teardown, setup: (router: Router) => void, opts: 
   const app = uWS.App();
   const router = createRouter(app, { logger, ...opts });
   setup(router);
-  const server = await listen(app, '127.0.0.1', 0);
+  const server = await listen(router, '127.0.0.1', 0);
   t.teardown(() => server.close());
   return { base: `http://127.0.0.1:${server.port}`, port: server.port, router, logger };
 }
@@ -134,6 +134,8 @@ export interface RawConnection {
   until(test: (text: string) => boolean): Promise<string>;
   /** Resolves with everything received when the socket is closed. */
   readonly closed: Promise<string>;
+  /** Half-closes: sends FIN, still reads what the server sends. */
+  end(): void;
   destroy(): void;
 }
 
@@ -176,10 +178,26 @@ export function rawConnect(port: number): Promise<RawConnection> {
             else watchers.push({ test, ok, fail });
           }),
         closed,
+        end: () => sock.end(),
         destroy: () => sock.destroy(),
       }),
     );
     sock.once('error', reject);
+  });
+}
+
+/**
+ * A port nobody listens on at this moment, for tests that need a fixed port: a socket bound to port 0
+ * is never shared with another, so port 0 cannot show what happens when two servers want one port.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
   });
 }
 

@@ -38,9 +38,20 @@ export interface ServerProcess {
   stream(path: string, token?: string): Promise<LineReader>;
 }
 
+/** A `serve` that was expected to refuse to start. */
+export interface Refusal {
+  /** Undefined if the server started after all (it was killed again). */
+  readonly exit: Exit | undefined;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
 export interface Harness {
   readonly dir: string;
-  start(env?: Record<string, string>): Promise<ServerProcess>;
+  /** args are appended to the default flags, so they override them (e.g. ['--port', '8123']). */
+  start(env?: Record<string, string>, args?: string[]): Promise<ServerProcess>;
+  /** Runs `serve` that should exit during start-up; bounded like start(). */
+  startRefused(args?: string[]): Promise<Refusal>;
 }
 
 /** Environment of every child: no seed grace, house bots answer at once, one rules worker. */
@@ -66,45 +77,66 @@ export function harness(t: Teardown, prefix: string): Harness {
     );
     rmSync(dir, { recursive: true, force: true });
   });
+  /** A `serve` child with its output gathered; `exited` comes once the output is read to the end. */
+  const spawnServe = (env: Record<string, string>, args: string[]) => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data'), ...args],
+      { env: { ...process.env, ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    mine.add(child);
+    alive.add(child);
+    const io = { child, out: '', stdout: '', stderr: '', gone: undefined as Exit | undefined, exited: undefined as unknown as Promise<Exit> };
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => ((io.stdout += s), (io.out += s)));
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => ((io.stderr += s), (io.out += s)));
+    io.exited = new Promise<Exit>((resolve) =>
+      child.once('close', (code, signal) => {
+        alive.delete(child);
+        io.gone = { code, signal };
+        resolve(io.gone);
+      }),
+    );
+    return io;
+  };
   return {
     dir,
-    async start(env = {}) {
-      const child = spawn(
-        process.execPath,
-        [CLI, 'serve', '--host', '127.0.0.1', '--port', '0', '--data', join(dir, 'data')],
-        { env: { ...process.env, ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      mine.add(child);
-      alive.add(child);
-      let out = '';
-      child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
-      child.stderr!.setEncoding('utf8').on('data', (s: string) => (out += s));
-      const exited = new Promise<Exit>((resolve) =>
-        child.once('exit', (code, signal) => {
-          alive.delete(child);
-          resolve({ code, signal });
-        }),
-      );
-      let gone: Exit | undefined;
-      void exited.then((e) => (gone = e));
+    async startRefused(args = []) {
+      const io = spawnServe({}, args);
+      for (let i = 0; i < 600 && io.gone === undefined; i++) {
+        if (/"msg":"listening on /.test(io.stdout)) {
+          io.child.kill('SIGKILL');
+          await io.exited;
+          return { exit: undefined, stdout: io.stdout, stderr: io.stderr };
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      if (io.gone === undefined) {
+        io.child.kill('SIGKILL');
+        throw new Error(`serve neither started nor exited within 30 s:\n${io.out}`);
+      }
+      return { exit: io.gone, stdout: io.stdout, stderr: io.stderr };
+    },
+    async start(env = {}, args = []) {
+      const io = spawnServe(env, args);
+      const { child, exited } = io;
       // Start-up: poll for the one "listening" line, bounded (a loaded machine may take seconds).
       let port: number | undefined;
       for (let i = 0; i < 600 && port === undefined; i++) {
-        const m = /"msg":"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(out);
+        const m = /"msg":"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(io.out);
         if (m) port = Number(m[1]);
-        else if (gone) throw new Error(`server exited during start-up (${JSON.stringify(gone)}):\n${out}`);
+        else if (io.gone) throw new Error(`server exited during start-up (${JSON.stringify(io.gone)}):\n${io.out}`);
         else await new Promise((r) => setTimeout(r, 50));
       }
       if (port === undefined) {
         child.kill('SIGKILL');
-        throw new Error(`server did not report its port within 30 s:\n${out}`);
+        throw new Error(`server did not report its port within 30 s:\n${io.out}`);
       }
       const base = `http://127.0.0.1:${port}`;
       return {
         port,
         base,
         pid: child.pid!,
-        output: () => out,
+        output: () => io.out,
         exited,
         async stop(signal) {
           if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -249,7 +249,7 @@ t.test('hostile requests against every route', async (t) => {
   await t.test('anything at all: methods, paths, queries, tokens, content types, bodies', async (t) => {
     const statuses = await property(t, 'every route', app, caseArb(f), (c) => c.req, 800);
     // The run reached past the front door: successes, every kind of refusal, and the size cap.
-    for (const s of [200, 201, 400, 401, 404, 405, 413, 415]) t.ok(statuses.has(s), `some requests were answered ${s}`);
+    for (const s of [200, 201, 400, 401, 404, 405, 413]) t.ok(statuses.has(s), `some requests were answered ${s}`);
   });
 
   await t.test('a wrong method on every known path is 405 with Allow naming exactly the methods it has', async (t) => {

@@ -1,9 +1,9 @@
 // Identity over real HTTP: anonymous mints and their names, registration and its budget, accounts,
 // token rotation, ladder membership by tier, authentication failures, and the edge's generic
-// statuses (404, 405, 413, 415, malformed bodies) as every route sees them.
+// statuses (404, 405, 413, bodies of any content type) as every route sees them.
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { anonBot, bootApp, type TestApp } from '../helpers/app.js';
+import { anonBot, bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
 import type { Json } from './support.js';
 
@@ -189,14 +189,14 @@ t.test('token rotation: registered only; the old token is refused at once, the n
   t.equal((await app.req('POST', '/bot/token', { token: reg.token })).status, 401, 'the old token cannot rotate again');
   t.same((await app.req('GET', '/bot/account', { token: fresh })).json, { team: 'rot', name: 'bot', id: 'bot:team:rot:bot' });
 
-  // Two rotations at once: the second may already find the token rotated (401); either way exactly
-  // one of the tokens handed out is live.
-  const racing = await Promise.all([app.req('POST', '/bot/token', { token: fresh }), app.req('POST', '/bot/token', { token: fresh })]);
-  const granted = racing.filter((x) => x.status === 200).map((x) => (x.json as Json).token as string);
-  t.ok(granted.length >= 1 && racing.every((x) => x.status === 200 || x.status === 401), `statuses ${racing.map((x) => x.status)}`);
-  const live = [];
-  for (const tok of granted) if ((await app.req('GET', '/bot/account', { token: tok })).status === 200) live.push(tok);
-  t.equal(live.length, 1, `exactly one live token out of ${granted.length} handed out`);
+  // Rotations at once with one token: compare-and-swap on the token, so exactly one is granted and
+  // every other is 401; the granted token is live.
+  const racing = await Promise.all(Array.from({ length: 6 }, () => app.req('POST', '/bot/token', { token: fresh })));
+  const statuses = racing.map((x) => x.status).sort();
+  t.same(statuses, [200, 401, 401, 401, 401, 401], `statuses ${statuses}`);
+  const winner = racing.find((x) => x.status === 200)!;
+  const granted = (winner.json as Json).token as string;
+  t.equal((await app.req('GET', '/bot/account', { token: granted })).status, 200, "the winner's new token works");
   t.equal((await app.req('GET', '/bot/account', { token: fresh })).status, 401, 'and the token they rotated is gone');
 
   const anon = await anonBot(app, 'rot');
@@ -208,6 +208,22 @@ t.test('token rotation: registered only; the old token is refused at once, the n
   const st = await app.req('GET', '/bot/account', { token: STATIC_TOKEN });
   t.same(st.json, { team: 'house', name: 'tester', id: 'bot:team:house:tester' }, 'the static bot authenticates');
   t.equal((await app.req('POST', '/bot/token', { token: STATIC_TOKEN })).status, 403, 'static callers rotate through configuration');
+});
+
+t.test('rotations racing on a disk store: exactly one 200, the rest 401, and the winner works', async (t) => {
+  // LMDB commits a write asynchronously, so every request below authenticates before the first
+  // rotation commits: only the compare-and-swap on the token keeps them from all being granted.
+  const app = await bootApp(t, { store: await diskStore(t) });
+  for (let round = 0; round < 3; round++) {
+    const reg = (await register(app, { team: 'race', name: `bot${round}` })).json as Json;
+    const racing = await Promise.all(Array.from({ length: 4 }, () => app.req('POST', '/bot/token', { token: reg.token })));
+    const statuses = racing.map((x) => x.status).sort();
+    t.same(statuses, [200, 401, 401, 401], `round ${round}: statuses ${statuses}`);
+    const winner = racing.find((x) => x.status === 200);
+    const granted = (winner?.json as Json | undefined)?.token as string;
+    t.equal((await app.req('GET', '/bot/account', { token: granted })).status, 200, "the winner's token works");
+    t.equal((await app.req('GET', '/bot/account', { token: reg.token })).status, 401, 'the old token is gone');
+  }
 });
 
 t.test('ladder join and leave: registered bots get their state, anonymous and static bots 403', async (t) => {
@@ -231,7 +247,7 @@ t.test('ladder join and leave: registered bots get their state, anonymous and st
   }
 });
 
-t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, 415, and webhooks 503', async (t) => {
+t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, bodies of any type, and webhooks 503', async (t) => {
   const app = await bootApp(t);
   const anon = await anonBot(app, 'edge');
 
@@ -276,11 +292,15 @@ t.test('the edge: unknown routes 404, wrong methods 405 with Allow, 413, 415, an
   const chunked = await app.req('POST', '/bot/register', { body: big, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
   t.equal(chunked.status, 413, 'a chunked upload without Content-Length is cut off too');
 
+  // Bodies are JSON whatever their Content-Type: valid JSON is read, anything else is 400.
   const plain = await app.req('POST', '/bot/register', { body: '{"team":"plain","name":"x"}', headers: { 'content-type': 'text/plain' } });
-  t.equal(plain.status, 415, 'a text/plain body');
-  t.equal(problemOf(plain).code, 'unsupported_media_type');
+  t.equal(plain.status, 201, 'a JSON body labelled text/plain is read');
+  t.equal((plain.json as Json).id, 'bot:team:plain:x');
+  const untyped = await app.req('POST', '/bot/challenge', { token: anon.token, body: '{"team":"house","name":"random"}' });
+  t.equal(untyped.status, 201, 'a JSON body with no Content-Type is read');
   const form = await app.req('POST', '/bot/challenge', { token: anon.token, body: 'team=house&name=random', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-  t.equal(form.status, 415, 'a form body');
+  t.equal(form.status, 400, 'a form body is not JSON');
+  t.equal(problemOf(form).code, 'malformed_json');
 
   t.equal((await app.req('POST', '/bot/ladder/join', { token: anon.token })).status, 403, 'a body-less POST is fine where no body is taken');
 

@@ -2,13 +2,9 @@
 // 401, every path answers a method it does not have with 405 and an exact Allow header, the
 // operations routes and documents, and the leaderboard/profile routes with and without persistence.
 // (Seeks and the lobby have their own suite under test/lobby.)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
-import { openStore } from '../../src/store/index.js';
 import { ROUTES } from '../../src/wire/routes.js';
-import { bootApp } from '../helpers/app.js';
+import { bootApp, diskStore } from '../helpers/app.js';
 import { Bot, type Json } from './support.js';
 
 const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, 'abc');
@@ -52,9 +48,13 @@ t.test('operations: health, metrics, the two contract documents, HEAD on a publi
   t.match(metrics.text, /dicechess_live_games \d+/);
   const openapi = (await app.req('GET', '/openapi.json')).json as Json;
   t.match(openapi.openapi, /^3\.1/);
+  t.equal(openapi.info.version, '1.0', 'the document describes contract 1.0');
+  t.equal(openapi.info['x-server-version'], (health.json as Json).version, 'the server version is a field of its own');
   for (const r of ROUTES) t.ok(openapi.paths[r.path]?.[r.method.toLowerCase()], `the document has ${r.method} ${r.path}`);
   const asyncapi = (await app.req('GET', '/asyncapi.json')).json as Json;
   t.match(asyncapi.asyncapi, /^3\./);
+  t.equal(asyncapi.info.version, '1.0');
+  t.equal(asyncapi.info['x-server-version'], (health.json as Json).version);
   const head = await app.req('HEAD', '/games');
   t.equal(head.status, 200);
   t.equal(head.text, '', 'HEAD has no body');
@@ -71,11 +71,7 @@ t.test('leaderboard and profiles: 404 without persistence', async (t) => {
 });
 
 t.test('leaderboard and profiles with persistence: 200 for a registered bot, 404 for others', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-e2e-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const app = await bootApp(t, { store: opened.value });
+  const app = await bootApp(t, { store: await diskStore(t) });
   const alpha = await Bot.register(app, 'acme', 'alpha');
   await alpha.req('POST', '/bot/ladder/join');
   const board = await app.req('GET', '/leaderboard');

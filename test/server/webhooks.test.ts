@@ -125,10 +125,14 @@ t.test('422: the handshake says what it got', async (t) => {
     t.match(problemOf(r).detail, detail, `${what}: ${problemOf(r).detail}`);
   }
   // No answer: the handshake waits the answer cap on the server's clock, then gives up.
-  rx.onVerification = () => 'hang';
-  const before = rx.deliveries.length;
+  let arrived: () => void = () => {};
+  const handshake = new Promise<void>((r) => (arrived = r));
+  rx.onVerification = () => {
+    arrived();
+    return 'hang';
+  };
   const pending = bot.req('POST', '/bot/webhook', { url: rx.url });
-  for (let i = 0; i < 500 && rx.deliveries.length === before; i++) await new Promise((r) => setImmediate(r));
+  await handshake;
   clock.advance(2_000);
   const late = await pending;
   t.equal(late.status, 422, 'no answer within the cap');

@@ -67,6 +67,35 @@ export function laggingStore(base: Store): Store {
   });
 }
 
+/**
+ * Delegates to a store, but holds every updateBot until the test calls `release()`: the test decides
+ * exactly what runs while a write is in flight.
+ */
+export function gatedStore(base: Store): { store: Store; held: () => number; release: () => void } {
+  let waiting: (() => void)[] = [];
+  const store = new Proxy(base, {
+    get(target, prop, receiver) {
+      if (prop === 'updateBot') {
+        return (bot: BotRecord) =>
+          new Promise<void>((resolve, reject) => {
+            waiting.push(() => void target.updateBot(bot).then(resolve, reject));
+          });
+      }
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+  return {
+    store,
+    held: () => waiting.length,
+    release: () => {
+      const now = waiting;
+      waiting = [];
+      for (const go of now) go();
+    },
+  };
+}
+
 /** Lets pending promise callbacks run (no timers, no sleeping). */
 export const flush = async (): Promise<void> => {
   for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));

@@ -5,7 +5,7 @@ import {
   IdentityService, builtInHouseBotIds, parseHouseBotsEnv, slugLabel, type TokenResponse,
 } from '../../src/services/identity.js';
 import { hashToken } from '../../src/services/tokens.js';
-import { laggingStore, newStore } from './helpers.js';
+import { flush, gatedStore, laggingStore, newStore } from './helpers.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const HOUSE_TOKEN = 'operator-token-0123456789';
@@ -154,7 +154,7 @@ t.test('rotate: registered only; the old token stops at once', async (t) => {
   const { ids } = setup();
   const reg = await registered(ids);
   const p = ids.authenticate(reg.token) as Principal;
-  const r = await ids.rotate(p);
+  const r = await ids.rotate(p, reg.token);
   t.ok(r.ok);
   const fresh = r.ok ? r.value.token : '';
   t.match(fresh, /^dcb_[A-Za-z0-9_-]{32}$/);
@@ -165,11 +165,11 @@ t.test('rotate: registered only; the old token stops at once', async (t) => {
   const house = ids.authenticate(HOUSE_TOKEN) as Principal;
   const guest = ids.authenticate(ids.issueGuestSeatToken('G')) as Principal;
   for (const who of [anon, house, guest]) {
-    const x = await ids.rotate(who);
+    const x = await ids.rotate(who, 'whatever-they-sent');
     t.same(x.ok ? null : [x.error.kind, x.error.code], ['forbidden', 'registered_only'], who.tier);
   }
   // A principal whose record vanished (not reachable through the API, but not a crash either).
-  const ghost = await ids.rotate({ id: 'bot:team:gone:x', tier: 'registered', team: 'gone', name: 'x' });
+  const ghost = await ids.rotate({ id: 'bot:team:gone:x', tier: 'registered', team: 'gone', name: 'x' }, 'x');
   t.same(ghost.ok ? null : ghost.error.kind, 'unauthorized');
 });
 
@@ -202,11 +202,38 @@ t.test('a ladder toggle racing a rotation cannot bring the old token back', asyn
   const ids = new IdentityService(store, new ManualClock());
   const reg = await registered(ids);
   const p = ids.authenticate(reg.token) as Principal;
-  const [rot, join] = await Promise.all([ids.rotate(p), ids.ladderJoin(p)]);
+  const [rot, join] = await Promise.all([ids.rotate(p, reg.token), ids.ladderJoin(p)]);
   t.ok(rot.ok && join.ok);
   t.equal(ids.authenticate(reg.token), null, 'the old token stays dead');
   t.same(ids.authenticate(rot.ok ? rot.value.token : ''), p);
   t.equal(store.getBot(p.id)?.onLadder, true);
+});
+
+t.test('rotation is compare-and-swap: of two rotations with one token, exactly one wins', async (t) => {
+  const gate = gatedStore(newStore());
+  const ids = new IdentityService(gate.store, new ManualClock());
+  const reg = await registered(ids); // createBot is not held by the gate
+  // Both requests authenticate before either write commits, as two requests on the wire do.
+  const p1 = ids.authenticate(reg.token) as Principal;
+  const p2 = ids.authenticate(reg.token) as Principal;
+  const first = ids.rotate(p1, reg.token);
+  const second = ids.rotate(p2, reg.token);
+  await flush();
+  t.equal(gate.held(), 1, 'the first rotation is writing; the second waits its turn behind it');
+  gate.release();
+  await flush();
+  t.equal(gate.held(), 0, 'the loser writes nothing');
+  gate.release(); // (lets a wrongly granted second write finish, so a failure reports instead of hanging)
+  const [a, b] = await Promise.all([first, second]);
+  t.ok(a.ok, 'the first rotation wins');
+  t.same(b.ok ? 'granted' : [b.error.kind, b.error.code], ['unauthorized', 'invalid_token'], 'the second finds its token already rotated');
+  t.same(ids.authenticate(a.ok ? a.value.token : ''), p1, "the winner's new token works");
+  t.equal(ids.authenticate(reg.token), null, 'the old token is dead');
+  // The winner's token can itself be rotated (the CAS compares against the current hash).
+  const again = ids.rotate(p1, a.ok ? a.value.token : '');
+  await flush();
+  gate.release();
+  t.ok((await again).ok);
 });
 
 t.test('account echoes the principal', async (t) => {

@@ -22,6 +22,9 @@ const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
 t.test('both streams with every event', async (t) => {
   t.equal(doc.asyncapi, '3.0.0');
   t.equal(doc.info.version, '1.0');
+  const other = buildAsyncApi('7.3.1') as Obj;
+  t.equal(other.info.version, '1.0', 'info.version is the contract version, whatever the server version');
+  t.equal(other.info['x-server-version'], '7.3.1', 'which has a field of its own');
   t.equal(doc.channels.accountStream.address, '/bot/stream/event');
   t.equal(doc.channels.gameStream.address, '/bot/game/stream/{id}');
   t.ok(doc.channels.gameStream.parameters.id, 'the game id parameter');

@@ -38,7 +38,10 @@ export function gameHandlers(deps: EdgeDeps): HandlerTable {
       if (isReply(s)) return s;
       if (!s.game.isActive()) return json(409, GAME_OVER);
       const { moves } = call.body as { moves: string[] };
+      const verdictTimed = deps.meter.verdictTimer();
       const pending = s.game.move(s.seat, moves);
+      // Timed to the verdict itself, also when the answer to the client was already a 202.
+      void pending.then((v) => v !== 'busy' && verdictTimed());
       let timer: { cancel(): void } | undefined;
       const late = new Promise<'late'>((resolve) => {
         timer = deps.clock.schedule(deps.verdictWaitMs, () => resolve('late'));

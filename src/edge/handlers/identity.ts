@@ -1,5 +1,6 @@
 // Identity routes: anonymous mint, registration, token rotation, account, ladder membership.
 import { rateLimitKey } from '../client-ip.js';
+import { bearerToken } from '../context.js';
 import { isReservedTeam } from '../../wire/requests.js';
 import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
@@ -29,7 +30,8 @@ export function identityHandlers(deps: EdgeDeps): HandlerTable {
     },
 
     rotateToken: async (call) => {
-      const r = await deps.identity.rotate(caller(call));
+      // Bearer routes only run with a token, so the presented one is always there.
+      const r = await deps.identity.rotate(caller(call), bearerToken(call.ctx) ?? '');
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 

@@ -7,6 +7,7 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
   return {
     streamAccountEvents: (call) => {
       const stream = call.ctx.ndjson();
+      stream.onClose(deps.meter.streamOpened('account'));
       const unsubscribe = deps.hub.subscribe(caller(call).id, {
         send: (line) => void stream.write(line),
         close: () => stream.end(),
@@ -18,6 +19,7 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
       const game = deps.games.find(call.params.id);
       if (!game) return problem(404, 'unknown_game', 'no game with this id');
       const stream = call.ctx.ndjson();
+      stream.onClose(deps.meter.streamOpened('game'));
       // Snapshot and subscription happen in one synchronous step: no event can fall between them.
       const sub = game.subscribe({
         deliver: (frame) => void stream.write(frame.line),

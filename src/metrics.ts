@@ -1,0 +1,157 @@
+// What an operator watches on GET /metrics, gathered at the composition root so that no layer below
+// imports prom-client: the game layer is observed through its lifecycle hooks, the
+// rules pool and the store through thin timing wrappers, and the edge through the small EdgeMeter
+// interface it declares itself.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { GameRecord } from './domain/records.js';
+import type { EdgeMeter, StreamKind } from './edge/deps.js';
+import type { GameHandle, GameLifecycleListener } from './game/types.js';
+import type { RulesPort } from './pool/types.js';
+import type { Store } from './store/types.js';
+
+/** Store methods that write; every other member passes straight through. */
+const STORE_WRITES = ['createBot', 'updateBot', 'putGame', 'finishGame'] as const;
+
+export interface MetricsSources {
+  /** Games in progress. */
+  liveGames: () => number;
+  /** Rules tasks waiting for a worker (0 when the rules run in-thread). */
+  rulesQueueDepth: () => number;
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly turns: Counter;
+  private readonly started: Counter;
+  private readonly ended: Counter<'termination'>;
+  private readonly verdicts: Histogram;
+  private readonly streams: Gauge<'kind'>;
+  private readonly rulesTasks: Histogram;
+  private readonly refusals: Counter<'route'>;
+  private readonly storeWrites: Histogram<'op'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers, collect() { this.set(sources.liveGames()); } });
+    new Gauge({
+      name: 'dicechess_rules_queue_depth',
+      help: 'Legal-move tree tasks waiting for a rules worker',
+      registers,
+      collect() { this.set(sources.rulesQueueDepth()); },
+    });
+    this.turns = new Counter({ name: 'dicechess_turns_applied_total', help: 'Turns applied (forced passes included)', registers });
+    this.started = new Counter({ name: 'dicechess_games_started_total', help: 'Games created (resumed games are not counted again)', registers });
+    this.ended = new Counter({
+      name: 'dicechess_games_ended_total',
+      help: 'Games ended, by termination',
+      labelNames: ['termination'],
+      registers,
+    });
+    this.verdicts = new Histogram({
+      name: 'dicechess_verdict_seconds',
+      help: 'From a move reaching its game to its verdict (applied or refused)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    this.streams = new Gauge({ name: 'dicechess_open_streams', help: 'Open ndjson streams, by kind', labelNames: ['kind'], registers });
+    // Both kinds show from the start, at 0, so a dashboard never sees a missing series.
+    for (const kind of ['account', 'game'] satisfies StreamKind[]) this.streams.set({ kind }, 0);
+    this.rulesTasks = new Histogram({
+      name: 'dicechess_rules_task_seconds',
+      help: 'Legal-move tree computations, from request to result (queue wait included)',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'dicechess_rate_limited_total',
+      help: 'Requests refused with 429, by route',
+      labelNames: ['route'],
+      registers,
+    });
+    this.storeWrites = new Histogram({
+      name: 'dicechess_store_write_seconds',
+      help: 'Store writes, from call to commit, by operation',
+      labelNames: ['op'],
+      buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5],
+      registers,
+    });
+  }
+
+  /** Prometheus text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** The edge's seam. */
+  readonly edge: EdgeMeter = {
+    refused: (route) => this.refusals.inc({ route }),
+    streamOpened: (kind) => {
+      this.streams.inc({ kind });
+      let open = true;
+      return () => {
+        if (!open) return;
+        open = false;
+        this.streams.dec({ kind });
+      };
+    },
+    verdictTimer: () => {
+      const end = this.verdicts.startTimer();
+      return () => void end();
+    },
+  };
+
+  /** Counts games started, turns applied and games ended (by termination). */
+  readonly games: GameLifecycleListener = {
+    gameStarted: () => this.started.inc(),
+    turnApplied: () => this.turns.inc(),
+    gameEnded: (_game: GameHandle, record: GameRecord) => {
+      if ('Ended' in record.status) this.ended.inc({ termination: record.status.Ended.over.termination });
+    },
+  };
+
+  /** The rules port, with each tree() timed. */
+  timedRules(rules: RulesPort): RulesPort {
+    const histogram = this.rulesTasks;
+    return {
+      async tree(dfen) {
+        const end = histogram.startTimer();
+        try {
+          return await rules.tree(dfen);
+        } finally {
+          end();
+        }
+      },
+      close: () => rules.close(),
+    };
+  }
+
+  /** The store, with each write timed; reads pass through. */
+  timedStore(store: Store): Store {
+    const histogram = this.storeWrites;
+    const wrapped = new Map<PropertyKey, unknown>();
+    for (const op of STORE_WRITES) {
+      const write = (store[op] as (...args: unknown[]) => Promise<unknown>).bind(store);
+      wrapped.set(op, async (...args: unknown[]) => {
+        const end = histogram.startTimer({ op });
+        try {
+          return await write(...args);
+        } finally {
+          end();
+        }
+      });
+    }
+    return new Proxy(store, {
+      get(target, prop) {
+        const known = wrapped.get(prop);
+        if (known !== undefined) return known;
+        const v = Reflect.get(target, prop, target) as unknown;
+        if (typeof v !== 'function') return v;
+        // Bound once and kept: reads such as getBotByTokenHash run on every request.
+        const bound = (v as (...a: unknown[]) => unknown).bind(target);
+        wrapped.set(prop, bound);
+        return bound;
+      },
+    });
+  }
+}
