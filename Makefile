@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build typecheck test run bench clean
+.PHONY: install build web typecheck test browser-deps screenshots run bench clean
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -15,13 +15,31 @@ install: $(NODE_MODULES_STAMP)
 
 build: install
 	npx tsc -p tsconfig.json
+	$(MAKE) --no-print-directory web
+
+# The web page: type-checked with the DOM library, then bundled and pre-compressed into dist/web.
+web: install
+	npx tsc -p web/tsconfig.json
+	node scripts/build-web.mjs
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit
+	npx tsc -p web/tsconfig.json
 
 # The build type-checks everything (src, test, bench); tsc fails the build on any type error.
-test: build
+# The browser tests drive Debian's chromium; it is installed here when missing (needs root or sudo).
+test: build browser-deps
 	node scripts/test.mjs
+
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends chromium; \
+	fi
+
+# Regenerates docs/screenshots/*.png from a real server and browser.
+screenshots: build browser-deps
+	node dist/test/browser/screenshots.js
 
 run: build
 	node dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))

@@ -26,7 +26,8 @@ async function measure(store: ServerOptions['store']): Promise<LoadResult> {
   }
 }
 
-function dirBytes(dir: string): number {
+/** Bytes of every file under `dir`. */
+export function dirBytes(dir: string): number {
   let total = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);

@@ -106,23 +106,27 @@ export interface ServerChild {
 export interface ServerOptions {
   /** `memory` for --memory; otherwise an LMDB data directory (--data). */
   store: 'memory' | { dataDir: string };
-  /** Extra configuration, merged over the benchmark settings' top-level sections. */
-  config?: Record<string, Record<string, unknown>>;
+  /**
+   * The `limits` section of the config file. Default: the load's bots are all minted, challenge
+   * and stream from 127.0.0.1, so the per-address limits are lifted (the abuse suite keeps them).
+   */
+  limits?: Record<string, unknown>;
   /** Extra environment variables. */
   env?: Record<string, string>;
 }
 
+export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
+
 /**
  * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
- * benchmark settings: no seed grace, no house-move delay, and anonymous mints unlimited (config file).
+ * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
  * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops).
  */
 export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
   const cfgDir = tempDir('dicechess-bench-cfg-');
   const cfg = join(cfgDir.path, 'bench.json');
-  const extra = opts.config ?? {};
-  writeFileSync(cfg, JSON.stringify({ ...extra, limits: { anonMintsPerHour: 1_000_000, ...extra.limits } }));
+  writeFileSync(cfg, JSON.stringify({ limits: opts.limits ?? LOAD_LIMITS }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const child = spawn(

@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, webhooks)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, webhooks)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -8,6 +8,7 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   http: () => import('./http.js'),
   throughput: () => import('./throughput.js'),
   persistence: () => import('./persistence.js'),
+  abuse: () => import('./abuse.js'),
   webhooks: () => import('./webhooks.js'),
 };
 

@@ -5,7 +5,7 @@
 // each webhook figure against the stream figure of the same N.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { scrape, startServer, stopChild } from './procs.js';
+import { LOAD_LIMITS, scrape, startServer, stopChild } from './procs.js';
 import type { BenchRow } from './types.js';
 
 const GAME_COUNTS = [8, 64];
@@ -33,7 +33,7 @@ interface Measured {
 async function measure(mode: 'webhook' | 'stream', games: number): Promise<Measured> {
   const server = await startServer({
     store: 'memory',
-    config: { limits: { registrationsPerHour: 1_000_000, webhookRegistrationsPerHour: 1_000_000 } },
+    limits: { ...LOAD_LIMITS, registrationsPerHour: 1_000_000, webhookRegistrationsPerHour: 1_000_000 },
     env: { DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'true' },
   });
   try {

@@ -27,6 +27,8 @@ export const ConfigSchema = z.object({
     verdictWaitMs: pos,
   }),
   streams: z.object({ keepAliveMs: pos, maxBufferedBytes: pos }),
+  /** Public game streams (no token): at most so many per game and in all. */
+  spectators: z.object({ maxPerGame: pos, maxTotal: pos }),
   identity: z.object({ anonTtlMs: pos, maxAnonIdentities: pos }),
   challenges: z.object({ ttlMs: pos, maxPendingPerChallenger: pos }),
   lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, matchedPollableMs: pos }),
@@ -37,6 +39,14 @@ export const ConfigSchema = z.object({
     webhookRegistrationsPerHour: pos,
     maxBodyBytes: pos,
     rateLimitMaxKeys: pos,
+    /** Live games one identity may sit in at once, by tier (house bots are exempt). */
+    liveGamesPerIdentity: z.object({ anonymous: pos, registered: pos, guest: pos }),
+    maxLiveGames: pos,
+    challengesPerHour: pos,
+    /** Account and game streams together. */
+    streamsPerIdentity: pos,
+    /** Requests in flight and streams open per client address (see docs/DECISIONS.md). */
+    connectionsPerIp: pos,
   }),
   http: z.object({ trustedProxies: z.array(z.string()), corsOrigins: z.array(z.string()) }),
   /** `team|name|token,...` (operator-configured static bots, driven by external programs). */
@@ -73,6 +83,13 @@ const ENV: Record<string, string> = {
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
   DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'webhooks.allowInsecureLocalTargets',
+  DICECHESS_LIVE_GAMES_ANONYMOUS: 'limits.liveGamesPerIdentity.anonymous',
+  DICECHESS_LIVE_GAMES_REGISTERED: 'limits.liveGamesPerIdentity.registered',
+  DICECHESS_LIVE_GAMES_GUEST: 'limits.liveGamesPerIdentity.guest',
+  DICECHESS_MAX_LIVE_GAMES: 'limits.maxLiveGames',
+  DICECHESS_CHALLENGES_PER_HOUR: 'limits.challengesPerHour',
+  DICECHESS_STREAMS_PER_IDENTITY: 'limits.streamsPerIdentity',
+  DICECHESS_CONNECTIONS_PER_IP: 'limits.connectionsPerIp',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

@@ -9,6 +9,9 @@ import { buildEdge } from './edge/app.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
+import { OpenCounts } from './edge/open-counts.js';
+import { SpectatorSeats } from './edge/spectators.js';
+import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
@@ -19,7 +22,9 @@ import { PoolRules } from './pool/piscina.js';
 import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
+import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
+import { HouseGameService } from './services/house-games.js';
 import { LobbyService } from './services/lobby.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
@@ -46,6 +51,8 @@ export interface StartOptions {
   webhookResolver?: Resolver;
   /** Tests observe each pinned lookup of a webhook connection. */
   onPinnedLookup?: (host: string, address: string) => void;
+  /** The built web page (default dist/web of the project). */
+  webDir?: string;
 }
 
 export interface RunningServer {
@@ -120,12 +127,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     housePlayers,
     random: opts.random,
   });
+  // One guard for every way a game is made for players (challenges, the lobby, later the ladder).
+  const admission = new GameAdmission(
+    { live: registry, tierOf: (id) => identity.tierOf(id) },
+    { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },
+  );
   const challenges = new ChallengeService(
-    { identity, hub, games: registry, clock, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
+    { identity, hub, games: registry, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
   );
   const lobby = new LobbyService(
-    { identity, games: registry, clock },
+    { identity, games: registry, clock, admission },
     {
       botSeekTtlMs: config.lobby.botSeekTtlMs,
       guestSeekTtlMs: config.lobby.guestSeekTtlMs,
@@ -134,6 +146,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
   );
 
+  const spectators = new SpectatorSeats(config.spectators);
   const hour = 3_600_000;
   const maxKeys = config.limits.rateLimitMaxKeys;
   const deps: EdgeDeps = {
@@ -145,11 +158,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     hub,
     challenges,
     lobby,
+    houseGames: new HouseGameService({ identity, games: registry, admission }),
+    spectators,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
       guests: new RateLimiter({ limit: config.limits.guestLobbyPerHour, windowMs: hour, maxKeys, clock }),
       webhookRegistrations: new RateLimiter({ limit: config.limits.webhookRegistrationsPerHour, windowMs: hour, maxKeys, clock }),
+      challenges: new RateLimiter({ limit: config.limits.challengesPerHour, windowMs: hour, maxKeys, clock }),
+      streams: new OpenCounts(config.limits.streamsPerIdentity),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
@@ -166,8 +183,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxBodyBytes: config.limits.maxBodyBytes,
     keepAliveMs: config.streams.keepAliveMs,
     maxBufferedBytes: config.streams.maxBufferedBytes,
+    connectionsPerIp: config.limits.connectionsPerIp,
     clock,
     observe: opts.observe,
+    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
   });
   let listening;
   try {

@@ -56,7 +56,7 @@ export class ServiceMetrics {
     });
     this.streams = new Gauge({ name: 'dicechess_open_streams', help: 'Open ndjson streams, by kind', labelNames: ['kind'], registers });
     // Both kinds show from the start, at 0, so a dashboard never sees a missing series.
-    for (const kind of ['account', 'game'] satisfies StreamKind[]) this.streams.set({ kind }, 0);
+    for (const kind of ['account', 'game', 'spectator'] satisfies StreamKind[]) this.streams.set({ kind }, 0);
     this.rulesTasks = new Histogram({
       name: 'dicechess_rules_task_seconds',
       help: 'Legal-move tree computations, from request to result (queue wait included)',

@@ -13,6 +13,7 @@ import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { createRouter, type ObservedResponse, type Router } from './router.js';
+import { bindWebPages, type WebAssets } from './web.js';
 
 export interface EdgeOptions {
   corsOrigins: readonly string[];
@@ -20,9 +21,13 @@ export interface EdgeOptions {
   maxBodyBytes: number;
   keepAliveMs: number;
   maxBufferedBytes: number;
+  /** Requests in flight and streams open per client address. */
+  connectionsPerIp: number;
   clock: Clock;
   /** Sees every non-stream response (the conformance test). */
   observe?: (info: ObservedResponse) => void;
+  /** The built web page; without it only the API is served. */
+  web?: WebAssets;
 }
 
 /** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
@@ -35,6 +40,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     bodyLimit: opts.maxBodyBytes,
     stream: { clock: opts.clock, keepAliveMs: opts.keepAliveMs, maxBufferedBytes: opts.maxBufferedBytes },
     observe: opts.observe,
+    maxOpenPerIp: opts.connectionsPerIp,
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),
@@ -45,5 +51,6 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...opsHandlers(deps),
     ...webhookHandlers(deps),
   });
+  if (opts.web) bindWebPages(app, opts.web);
   return router;
 }

@@ -106,3 +106,29 @@ function stripPort(hop: string): string {
   if (colon > 0 && hop.indexOf(':', colon + 1) < 0) return hop.slice(0, colon);
   return hop;
 }
+
+/**
+ * rateLimitKey(resolveClientIp(peer, forwardedFor, trusted)), remembered for the most recent few
+ * thousand (peer, X-Forwarded-For) pairs: parsing addresses costs microseconds, and the per-address
+ * count of open requests needs the key of every request. Without trusted proxies the header plays no
+ * part, so it is not part of the memo key either. When full, the memo starts over.
+ */
+export class AddressKeys {
+  private readonly keys = new Map<string, string>();
+
+  constructor(
+    private readonly trusted: TrustedProxies | undefined,
+    private readonly max = 4096,
+  ) {}
+
+  keyOf(peer: string, forwardedFor: string | undefined): string {
+    const memo = this.trusted === undefined || forwardedFor === undefined ? peer : `${peer} ${forwardedFor}`;
+    let key = this.keys.get(memo);
+    if (key === undefined) {
+      key = rateLimitKey(resolveClientIp(peer, forwardedFor, this.trusted));
+      if (this.keys.size >= this.max) this.keys.clear();
+      this.keys.set(memo, key);
+    }
+    return key;
+  }
+}

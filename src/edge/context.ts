@@ -3,7 +3,7 @@
 import type { HttpRequest, HttpResponse } from 'uWebSockets.js';
 import { ok } from '../domain/result.js';
 import type { BodyResult } from './body.js';
-import { normalizeIp, resolveClientIp, type TrustedProxies } from './client-ip.js';
+import { normalizeIp, resolveClientIp, type AddressKeys, type TrustedProxies } from './client-ip.js';
 import { openNdjson, type NdjsonOptions, type NdjsonStream } from './ndjson.js';
 import type { Logger, Responder } from './responder.js';
 
@@ -26,6 +26,8 @@ export interface ContextEnv {
   readonly logger: Logger;
   readonly trustedProxies: TrustedProxies | undefined;
   readonly stream: Partial<NdjsonOptions>;
+  /** The router's memo of address keys (same trusted proxies). */
+  readonly addressKeys: AddressKeys;
 }
 
 const decoder = new TextDecoder();
@@ -101,6 +103,11 @@ export class RequestContext {
   /** The client address: the peer, or the X-Forwarded-For hop behind the trusted proxies. */
   get ip(): string {
     return (this.clientIp ??= resolveClientIp(this.peerText, this.headers.forwardedFor, this.env.trustedProxies));
+  }
+
+  /** rateLimitKey(ip), from the router's memo (the per-address count needs it on every request). */
+  get addressKey(): string {
+    return this.env.addressKeys.keyOf(this.peerText, this.headers.forwardedFor);
   }
 
   /** Opens an ndjson stream on this response with the router's stream settings. */

@@ -6,21 +6,28 @@ import type { Store } from '../store/types.js';
 import type { AccountHub } from '../services/account-hub.js';
 import type { ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
+import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { WebhookRegistry } from '../services/webhooks/registry.js';
 import type { RequestContext } from './context.js';
+import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
 import type { Logger } from './responder.js';
+import type { SpectatorSeats } from './spectators.js';
 
 export interface EdgeLimits {
   anonMints: RateLimiter;
   registrations: RateLimiter;
   guests: RateLimiter;
   webhookRegistrations: RateLimiter;
+  /** Challenges created per address (POST /bot/challenge). */
+  challenges: RateLimiter;
+  /** Account and game streams open per identity. */
+  streams: OpenCounts;
 }
 
-export type StreamKind = 'account' | 'game';
+export type StreamKind = 'account' | 'game' | 'spectator';
 
 /** What the edge reports for /metrics; the composition root decides how it is kept. */
 export interface EdgeMeter {
@@ -41,6 +48,10 @@ export interface EdgeDeps {
   hub: AccountHub;
   challenges: ChallengeService;
   lobby: LobbyService;
+  /** Guests' one-click games against the built-in house bots. */
+  houseGames: HouseGameService;
+  /** Places on the public game streams (GET /games/{id}/stream). */
+  spectators: SpectatorSeats;
   limits: EdgeLimits;
   /** Server version for /health and the API documents. */
   version: string;

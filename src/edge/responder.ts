@@ -21,6 +21,7 @@ export class Responder {
   private state: State = 'open';
   private abortHandlers: (() => void)[] | undefined;
   private failStream: (() => void) | undefined;
+  private finishHook: (() => void) | undefined;
   /** Headers every response on this request carries (CORS); set by the router. */
   baseHeaders: HeaderList = NO_HEADERS;
   /** Unset unless the router was given an observer, so the common path pays one comparison. */
@@ -62,6 +63,15 @@ export class Responder {
       return;
     }
     (this.abortHandlers ??= []).push(cb);
+  }
+
+  /**
+   * Runs cb once when this request stops holding anything: its reply went out, its stream ended,
+   * or the connection went away. One hook per request (the router's per-address count uses it).
+   */
+  onFinish(cb: () => void): void {
+    if (this.state === 'done' || this.state === 'aborted') this.runSafely(cb);
+    else this.finishHook = cb;
   }
 
   /** Sends a JSON value (or a prebuilt JSON string). 204 is sent without a body. */
@@ -132,10 +142,12 @@ export class Responder {
     if (this.state === 'open' || this.state === 'streaming') this.raw.close();
   }
 
+  /** The response is over (answered, stream ended, or aborted): the router's and the caps' hooks run once. */
   private settled(): void {
     const cb = this.onSettled;
     this.onSettled = undefined;
     if (cb !== undefined) this.runSafely(cb);
+    this.finished();
   }
 
   private observe(r: Reply): void {
@@ -154,6 +166,13 @@ export class Responder {
     this.abortHandlers = undefined;
     if (wasDone || handlers === undefined) return;
     for (const cb of handlers) this.runSafely(cb);
+  }
+
+  private finished(): void {
+    const hook = this.finishHook;
+    if (hook === undefined) return;
+    this.finishHook = undefined;
+    this.runSafely(hook);
   }
 
   // A throw inside a uWS callback would take the process down; a bug in a close hook must not.

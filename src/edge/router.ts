@@ -4,11 +4,12 @@
 // stream). Whatever it throws becomes a logged 500: a bug, but never a crashed process.
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { bodyTooLarge, collectBody, DEFAULT_BODY_LIMIT } from './body.js';
-import type { TrustedProxies } from './client-ip.js';
+import { AddressKeys, type TrustedProxies } from './client-ip.js';
 import { RequestContext, type ContextEnv, type Method } from './context.js';
 import { CorsRules, type CorsPolicy } from './cors.js';
 import type { NdjsonOptions } from './ndjson.js';
-import { internalError, problem, type Reply } from './reply.js';
+import { OpenCounts } from './open-counts.js';
+import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
 import { Responder, type Logger } from './responder.js';
 
 /**
@@ -47,6 +48,12 @@ export interface RouterOptions {
   readonly stream?: Partial<NdjsonOptions>;
   /** Sees every non-stream response the toolkit sends (conformance tests). */
   readonly observe?: (info: ObservedResponse) => void;
+  /**
+   * Requests in flight and streams open per client address (rateLimitKey of ctx.ip); past it a new
+   * request is answered 429 `too_many_connections` at once. uWS's HTTP API reports no connection
+   * opening or closing, so this counts what a connection makes the server hold. Unlimited if unset.
+   */
+  readonly maxOpenPerIp?: number;
 }
 
 interface Route {
@@ -78,6 +85,7 @@ export class Router {
   /** Responses not yet complete: requests in flight and open streams, cut by closeConnections(). */
   private readonly inFlight = new Set<Responder>();
   private closed = false;
+  private readonly perIp: OpenCounts | undefined;
 
   constructor(
     readonly app: TemplatedApp,
@@ -87,7 +95,13 @@ export class Router {
     this.cors = new CorsRules(opts.corsOrigins);
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.observe = opts.observe;
-    this.env = { logger: opts.logger, trustedProxies: opts.trustedProxies, stream: opts.stream ?? {} };
+    this.perIp = opts.maxOpenPerIp === undefined ? undefined : new OpenCounts(opts.maxOpenPerIp);
+    this.env = {
+      logger: opts.logger,
+      trustedProxies: opts.trustedProxies,
+      stream: opts.stream ?? {},
+      addressKeys: new AddressKeys(opts.trustedProxies),
+    };
     // uWS tries method-specific routes, then `any` on the same pattern, then less specific patterns,
     // so this catch-all only sees paths no pattern matches.
     app.any('/*', (raw, req) => {
@@ -196,6 +210,7 @@ export class Router {
     const res = this.responder(raw, head ? 'HEAD' : route.method, route.pattern);
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
+    if (this.perIp !== undefined && !this.admit(this.perIp, ctx, route)) return;
     if (route.hasBody) {
       const declared = ctx.headers.contentLength;
       if (declared !== undefined && declared > route.bodyLimit) {
@@ -219,6 +234,19 @@ export class Router {
     } else {
       this.settle(ctx, out);
     }
+  }
+
+  /** Counts the request under its address until it finishes; answers 429 when the address is full. */
+  private admit(perIp: OpenCounts, ctx: RequestContext, route: Route): boolean {
+    const key = ctx.addressKey;
+    if (!perIp.tryOpen(key)) {
+      const detail = `this address already holds ${perIp.limit} requests and streams open; close some first`;
+      // An unread body would stay on the connection: close it, as for a body that is too large.
+      ctx.res.reply(tooManyRequests(1, detail, 'too_many_connections'), route.hasBody);
+      return false;
+    }
+    ctx.res.onFinish(() => perIp.close(key));
+    return true;
   }
 
   private settle(ctx: RequestContext, reply: Reply | void): void {

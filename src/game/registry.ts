@@ -127,6 +127,16 @@ export class GameRegistry implements GameFactory, GameDirectory {
     return [...this.games.values()];
   }
 
+  /** Number of live games (the server-wide cap reads it on every game creation). */
+  liveCount(): number {
+    return this.games.size;
+  }
+
+  /** Number of live games this external id is seated in, without building the list. */
+  liveCountFor(playerId: string): number {
+    return this.byPlayer.get(playerId)?.size ?? 0;
+  }
+
   liveFor(playerId: string): GameHandle[] {
     const ids = this.byPlayer.get(playerId);
     if (!ids) return [];

@@ -7,6 +7,7 @@ import { botExternalId, type Participant, type Principal, type SeatPlayer, type 
 import type { GameFactory, GameHandle } from '../game/types.js';
 import type { AccountHub } from './account-hub.js';
 import { fail, rateLimited, type ServiceResult } from './errors.js';
+import { NO_HOLD, type GameAdmission, type Hold } from './game-admission.js';
 import { seatPlayerOf, type IdentityService } from './identity.js';
 import { newId } from './tokens.js';
 
@@ -53,6 +54,8 @@ export interface ChallengeDeps {
   clock: Clock;
   /** Told about failures nobody awaits (a house bot's auto-accept whose game could not be made). */
   onInternalError?: (error: unknown) => void;
+  /** The live-game caps; without it (unit tests of other rules) games are not capped. */
+  admission?: Pick<GameAdmission, 'check' | 'reserve'>;
 }
 
 interface Pending {
@@ -62,6 +65,8 @@ interface Pending {
   timeControl: TimeControl;
   expiresAt: number;
   timer: TimerHandle;
+  /** The game's place, held from creation when a built-in house bot will accept at once. */
+  hold: Hold | null;
 }
 
 const NOT_PENDING = 'no pending challenge with this id (it may have been accepted, declined or expired)';
@@ -106,6 +111,18 @@ export class ChallengeService {
       const oldest = this.byId.values().next().value as Pending;
       return rateLimited('challenge_capacity', 'the server holds too many pending challenges; retry later', oldest.expiresAt - now);
     }
+    // A house bot accepts at once, so its game is as good as made: hold its place now. Otherwise the
+    // game is made at accept, where both players are checked; here only the challenger is.
+    const autoAccepted = this.config.houseBotIds.has(target.id);
+    let hold: Hold | null = null;
+    if (autoAccepted) {
+      const held = this.reserve([challenger.id, target.id]);
+      if (!held.ok) return held;
+      hold = held.value;
+    } else if (this.deps.admission) {
+      const admitted = this.deps.admission.check([challenger.id]);
+      if (!admitted.ok) return admitted;
+    }
 
     const c: Pending = {
       id: newId(),
@@ -114,6 +131,7 @@ export class ChallengeService {
       timeControl: req.timeControl ?? { Unlimited: {} },
       expiresAt: now + this.config.ttlMs,
       timer: { cancel: () => {} },
+      hold,
     };
     c.timer = clock.schedule(this.config.ttlMs, () => this.expire(c));
     this.byId.set(c.id, c);
@@ -123,7 +141,7 @@ export class ChallengeService {
     hub.publish(c.target.id, {
       ChallengeReceived: { id: c.id, challenger: c.challenger.participant, timeControl: c.timeControl },
     });
-    if (this.config.houseBotIds.has(c.target.id)) {
+    if (autoAccepted) {
       // Not inline: the challenger first gets its 201, then the game (and its GameStart) follows.
       clock.schedule(0, () => this.autoAccept(c));
     }
@@ -146,7 +164,10 @@ export class ChallengeService {
     const c = this.byId.get(id);
     if (!c) return fail('not_found', 'unknown_challenge', NOT_PENDING);
     if (c.target.id !== p.id) return fail('forbidden', 'not_your_challenge', 'this challenge is addressed to another bot');
-    const game = await this.startGame(c);
+    // Refused for a cap: the challenge stays pending, so the accept may be retried once a game ends.
+    const held = this.reserve([c.challenger.id, c.target.id]);
+    if (!held.ok) return held;
+    const game = await this.startGame(c, held.value);
     return ok({ gameId: game.id });
   }
 
@@ -179,7 +200,12 @@ export class ChallengeService {
     };
   }
 
-  private async startGame(c: Pending): Promise<GameHandle> {
+  private reserve(playerIds: string[]): ServiceResult<Hold> {
+    return this.deps.admission ? this.deps.admission.reserve(playerIds) : ok(NO_HOLD);
+  }
+
+  private async startGame(c: Pending, hold: Hold): Promise<GameHandle> {
+    if (c.hold === hold) c.hold = null; // drop() must not give back the place this game takes
     this.drop(c);
     try {
       return await this.deps.games.create({ white: c.challenger, black: c.target, timeControl: c.timeControl, rated: false });
@@ -188,13 +214,15 @@ export class ChallengeService {
       // a GameStart that will never come.
       this.deps.hub.publish(c.challenger.id, { ChallengeDeclined: { id: c.id } });
       throw e;
+    } finally {
+      hold.release();
     }
   }
 
   private autoAccept(c: Pending): void {
     if (this.byId.get(c.id) !== c) return; // cancelled in the meantime
     // Nobody awaits this promise; the challenger has already been told, the operator is told here.
-    this.startGame(c).catch((e: unknown) => this.deps.onInternalError?.(e));
+    this.startGame(c, c.hold ?? NO_HOLD).catch((e: unknown) => this.deps.onInternalError?.(e));
   }
 
   private expire(c: Pending): void {
@@ -205,6 +233,8 @@ export class ChallengeService {
 
   private drop(c: Pending): void {
     c.timer.cancel();
+    c.hold?.release();
+    c.hold = null;
     this.byId.delete(c.id);
     removeFrom(this.byChallenger, c.challenger.id, c.id);
     removeFrom(this.byTarget, c.target.id, c.id);

@@ -9,7 +9,8 @@ export type ServiceErrorKind =
   | 'not_found' // 404
   | 'conflict' // 409
   | 'unprocessable' // 422
-  | 'rate_limited'; // 429
+  | 'rate_limited' // 429
+  | 'unavailable'; // 503 (the server is at a capacity cap)
 
 export interface ServiceError {
   kind: ServiceErrorKind;
@@ -17,7 +18,7 @@ export interface ServiceError {
   code: string;
   /** Human-readable explanation. */
   detail: string;
-  /** Only with rate_limited: whole seconds, at least 1 (the edge sends it as Retry-After). */
+  /** With rate_limited and unavailable: whole seconds, at least 1 (the edge sends it as Retry-After). */
   retryAfterSeconds?: number;
 }
 

@@ -246,6 +246,17 @@ export class IdentityService {
     return null;
   }
 
+  /**
+   * The tier of a seated player's external id: what its live-game cap is. Every house bot (built-in
+   * or configured by the operator) is 'static', with or without a token.
+   */
+  tierOf(playerId: string): Principal['tier'] {
+    if (playerId.startsWith('guest:')) return 'guest';
+    if (this.staticById.has(playerId)) return 'static';
+    if (playerId.startsWith(botExternalId('anon', ''))) return 'anonymous';
+    return 'registered';
+  }
+
   /** Registers a guest seat token (by hash only); a token already known keeps its original expiry. */
   addGuestSeatToken(token: string, guestId: string): void {
     const hash = hashToken(token);

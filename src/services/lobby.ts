@@ -10,6 +10,7 @@ import { ok } from '../domain/result.js';
 import type { Principal, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
 import type { GameFactory } from '../game/types.js';
 import { fail, rateLimited, type ServiceError, type ServiceResult } from './errors.js';
+import { NO_HOLD, type GameAdmission, type Hold } from './game-admission.js';
 import { guestSeat, seatPlayerOf, type IdentityService } from './identity.js';
 import { coinFlip, deriveSeatToken, newGuestId, newId, newSecret } from './tokens.js';
 
@@ -73,6 +74,8 @@ export interface LobbyDeps {
   identity: Pick<IdentityService, 'issueGuestSeatToken' | 'addGuestSeatToken'>;
   games: GameFactory;
   clock: Clock;
+  /** The live-game caps; without it (unit tests of other rules) games are not capped. */
+  admission?: Pick<GameAdmission, 'check' | 'reserve'>;
 }
 
 type SeekState = 'open' | 'claiming' | 'matched' | 'cancelled' | 'expired' | 'failed';
@@ -127,6 +130,9 @@ export class LobbyService {
       );
     }
     if (this.openBots >= this.config.maxBotSeeks) return this.lobbyFull('Bot');
+    // A seek whose owner is at its live-game cap could only be refused to whoever accepts it.
+    const admitted = this.deps.admission?.check([p.id]);
+    if (admitted && !admitted.ok) return admitted;
     const { seek, secret } = this.add('Bot', seatPlayerOf(p), timeControl, this.config.botSeekTtlMs);
     return ok({ seekId: seek.id, secret });
   }
@@ -186,9 +192,10 @@ export class LobbyService {
   /** POST /bot/seeks/{id}/accept. */
   async acceptAsBot(p: Principal, id: string): Promise<ServiceResult<{ gameId: string }>> {
     if (p.tier === 'guest') return fail('forbidden', 'bots_only', BOTS_ONLY);
-    const claimed = this.claim(id, p.id);
+    const me = seatPlayerOf(p);
+    const claimed = this.claim(id, p.id, me);
     if (!claimed.ok) return claimed;
-    const { gameId } = await this.startGame(claimed.value, seatPlayerOf(p));
+    const { gameId } = await this.startGame(claimed.value.seek, me, claimed.value.hold);
     return ok({ gameId });
   }
 
@@ -201,10 +208,10 @@ export class LobbyService {
    */
   async acceptAsGuest(guestId: string | null | undefined, id: string): Promise<ServiceResult<GuestAccepted>> {
     const named = guestId ? `guest:${guestId.replace(/^guest:/, '')}` : null;
-    const claimed = this.claim(id, named);
-    if (!claimed.ok) return claimed;
     const freshId = newGuestId();
-    const { gameId, ownerSeat } = await this.startGame(claimed.value, guestSeat(freshId));
+    const claimed = this.claim(id, named, guestSeat(freshId));
+    if (!claimed.ok) return claimed;
+    const { gameId, ownerSeat } = await this.startGame(claimed.value.seek, guestSeat(freshId), claimed.value.hold);
     const seatToken = this.deps.identity.issueGuestSeatToken(freshId);
     return ok({ gameId, seat: ownerSeat === 'White' ? 'Black' : 'White', seatToken });
   }
@@ -272,9 +279,10 @@ export class LobbyService {
 
   /**
    * The synchronous check-and-claim: between finding the seek open and marking it claimed there is
-   * no await, so of two racing accepts exactly one wins.
+   * no await, so of two racing accepts exactly one wins. The game's place is held in the same step;
+   * a seek refused for a cap stays open.
    */
-  private claim(id: string, claimantId: string | null): ServiceResult<Seek> {
+  private claim(id: string, claimantId: string | null, seated: SeatPlayer): ServiceResult<{ seek: Seek; hold: Hold }> {
     const s = this.find(id);
     if (!s) return fail('not_found', 'unknown_seek', 'no such open seek');
     const taken = s.state === 'claiming' || s.state === 'matched';
@@ -283,11 +291,13 @@ export class LobbyService {
       return fail('bad_request', 'own_seek', 'you cannot accept your own seek');
     }
     if (taken) return fail('conflict', 'seek_taken', 'this seek was claimed by someone else first');
+    const held = this.deps.admission ? this.deps.admission.reserve([s.owner.id, seated.id]) : ok(NO_HOLD);
+    if (!held.ok) return held;
     this.close(s, 'claiming');
-    return ok(s);
+    return ok({ seek: s, hold: held.value });
   }
 
-  private async startGame(s: Seek, claimant: SeatPlayer): Promise<{ gameId: string; ownerSeat: Seat }> {
+  private async startGame(s: Seek, claimant: SeatPlayer, hold: Hold): Promise<{ gameId: string; ownerSeat: Seat }> {
     const ownerSeat: Seat = coinFlip() === 0 ? 'White' : 'Black';
     const [white, black] = ownerSeat === 'White' ? [s.owner, claimant] : [claimant, s.owner];
     try {
@@ -300,6 +310,8 @@ export class LobbyService {
       // A failure here is a bug or an overloaded server; the owner's poll then answers 404.
       this.close(s, 'failed');
       throw e;
+    } finally {
+      hold.release();
     }
   }
 

@@ -1,4 +1,4 @@
-// The AsyncAPI 3.0 document of the two ndjson streams: one channel per stream, one message per
+// The AsyncAPI 3.0 document of the ndjson streams: one channel per stream, one message per
 // event, payloads from the same zod schemas the server's events are typed by. The service is the
 // sender; a bot opens the stream with a GET and reads one JSON object per line.
 import './schemas.js'; // every named shape registered before the first conversion
@@ -17,6 +17,8 @@ interface Stream {
   description: string;
   events: Readonly<Record<string, z.ZodType>>;
   parameters?: JsonObject;
+  /** Readable without a token. */
+  public?: boolean;
 }
 
 const FRAMING =
@@ -43,6 +45,18 @@ const STREAMS: readonly Stream[] = [
       `after GameEnded. Any authenticated caller may watch any game. ${FRAMING}`,
     events: GAME_EVENTS,
     parameters: { id: { description: 'Game id.' } },
+  },
+  {
+    channel: 'publicGameStream',
+    operation: 'sendPublicGameEvents',
+    address: '/games/{id}/stream',
+    title: 'Public game stream',
+    description:
+      'GET /games/{id}/stream: the same events as the game stream for anyone, without a token (spectators, ' +
+      `the web page). Opens with Snapshot, closes after GameEnded; players appear as public faces only. ${FRAMING}`,
+    events: GAME_EVENTS,
+    parameters: { id: { description: 'Game id.' } },
+    public: true,
   },
 ];
 
@@ -81,7 +95,7 @@ function build(serverVersion: string): JsonObject {
       action: 'send',
       channel: { $ref: `#/channels/${s.channel}` },
       summary: `Events of the ${s.title.toLowerCase()}, one per line.`,
-      security: [{ $ref: '#/components/securitySchemes/bearer' }],
+      ...(s.public ? {} : { security: [{ $ref: '#/components/securitySchemes/bearer' }] }),
       bindings: { http: { method: 'GET', bindingVersion: '0.3.0' } },
       messages: refs,
     };
@@ -97,7 +111,7 @@ function build(serverVersion: string): JsonObject {
     info: {
       title: 'Dice chess bot service: event streams',
       version: CONTRACT_VERSION,
-      description: `The two long-lived ndjson streams of the bot service. ${FRAMING}`,
+      description: `The long-lived ndjson streams of the bot service. ${FRAMING}`,
       'x-server-version': serverVersion,
     },
     defaultContentType: CONTENT_TYPES.json,

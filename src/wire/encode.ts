@@ -70,10 +70,15 @@ export interface GameSummaryLike {
   clocks: Clocks | null;
   version: number;
   dfen: string;
+  /** A ladder game, and the seats' current ratings when it is (absent: unrated). */
+  rated?: boolean;
+  ratings?: { white: number | null; black: number | null };
 }
 
 /** Entry of GET /games: only spectator-safe fields, picked one by one so nothing else leaks. */
 export function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
+  // Rated games only carry `rated` and `ratings`: every other entry keeps the spec's exact shape.
+  const rated = s.rated ? { rated: true as const, ratings: s.ratings ?? { white: null, black: null } } : {};
   return {
     gameId: s.gameId,
     players: { white: s.white.face, black: s.black.face },
@@ -83,6 +88,7 @@ export function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
     clocks: s.clocks,
     version: s.version,
     dfen: s.dfen,
+    ...rated,
   };
 }
 

@@ -31,6 +31,9 @@ const HEADERS: Record<number, JsonObject> = {
   429: {
     'Retry-After': { description: 'Whole seconds to wait, at least 1.', schema: { type: 'integer', minimum: 1 } },
   },
+  503: {
+    'Retry-After': { description: 'With `server_full`: whole seconds to wait, at least 1.', schema: { type: 'integer', minimum: 1 } },
+  },
 };
 
 function response(status: number, spec: ResponseSpec, where: string): JsonObject {

@@ -62,6 +62,12 @@ export const GuestSeekRequest = named(
   'A human guest offer in the lobby. Without `timeControl` the server offers Fischer 600+10.',
 );
 
+export const GuestHouseRequest = named(
+  'GuestHouseRequest',
+  z.object({ timeControl: TimeControl.optional() }),
+  'A human guest’s game against a house bot. Without `timeControl` the game is Unlimited.',
+);
+
 export const GuestAcceptRequest = named(
   'GuestAcceptRequest',
   z.object({

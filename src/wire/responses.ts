@@ -92,6 +92,11 @@ export const PublicGame = named(
     clocks: Clocks.nullable(),
     version: count(),
     dfen: z.string(),
+    rated: described(z.literal(true).optional(), 'Present (true) on a rated ladder game only; absent otherwise.'),
+    ratings: described(
+      z.strictObject({ white: z.number().nullable(), black: z.number().nullable() }).optional(),
+      'On a rated game only: the current rating of each seat (null for a seat without one).',
+    ),
   }),
   'A live game as spectators see it; no legal-move tree.',
 );
@@ -200,6 +205,17 @@ export const GuestAccepted = named(
     seatToken: described(z.string(), 'Bearer token for the game routes of this seat.'),
   }),
   'The guest’s seat in the new game.',
+);
+
+export const GuestHouseGame = named(
+  'GuestHouseGame',
+  z.strictObject({
+    gameId: z.string(),
+    seat: Seat,
+    seatToken: described(z.string(), 'Bearer token for the game routes of this seat.'),
+    guestId: described(z.string(), 'The guest id the seat was issued under.'),
+  }),
+  'A guest’s seat in a new game against a house bot.',
 );
 
 export const LobbySeek = named(

@@ -95,6 +95,7 @@ const AUTH_ERRORS: Record<number, string> = {
   401: 'Missing, invalid or expired Bearer token.',
 };
 const GLOBAL_ERRORS: Record<number, string> = {
+  429: '`too_many_connections`: the client address already holds as many requests and streams open as it may (1,024 by default); see Retry-After.',
   500: 'A bug: no request, however malformed, should ever get one.',
 };
 

@@ -13,9 +13,13 @@ export { CONTENT_TYPES, pathParams, toOpenApiPath, toUwsPattern } from './route-
 const GAME_ID = { id: 'Game id.' };
 const CHALLENGE_ID = { id: 'Challenge id.' };
 const SEEK_ID = { id: 'Seek id.' };
+const GUEST_SEAT = 'The guest’s seat; its seatToken is the Bearer for the game routes.';
+const GUEST_BUDGET = 'Too many guest requests from this address; see Retry-After.';
 const REGISTERED_ONLY = 'Anonymous or static (house) caller: registered bots only.';
 const WEBHOOKS_OFF = 'Webhooks are disabled on this server (checked before authentication).';
 const NO_PERSISTENCE = 'The server runs without persistence';
+const TOO_MANY_GAMES = '`too_many_games`: a player of the new game already sits in as many live games as it may (16 anonymous, 32 registered, 2 guest by default; house bots have no cap); nothing was created. See Retry-After.';
+const SERVER_FULL = '`server_full`: the server holds as many live games as it may (50,000 by default); nothing was created. See Retry-After.';
 
 const identity: RouteSpec[] = [
   route({
@@ -70,7 +74,8 @@ const challenges: RouteSpec[] = [
     errors: {
       400: 'Challenging yourself.',
       404: 'No bot with that team and name.',
-      429: 'Too many pending challenges (10); see Retry-After.',
+      429: `\`too_many_challenges\`: too many pending challenges (10); \`too_many_challenge_requests\`: more than 600 challenges an hour from this address; or ${TOO_MANY_GAMES} (the challenger is checked here; a house bot target accepts at once, so the game is checked here too). See Retry-After.`,
+      503: SERVER_FULL,
     },
   }),
   route({
@@ -83,7 +88,12 @@ const challenges: RouteSpec[] = [
     tag: 'Challenges', params: CHALLENGE_ID,
     summary: 'Accept a challenge addressed to the caller; the challenger plays White.',
     ok: { 201: json(R.GameCreated, 'The new game.') },
-    errors: { 403: 'The challenge is addressed to someone else.', 404: 'No such pending challenge.' },
+    errors: {
+      403: 'The challenge is addressed to someone else.',
+      404: 'No such pending challenge.',
+      429: `${TOO_MANY_GAMES} The challenge stays pending.`,
+      503: `${SERVER_FULL} The challenge stays pending.`,
+    },
   }),
   route({
     operationId: 'declineChallenge', method: 'POST', path: '/bot/challenge/{id}/decline', auth: 'bearer',
@@ -101,7 +111,10 @@ const seeks: RouteSpec[] = [
     description: 'Keep it alive by polling GET /lobby/seeks/{id}?secret= at least every 2 minutes.',
     request: { body: Q.SeekRequest, bodyRequired: false },
     ok: { 201: json(R.SeekCreated, 'The open seek and its capability secret.') },
-    errors: { 429: 'The caller already has 3 open seeks; see Retry-After.' },
+    errors: {
+      429: `\`too_many_seeks\`: the caller already has 3 open seeks; or ${TOO_MANY_GAMES}`,
+      503: SERVER_FULL,
+    },
   }),
   route({
     operationId: 'acceptSeek', method: 'POST', path: '/bot/seeks/{id}/accept', auth: 'bearer', tag: 'Seeks',
@@ -112,6 +125,8 @@ const seeks: RouteSpec[] = [
       400: 'The seek is the caller’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
+      429: `${TOO_MANY_GAMES} The seek stays open.`,
+      503: `${SERVER_FULL} The seek stays open.`,
     },
   }),
 ];
@@ -127,7 +142,7 @@ const lobby: RouteSpec[] = [
     summary: 'A human guest posts an offer (lives 30 seconds without a poll).',
     request: { body: Q.GuestSeekRequest, bodyRequired: false },
     ok: { 201: json(R.GuestSeekCreated, 'The open guest seek.') },
-    errors: { 429: 'Too many guest requests from this address; see Retry-After.' },
+    errors: { 429: GUEST_BUDGET },
   }),
   route({
     operationId: 'pollSeek', method: 'GET', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
@@ -154,12 +169,26 @@ const lobby: RouteSpec[] = [
     tag: 'Lobby', params: SEEK_ID,
     summary: 'A human guest accepts an open seek and receives a seat token.',
     request: { body: Q.GuestAcceptRequest, bodyRequired: false },
-    ok: { 201: json(R.GuestAccepted, 'The guest’s seat; its seatToken is the Bearer for the game routes.') },
+    ok: { 201: json(R.GuestAccepted, GUEST_SEAT) },
     errors: {
       400: 'The seek is the guest’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
-      429: 'Too many guest requests from this address; see Retry-After.',
+      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES} The seek stays open.`,
+      503: `${SERVER_FULL} The seek stays open.`,
+    },
+  }),
+  route({
+    operationId: 'guestPlayHouse', method: 'POST', path: '/lobby/house/{name}', auth: 'public', tag: 'Lobby',
+    params: { name: 'A built-in house bot: `random` or `greedy`.' },
+    summary: 'A human guest starts a game against a built-in house bot at once (colours are random).',
+    description: 'Unrated. Unlimited when no time control is given. Counts against the same per-address guest budget as the lobby routes.',
+    request: { body: Q.GuestHouseRequest, bodyRequired: false },
+    ok: { 201: json(R.GuestHouseGame, GUEST_SEAT) },
+    errors: {
+      404: 'No built-in house bot with this name.',
+      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES}`,
+      503: SERVER_FULL,
     },
   }),
 ];
@@ -254,12 +283,15 @@ const leaderboard: RouteSpec[] = [
   }),
 ];
 
+const TOO_MANY_STREAMS = '`too_many_streams`: the identity already holds as many streams open as it may (64 by default, account and game streams together); the open ones keep working. See Retry-After.';
+
 const streams: RouteSpec[] = [
   route({
     operationId: 'streamAccountEvents', method: 'GET', path: '/bot/stream/event', auth: 'bearer', tag: 'Streams',
     summary: 'Long-lived ndjson: challenges and game starts for the caller (see the AsyncAPI document).',
     description: 'One event per line; blank lines are keep-alives. Live only: nothing is replayed.',
     ok: { 200: ndjson(AccountEvent, 'The stream; the schema describes one line.') },
+    errors: { 429: TOO_MANY_STREAMS },
   }),
   route({
     operationId: 'streamGameEvents', method: 'GET', path: '/bot/game/stream/{id}', auth: 'seatOrBearer',
@@ -267,7 +299,15 @@ const streams: RouteSpec[] = [
     summary: 'Long-lived ndjson of one game, opening with a Snapshot (see the AsyncAPI document).',
     description: 'Closes after GameEnded. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 404: 'Unknown game.' },
+    errors: { 404: 'Unknown game.', 429: TOO_MANY_STREAMS },
+  }),
+  route({
+    operationId: 'streamPublicGameEvents', method: 'GET', path: '/games/{id}/stream', auth: 'public',
+    tag: 'Streams', params: GAME_ID,
+    summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
+    description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',
+    ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
+    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game or on the server; see Retry-After.' },
   }),
 ];
 
@@ -321,7 +361,7 @@ const operations: RouteSpec[] = [
   }),
   route({
     operationId: 'getAsyncApi', method: 'GET', path: '/asyncapi.json', auth: 'public', tag: 'Operations',
-    summary: 'AsyncAPI 3 of the two ndjson streams.',
+    summary: 'AsyncAPI 3 of the ndjson streams.',
     ok: { 200: json(R.JsonDocument, 'The AsyncAPI document.') },
   }),
 ];

@@ -1,6 +1,7 @@
 // Client addresses: normalisation of what uWS reports, the right-most untrusted X-Forwarded-For hop
 // behind trusted proxies, and the same over real HTTP.
 import t from 'tap';
+import { AddressKeys } from '../../src/edge/client-ip.js';
 import { json, normalizeIp, parseTrustedProxies, rateLimitKey, resolveClientIp, type TrustedProxies } from '../../src/edge/toolkit.js';
 import { request, serve } from '../helpers/http.js';
 
@@ -70,4 +71,27 @@ t.test('over HTTP: ctx.ip and ctx.peer', async (t) => {
   const proxied = await serve(t, setup, { trustedProxies: trust(['127.0.0.0/8']) });
   const p = await request('GET', proxied.base + '/ip', { headers: { 'x-forwarded-for': '6.6.6.6, 203.0.113.9' } });
   t.same(p.json, { ip: '203.0.113.9', peer: '127.0.0.1' });
+});
+
+t.test('AddressKeys: the memo answers exactly what resolving and keying each time would', async (t) => {
+  const trusted = trust(['10.0.0.0/8']);
+  const cases: [string, string | undefined][] = [
+    ['127.0.0.1', undefined],
+    ['127.0.0.1', '203.0.113.9'],
+    ['::ffff:127.0.0.1', undefined],
+    ['10.1.2.3', '203.0.113.9'],
+    ['10.1.2.3', '203.0.113.10'],
+    ['10.1.2.3', '198.51.100.1, 10.9.9.9'],
+    ['10.1.2.3', undefined],
+    ['2001:db8:1:2:3:4:5:6', undefined],
+    ['2001:db8:1:2:ffff::1', undefined],
+  ];
+  for (const proxies of [undefined, trusted]) {
+    const memo = new AddressKeys(proxies, 3);
+    for (let round = 0; round < 2; round++) {
+      for (const [peer, xff] of cases) {
+        t.equal(memo.keyOf(peer, xff), rateLimitKey(resolveClientIp(peer, xff, proxies)), `${peer} / ${xff ?? '-'} / ${proxies ? 'trusted' : 'no proxies'}`);
+      }
+    }
+  }
 });

@@ -131,7 +131,8 @@ t.test('racing accepts: exactly one wins, the others get 409', async (t) => {
 });
 
 t.test('colours are random: both occur over repeated seeks, always opposite', async (t) => {
-  const app = await bootApp(t);
+  // 24 live games between the same two bots: above the default cap per identity, which is not tested here.
+  const app = await bootApp(t, { overrides: { 'limits.liveGamesPerIdentity.anonymous': 24 } });
   const x = await anonBot(app, 'colour-owner');
   const y = await anonBot(app, 'colour-taker');
   const seen = new Set<Seat>();

@@ -171,7 +171,7 @@ t.test('HTTP/1.0 with a Host header: the binding does not answer it (README "Lim
 /** Open account streams, read from /metrics. */
 async function accountStreams(app: TestApp): Promise<number> {
   const m = await app.req('GET', '/metrics');
-  return Number(/^dicechess_account_streams (\d+)$/m.exec(m.text)?.[1] ?? NaN);
+  return Number(/^dicechess_open_streams\{kind="account"\} (\d+)$/m.exec(m.text)?.[1] ?? NaN);
 }
 
 t.test('a request pipelined behind a stream GET closes the connection, the stream with it', async (t) => {

@@ -4,6 +4,7 @@ import type { Principal } from '../../src/domain/types.js';
 import { AccountHub } from '../../src/services/account-hub.js';
 import { ChallengeService, type ChallengeView } from '../../src/services/challenges.js';
 import type { ServiceResult } from '../../src/services/errors.js';
+import { GameAdmission } from '../../src/services/game-admission.js';
 import { IdentityService, builtInHouseBotIds } from '../../src/services/identity.js';
 import { FakeGames, Sink, flush, newStore } from './helpers.js';
 
@@ -226,4 +227,25 @@ t.test('list: in and out, pending only, oldest first, with targetOnline', async 
   t.same(svc.list(a).out.map((x) => x.targetOnline), [true, false]);
   off();
   t.same(svc.list(a).out.map((x) => x.targetOnline), [false, false]);
+});
+
+t.test('a challenge to a house bot holds its game’s place from creation; a cancelled one gives it back', async (t) => {
+  const clock = new ManualClock();
+  const identity = new IdentityService(newStore(), clock);
+  const games = new FakeGames();
+  const live = { liveCount: () => games.specs.length, liveCountFor: (id: string) => games.specs.filter((s) => s.white.id === id || s.black.id === id).length };
+  const admission = new GameAdmission({ live, tierOf: (id) => identity.tierOf(id) }, { perIdentity: { anonymous: 2, registered: 2, guest: 1 } });
+  const svc = new ChallengeService({ identity, hub: new AccountHub(), games, clock, admission }, { houseBotIds: builtInHouseBotIds() });
+  const x = identity.authenticate(identity.mintAnon('x').token) as Principal;
+  const first = made(svc.create(x, { team: 'house', name: 'random' }));
+  made(svc.create(x, { team: 'house', name: 'greedy' }));
+  t.same(code(svc.create(x, { team: 'house', name: 'random' })), ['rate_limited', 'too_many_games'], 'two held places fill a cap of two before any game exists');
+  t.ok(svc.decline(x, first.id).ok, 'the challenger cancels the first before the house bot accepts');
+  t.equal(admission.heldCount(), 1, 'its place is given back');
+  made(svc.create(x, { team: 'house', name: 'random' }));
+  clock.advance(0);
+  await flush();
+  t.equal(games.specs.length, 2, 'the house bots accepted the two still pending');
+  t.equal(admission.heldCount(), 0, 'and the games took over their places');
+  t.same(code(svc.create(x, { team: 'house', name: 'greedy' })), ['rate_limited', 'too_many_games'], 'still two live games');
 });

@@ -45,6 +45,14 @@ t.test('both streams with every event', async (t) => {
   t.match(doc.channels.gameStream.description, /Blank lines are keep-alives/);
 });
 
+t.test('the public game stream: the same events, no security', async (t) => {
+  t.equal(doc.channels.publicGameStream.address, '/games/{id}/stream');
+  t.same(Object.keys(doc.channels.publicGameStream.messages), GAME);
+  t.same(doc.operations.sendPublicGameEvents.channel, { $ref: '#/channels/publicGameStream' });
+  t.equal(doc.operations.sendPublicGameEvents.security, undefined, 'readable without a token');
+  t.same(doc.operations.sendGameEvents.security, [{ $ref: '#/components/securitySchemes/bearer' }], 'the bot stream still wants one');
+});
+
 
 
 t.test('references resolve, and only the schemas the events use are carried', async (t) => {

@@ -112,7 +112,7 @@ t.test('real bodies of every kind pass', async (t) => {
 t.test('an undeclared status is caught', async (t) => {
   t.match(judgeOne(ok('GET', '/health', 201, { status: 'ok', version: '1' })), /status not declared/);
   t.match(judgeOne(ok('POST', '/bot/game/:id/resign', 200, {})), /status not declared/, 'resign is 202');
-  t.match(judgeOne(ok('GET', '/bot/account', 429, X.problemOf(429, 'x'), PROBLEM_CT)), /status not declared/);
+  t.match(judgeOne(ok('GET', '/bot/account', 409, X.problemOf(409, 'x'), PROBLEM_CT)), /status not declared/);
   t.match(judgeOne(ok('GET', '/games', 401, X.problemOf(401, 'x'), PROBLEM_CT)), /status not declared/, 'public routes never 401');
 });
 

@@ -16,17 +16,18 @@ const EXPECTED: Record<string, number[]> = {
   'GET /bot/account': [200, 401, 500],
   'POST /bot/ladder/join': [200, 401, 403, 413, 500],
   'POST /bot/ladder/leave': [200, 401, 403, 413, 500],
-  'POST /bot/challenge': [201, 400, 401, 404, 413, 429, 500],
+  'POST /bot/challenge': [201, 400, 401, 404, 413, 429, 500, 503],
   'GET /bot/challenges': [200, 401, 500],
-  'POST /bot/challenge/{id}/accept': [201, 401, 403, 404, 413, 500],
+  'POST /bot/challenge/{id}/accept': [201, 401, 403, 404, 413, 429, 500, 503],
   'POST /bot/challenge/{id}/decline': [200, 401, 403, 404, 413, 500],
-  'POST /bot/seeks': [201, 400, 401, 413, 429, 500],
-  'POST /bot/seeks/{id}/accept': [201, 400, 401, 404, 409, 413, 500],
+  'POST /bot/seeks': [201, 400, 401, 413, 429, 500, 503],
+  'POST /bot/seeks/{id}/accept': [201, 400, 401, 404, 409, 413, 429, 500, 503],
   'GET /lobby/seeks': [200, 500],
   'POST /lobby/seeks': [201, 400, 413, 429, 500],
   'GET /lobby/seeks/{id}': [200, 400, 404, 500],
   'DELETE /lobby/seeks/{id}': [204, 400, 404, 409, 413, 500],
-  'POST /lobby/seeks/{id}/accept': [201, 400, 404, 409, 413, 429, 500],
+  'POST /lobby/seeks/{id}/accept': [201, 400, 404, 409, 413, 429, 500, 503],
+  'POST /lobby/house/{name}': [201, 400, 404, 413, 429, 500, 503],
   'POST /bot/game/{id}/seed': [202, 400, 401, 403, 404, 413, 500],
   'POST /bot/game/{id}/move': [200, 202, 400, 401, 403, 404, 409, 413, 429, 500],
   'POST /bot/game/{id}/resign': [202, 401, 403, 404, 413, 500],
@@ -37,8 +38,9 @@ const EXPECTED: Record<string, number[]> = {
   'GET /games/{id}/history': [200, 404, 500],
   'GET /leaderboard': [200, 404, 500],
   'GET /bots/{team}/{name}': [200, 404, 500],
-  'GET /bot/stream/event': [200, 401, 500],
-  'GET /bot/game/stream/{id}': [200, 401, 404, 500],
+  'GET /bot/stream/event': [200, 401, 429, 500],
+  'GET /bot/game/stream/{id}': [200, 401, 404, 429, 500],
+  'GET /games/{id}/stream': [200, 404, 429, 500],
   'POST /bot/webhook': [201, 400, 401, 403, 413, 422, 429, 500, 503],
   'GET /bot/webhook': [200, 401, 403, 404, 500, 503],
   'DELETE /bot/webhook': [204, 401, 403, 404, 413, 500, 503],
@@ -50,7 +52,8 @@ const EXPECTED: Record<string, number[]> = {
 
 const PUBLIC = new Set([
   'POST /bot/anon', 'POST /bot/register', 'GET /lobby/seeks', 'POST /lobby/seeks', 'GET /lobby/seeks/{id}',
-  'DELETE /lobby/seeks/{id}', 'POST /lobby/seeks/{id}/accept', 'GET /games', 'GET /games/{id}',
+  'DELETE /lobby/seeks/{id}', 'POST /lobby/seeks/{id}/accept', 'POST /lobby/house/{name}', 'GET /games', 'GET /games/{id}',
+  'GET /games/{id}/stream',
   'GET /games/{id}/moves', 'GET /games/{id}/history', 'GET /leaderboard', 'GET /bots/{team}/{name}',
   'GET /health', 'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json',
 ]);
@@ -67,8 +70,12 @@ t.test('the catalogue has every route, and nothing else', async (t) => {
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
 });
 
+/** Every route may also answer 429 `too_many_connections` (the per-address cap on what is held open). */
+const GLOBAL = [429];
+
 t.test('every route declares exactly its statuses, in the catalogue and the document', async (t) => {
-  for (const [key, statuses] of Object.entries(EXPECTED)) {
+  for (const [key, own] of Object.entries(EXPECTED)) {
+    const statuses = [...new Set([...own, ...GLOBAL])].sort((a, b) => a - b);
     const [method, path] = key.split(' ') as [string, string];
     const r = findRoute(method, path);
     t.ok(r, `${key} catalogued`);

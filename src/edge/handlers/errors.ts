@@ -10,10 +10,12 @@ const STATUS: Record<ServiceError['kind'], number> = {
   conflict: 409,
   unprocessable: 422,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 export function serviceProblem(e: ServiceError): Reply {
   if (e.kind === 'rate_limited') return tooManyRequests(e.retryAfterSeconds ?? 1, e.detail, e.code);
+  if (e.kind === 'unavailable') return problem(503, e.code, e.detail, { 'retry-after': String(e.retryAfterSeconds ?? 1) });
   if (e.kind === 'unauthorized') return unauthorized(e.detail, e.code);
   return problem(STATUS[e.kind], e.code, e.detail);
 }

@@ -66,7 +66,15 @@ export function gameHandlers(deps: EdgeDeps): HandlerTable {
       return json(200, { games });
     },
 
-    listGames: () => json(200, publicGameList(deps.games.live().map((g) => g.summary()))),
+    listGames: () => {
+      // Ratings are read only for rated (ladder) games, from the store's bot records.
+      const rating = (id: string): number | null => deps.store.getBot(id)?.rating.rating ?? null;
+      const rows = deps.games.live().map((g) => {
+        const s = g.summary();
+        return g.rated ? { ...s, rated: true, ratings: { white: rating(g.white.id), black: rating(g.black.id) } } : s;
+      });
+      return json(200, publicGameList(rows));
+    },
 
     getGame: ({ params }) => {
       const game = deps.games.find(params.id);

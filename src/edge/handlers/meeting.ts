@@ -15,6 +15,9 @@ export function meetingHandlers(deps: EdgeDeps): HandlerTable {
 
   return {
     createChallenge: (call) => {
+      // Every attempt counts, as for anonymous mints: hammering a cap is itself what is limited.
+      const budget = deps.limits.challenges.take(rateLimitKey(call.ctx.ip));
+      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'too many challenges from this address', 'too_many_challenge_requests');
       const body = call.body as { team: string; name: string; timeControl?: TimeControl };
       const r = deps.challenges.create(caller(call), body);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
@@ -66,6 +69,13 @@ export function meetingHandlers(deps: EdgeDeps): HandlerTable {
       const limited = guestBudget(ctx);
       if (limited) return limited;
       const r = await deps.lobby.acceptAsGuest((body as { guestId?: string }).guestId, params.id);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
+
+    guestPlayHouse: async ({ ctx, params, body }) => {
+      const limited = guestBudget(ctx);
+      if (limited) return limited;
+      const r = await deps.houseGames.start(params.name, (body as { timeControl?: TimeControl }).timeControl);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
   };

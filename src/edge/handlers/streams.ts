@@ -1,12 +1,33 @@
-// The two ndjson streams. Both are live only; a reader that falls too far behind is cut off by the
-// stream itself (CONTRACT.md "Streams"), and every subscription is dropped when its stream closes.
+// The ndjson streams: account, game, and the public game stream. All are live only; a reader that
+// falls too far behind is cut off by the stream itself (CONTRACT.md "Streams"), and every
+// subscription is dropped when its stream closes.
+import type { GameHandle } from '../../game/types.js';
+import type { RequestContext } from '../context.js';
 import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
-import { problem } from '../reply.js';
+import type { NdjsonStream } from '../ndjson.js';
+import { problem, tooManyRequests, type Reply } from '../reply.js';
+
+/** When a refused stream may retry: a stream frees its place only when it closes, which may be never. */
+const STREAM_RETRY_SECONDS = 10;
 
 export function streamHandlers(deps: EdgeDeps): HandlerTable {
+  const open = deps.limits.streams;
+  /** Opens the stream if the identity is under its cap; its place comes back when the stream closes. */
+  const openCounted = (ctx: RequestContext, identity: string): { stream: NdjsonStream } | { refused: Reply } => {
+    if (!open.tryOpen(identity)) {
+      const detail = `at most ${open.limit} streams open per identity; close one first`;
+      return { refused: tooManyRequests(STREAM_RETRY_SECONDS, detail, 'too_many_streams') };
+    }
+    const stream = ctx.ndjson();
+    stream.onClose(() => open.close(identity));
+    return { stream };
+  };
+
   return {
     streamAccountEvents: (call) => {
-      const stream = call.ctx.ndjson();
+      const opened = openCounted(call.ctx, caller(call).id);
+      if ('refused' in opened) return opened.refused;
+      const { stream } = opened;
       stream.onClose(deps.meter.streamOpened('account'));
       const unsubscribe = deps.hub.subscribe(caller(call).id, {
         send: (line) => void stream.write(line),
@@ -18,20 +39,42 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
     streamGameEvents: (call) => {
       const game = deps.games.find(call.params.id);
       if (!game) return problem(404, 'unknown_game', 'no game with this id');
+      const opened = openCounted(call.ctx, caller(call).id);
+      if ('refused' in opened) return opened.refused;
+      opened.stream.onClose(deps.meter.streamOpened('game'));
+      followGame(game, opened.stream);
+    },
+
+    // The same public events for anyone, no token: spectators (the web page) watch games with it.
+    // Without a token to budget, the streams themselves are counted (per game and in all).
+    streamPublicGameEvents: (call) => {
+      const game = deps.games.find(call.params.id);
+      if (!game) return problem(404, 'unknown_game', 'no game with this id');
+      const release = deps.spectators.take(call.params.id);
+      if (!release) return tooManyRequests(5, 'too many spectators right now; retry shortly', 'too_many_spectators');
       const stream = call.ctx.ndjson();
-      stream.onClose(deps.meter.streamOpened('game'));
-      // Snapshot and subscription happen in one synchronous step: no event can fall between them.
-      const sub = game.subscribe({
-        deliver: (frame) => void stream.write(frame.line),
-        close: () => stream.end(),
-      });
-      stream.write(sub.snapshot.line);
-      if (sub.ended) {
-        stream.write(sub.ended.line);
-        stream.end();
-        return;
-      }
-      stream.onClose(() => sub.unsubscribe());
+      stream.onClose(release);
+      stream.onClose(deps.meter.streamOpened('spectator'));
+      followGame(game, stream);
     },
   };
+}
+
+/**
+ * Snapshot, then every event of one game, closing after GameEnded. Game events carry public faces
+ * only (never a raw id or a token), so the authenticated and the public stream share this.
+ */
+function followGame(game: GameHandle, stream: NdjsonStream): void {
+  // Snapshot and subscription happen in one synchronous step: no event can fall between them.
+  const sub = game.subscribe({
+    deliver: (frame) => void stream.write(frame.line),
+    close: () => stream.end(),
+  });
+  stream.write(sub.snapshot.line);
+  if (sub.ended) {
+    stream.write(sub.ended.line);
+    stream.end();
+    return;
+  }
+  stream.onClose(() => sub.unsubscribe());
 }
