@@ -4,7 +4,7 @@
 // window the bots stop answering and the driver prints a JSON summary as its last stdout line.
 
 import http from 'node:http';
-import { lineSplitter, randomPath, type Tree } from './bot-kit.js';
+import { lineSplitter, randomPath, type Tree } from './driver-common.js';
 
 interface Msg {
   url: string;

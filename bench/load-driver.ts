@@ -12,8 +12,8 @@
 // line is a JSON summary (see LoadSummary in procs.ts); when forked, 'start' and 'stop' messages
 // mark the measurement window for the parent, and the driver exits if the parent goes away.
 import http from 'node:http';
-import { lineSplitter, randomPath, type Tree } from './bot-kit.js';
 import { parseArgs } from 'node:util';
+import { lineSplitter, randomPath, requester, type Answer, type Tree } from './driver-common.js';
 
 type Seat = 'White' | 'Black';
 interface Bot {
@@ -74,29 +74,7 @@ function problem(kind: string, detail = ''): void {
 // ---------------------------------------------------------------------------------------------
 // HTTP.
 
-interface Answer {
-  status: number;
-  text: string;
-}
-
-function request(method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? '' : JSON.stringify(body);
-    const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(payload)) };
-    if (token) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const req = http.request({ host: base.hostname, port: base.port, method, path, headers, agent }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on('error', reject);
-    });
-    req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)));
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const request = requester(base, agent, REQUEST_TIMEOUT_MS);
 
 async function expectJson<T>(what: string, want: number, p: Promise<Answer>): Promise<T | undefined> {
   try {

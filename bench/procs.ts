@@ -111,9 +111,11 @@ export interface ServerOptions {
    * and stream from 127.0.0.1, so the per-address limits are lifted (the abuse suite keeps them).
    */
   limits?: Record<string, unknown>;
+  /** Extra environment variables. */
+  env?: Record<string, string>;
 }
 
-const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
+export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
 
 /**
  * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
@@ -139,6 +141,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
         // info, not warn: the "listening on" line is logged at info. Nothing on the request path
         // logs at info, so this costs nothing under load.
         DICECHESS_LOG_LEVEL: 'info',
+        ...opts.env,
       },
     },
   );

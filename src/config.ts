@@ -55,6 +55,12 @@ export const ConfigSchema = z.object({
     enabled: z.boolean(),
     answerCapSeconds: pos,
     allowInsecureLocalTargets: z.boolean(),
+    /** Deliveries in flight at once, across all games; the rest wait their turn. */
+    maxConcurrentDeliveries: pos,
+    /** Keep-alive connections per webhook origin. */
+    connectionsPerOrigin: pos,
+    /** Webhook origins with pooled connections (least recently used closed first). */
+    maxOrigins: pos,
   }),
   ladder: z.object({
     ratingBatchMs: pos,
@@ -83,6 +89,7 @@ const ENV: Record<string, string> = {
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
   DICECHESS_LADDER_RATING_BATCH_MS: 'ladder.ratingBatchMs',
+  DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'webhooks.allowInsecureLocalTargets',
   DICECHESS_LIVE_GAMES_ANONYMOUS: 'limits.liveGamesPerIdentity.anonymous',
   DICECHESS_LIVE_GAMES_REGISTERED: 'limits.liveGamesPerIdentity.registered',
   DICECHESS_LIVE_GAMES_GUEST: 'limits.liveGamesPerIdentity.guest',

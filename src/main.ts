@@ -33,6 +33,8 @@ import { Presence } from './services/presence.js';
 import { randomBase62 } from './services/tokens.js';
 import { openStore } from './store/index.js';
 import type { Store } from './store/types.js';
+import type { Resolver } from './services/webhooks/policy.js';
+import { createWebhooks, type WebhookParts } from './webhooks.js';
 
 export const VERSION: string = (
   JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }
@@ -49,6 +51,10 @@ export interface StartOptions {
   observe?: (info: ObservedResponse) => void;
   /** House player RNG (tests). */
   random?: () => number;
+  /** DNS of webhook hosts (tests inject one; the system resolver otherwise). */
+  webhookResolver?: Resolver;
+  /** Tests observe each pinned lookup of a webhook connection. */
+  onPinnedLookup?: (host: string, address: string) => void;
   /** The built web page (default dist/web of the project). */
   webDir?: string;
 }
@@ -62,6 +68,8 @@ export interface RunningServer {
   store: Store;
   /** The periodic rating batch (tests run one at will with runBatch()). */
   ratings: RatingBatcher;
+  /** Webhook parts, null when webhooks are disabled. */
+  webhooks: WebhookParts | null;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
 }
@@ -71,9 +79,6 @@ const HOUSE_KINDS: Record<string, HouseKind> = { random: 'random', greedy: 'gree
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Result<RunningServer, string>> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config.logLevel);
-  if (config.webhooks.enabled) {
-    return { ok: false, error: 'webhooks.enabled: webhook delivery is not available in this version; leave it false' };
-  }
   const houseBots = parseHouseBotsEnv(config.houseBots);
   if (!houseBots.ok) return { ok: false, error: `houseBots: ${houseBots.error}` };
   const proxies = parseTrustedProxies(config.http.trustedProxies);
@@ -107,12 +112,24 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
     error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
   };
+  const webhooks = config.webhooks.enabled
+    ? createWebhooks(config.webhooks, {
+        store,
+        clock,
+        log,
+        version: VERSION,
+        setWebhook: (id, hook) => identity.setWebhook(id, hook),
+        resolver: opts.webhookResolver,
+        onPinnedLookup: opts.onPinnedLookup,
+      })
+    : null;
+  webhooks?.registerMetrics(metrics.registry);
   const registry: GameRegistry = new GameRegistry({
     store,
     rules,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log: gameLog,
     housePlayers,
@@ -170,12 +187,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
       registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
       guests: new RateLimiter({ limit: config.limits.guestLobbyPerHour, windowMs: hour, maxKeys, clock }),
+      webhookRegistrations: new RateLimiter({ limit: config.limits.webhookRegistrationsPerHour, windowMs: hour, maxKeys, clock }),
       challenges: new RateLimiter({ limit: config.limits.challengesPerHour, windowMs: hour, maxKeys, clock }),
       streams: new OpenCounts(config.limits.streamsPerIdentity),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
+    webhooks: webhooks?.routes ?? null,
     metrics: () => metrics.text(),
     meter: metrics.edge,
   };
@@ -200,6 +219,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (e) {
     await ratings.stop();
     await scheduler.stop();
+    await webhooks?.stop();
     await registry.stop();
     await rules.close();
     await store.close();
@@ -220,6 +240,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       scheduler,
       store: s,
       ratings,
+      webhooks,
       close: () =>
         (closing ??= (async () => {
           // Stop accepting, end every stream cleanly (account streams here, game streams when their
@@ -227,6 +248,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           listening.close();
           hub.closeAll();
           await scheduler.stop();
+          // Deliveries in flight are cut off first and not marked finished: after a restart their
+          // rolls are delivered again.
+          await webhooks?.stop();
           await registry.stop();
           // After the games: a game that ended while stopping is pending and rated at the next start.
           await ratings.stop();

@@ -11,6 +11,7 @@ import { ladderHandlers } from './handlers/ladder.js';
 import { meetingHandlers } from './handlers/meeting.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
+import { webhookHandlers } from './handlers/webhooks.js';
 import { createRouter, type ObservedResponse, type Router } from './router.js';
 import { bindWebPages, type WebAssets } from './web.js';
 
@@ -48,6 +49,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
     ...opsHandlers(deps),
+    ...webhookHandlers(deps),
   });
   if (opts.web) bindWebPages(app, opts.web);
   return router;

@@ -10,6 +10,7 @@ import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { Presence } from '../services/presence.js';
+import type { WebhookRegistry } from '../services/webhooks/registry.js';
 import type { RequestContext } from './context.js';
 import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -21,6 +22,7 @@ export interface EdgeLimits {
   anonMints: RateLimiter;
   registrations: RateLimiter;
   guests: RateLimiter;
+  webhookRegistrations: RateLimiter;
   /** Challenges created per address (POST /bot/challenge). */
   challenges: RateLimiter;
   /** Account and game streams open per identity. */
@@ -60,6 +62,8 @@ export interface EdgeDeps {
   version: string;
   verdictWaitMs: number;
   webhooksEnabled: boolean;
+  /** The webhook routes' service; null when webhooks are disabled. */
+  webhooks: WebhookRegistry | null;
   /** Prometheus text exposition (GET /metrics). */
   metrics: () => Promise<string>;
   meter: EdgeMeter;

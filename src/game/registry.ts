@@ -130,11 +130,12 @@ export class GameRegistry implements GameFactory, GameDirectory {
     await Promise.all(
       recs.map(async (rec) => {
         const actor = this.register(rec, pairs.get(rec.id));
-        this.notify('gameResumed', actor);
         actor.resume();
         await actor.idle();
-        // Attached once the actor has settled, so the house sees the pending roll in its Snapshot.
+        // Attached and announced once the actor has settled, so the house and the listeners (the
+        // webhook deliverer) see the pending roll, with its tree, in their Snapshot.
         if (actor.isActive()) this.attachHouse(actor);
+        this.notify('gameResumed', actor);
       }),
     );
     if (recs.length > 0) this.deps.log.info({ games: recs.length }, 'live games resumed');

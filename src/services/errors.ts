@@ -8,6 +8,7 @@ export type ServiceErrorKind =
   | 'forbidden' // 403
   | 'not_found' // 404
   | 'conflict' // 409
+  | 'unprocessable' // 422
   | 'rate_limited' // 429
   | 'unavailable'; // 503 (the server is at a capacity cap)
 

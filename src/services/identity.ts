@@ -2,7 +2,7 @@
 // bots (configuration) and human guests' seat tokens (issued by the lobby). Only token hashes are
 // ever kept; every lookup goes through hashToken, so no token comparison needs to be constant-time.
 import type { Clock } from '../domain/clock.js';
-import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord } from '../domain/records.js';
+import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord, type WebhookRecord } from '../domain/records.js';
 import { ok } from '../domain/result.js';
 import { HUMAN_FACE, botExternalId, botFace, type Principal, type SeatPlayer } from '../domain/types.js';
 import type { Store } from '../store/types.js';
@@ -211,6 +211,15 @@ export class IdentityService {
       const token = newToken();
       return { next: { ...bot, tokenHash: hashToken(token) }, answer: { token } };
     });
+  }
+
+  /** Sets or (with null) removes a registered bot's webhook; false when there was none to remove. */
+  async setWebhook(id: string, webhook: WebhookRecord | null): Promise<boolean> {
+    const r = await this.updateBot(id, (bot) => ({
+      next: webhook === null && bot.webhook === null ? null : { ...bot, webhook },
+      answer: webhook !== null || bot.webhook !== null,
+    }));
+    return r.ok && r.value;
   }
 
   /** GET /bot/account. */

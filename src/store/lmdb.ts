@@ -39,6 +39,8 @@ export const DB_NAMES = {
   ratingHistory: 'ratingHistory',
   /** [-rating, rd, name, team] → botId for listed bots: the leaderboard, in order. */
   leaderboard: 'leaderboard',
+  /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
+  webhookDeliveries: 'webhookDeliveries',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */
 export const META_SCHEMA_KEY = 'schema';
@@ -141,6 +143,7 @@ export class LmdbStore implements Store {
       ladderStats: name(DB_NAMES.ladderStats),
       ratingHistory: name(DB_NAMES.ratingHistory),
       leaderboard: name(DB_NAMES.leaderboard),
+      webhookDeliveries: name(DB_NAMES.webhookDeliveries),
     };
     const schema = await checkSchema(dir, root, db);
     if (!schema.ok) {
@@ -278,6 +281,7 @@ export class LmdbStore implements Store {
     await this.write(() => {
       this.writeGame(game);
       liveIndex.removeSync(game.id);
+      this.db.webhookDeliveries.removeSync(game.id);
       for (const line of results) {
         const stored: StoredResult = { ...line, schema: SCHEMA_VERSION };
         lines.putSync(resultKey(line), stored);
@@ -365,6 +369,18 @@ export class LmdbStore implements Store {
       return bot ? [bot] : [];
     });
     return { total, bots };
+  }
+
+  webhookDelivered(gameId: string): number | undefined {
+    if (!keyFits(gameId)) return undefined;
+    return this.db.webhookDeliveries.get(gameId) as number | undefined;
+  }
+
+  async markWebhookDelivered(gameId: string, ply: number): Promise<void> {
+    await this.write(() => {
+      // A game that finished meanwhile keeps no marker.
+      if (this.db.liveIndex.doesExist(gameId)) this.db.webhookDeliveries.putSync(gameId, ply);
+    });
   }
 
   /**

@@ -53,6 +53,8 @@ export class MemoryStore implements Store {
   private readonly games = new Map<string, Uint8Array>();
   private readonly turns = new Map<string, Uint8Array[]>();
   private readonly live = new Set<string>();
+  /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
+  private readonly delivered = new Map<string, number>();
   /** botId → that bot's result lines, kept sorted newest first. */
   private readonly results = new Map<string, StoredLine[]>();
   private readonly pending = new Map<string, PendingRating>();
@@ -155,6 +157,7 @@ export class MemoryStore implements Store {
     }));
     this.writeGame(game);
     this.live.delete(game.id);
+    this.delivered.delete(game.id);
     for (const { botId, line } of lines) this.insertResult(botId, line);
     const pending = pendingRatingOf(game);
     if (pending && !this.rated.has(game.id)) this.pending.set(game.id, pending);
@@ -182,6 +185,14 @@ export class MemoryStore implements Store {
       if (kept.length) this.results.set(botId, kept);
       else this.results.delete(botId);
     }
+  }
+
+  webhookDelivered(gameId: string): number | undefined {
+    return this.delivered.get(gameId);
+  }
+
+  async markWebhookDelivered(gameId: string, ply: number): Promise<void> {
+    if (this.live.has(gameId)) this.delivered.set(gameId, ply);
   }
 
   resultsOf(botId: string, limit: number): ResultRecord[] {

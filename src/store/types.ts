@@ -60,6 +60,10 @@ export interface Store {
    * records: one page, and how many are listed in all.
    */
   leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] };
+  // Webhook deliveries: the latest roll (its ply) of a live game whose delivery has finished, so a
+  // restart re-delivers a roll only when its delivery was cut off. Cleared when the game finishes.
+  webhookDelivered(gameId: string): number | undefined;
+  markWebhookDelivered(gameId: string, ply: number): Promise<void>;
 
   close(): Promise<void>;
 }

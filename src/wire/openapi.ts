@@ -99,21 +99,38 @@ const SIGNATURE_HEADERS: JsonObject[] = [
     name: 'X-Game-Signature',
     in: 'header',
     required: true,
-    description: 'Lowercase hex HMAC-SHA256, keyed by the webhook secret, over `<timestamp>.<raw body>`.',
+    description:
+      'Lowercase hex HMAC-SHA256, keyed by the UTF-8 bytes of the webhook secret, over `<timestamp>.<raw body>` ' +
+      '(the timestamp header’s value, a dot, the body bytes as received).',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+  {
+    name: 'X-DiceChess-Timestamp',
+    in: 'header',
+    required: true,
+    description: 'The same value as X-Game-Timestamp (for bots written against the earlier deployment).',
     schema: { type: 'string' },
+  },
+  {
+    name: 'X-DiceChess-Signature',
+    in: 'header',
+    required: true,
+    description: 'The same value as X-Game-Signature.',
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
 ];
 
 function webhooks(): JsonObject {
-  const delivery = (id: string, summary: string, body: JsonObject, answer: JsonObject): JsonObject => ({
+  const delivery = (id: string, summary: string, description: string, body: JsonObject, answer: JsonObject): JsonObject => ({
     post: {
       operationId: id,
       summary,
+      description,
       parameters: SIGNATURE_HEADERS,
       requestBody: { required: true, content: { [CONTENT_TYPES.json]: { schema: body } } },
       responses: {
-        200: { description: 'The answer.', content: { [CONTENT_TYPES.json]: { schema: answer } } },
-        default: { description: 'Anything else plays nothing; the clock keeps running.' },
+        200: { description: 'The answer (read up to 64 KiB).', content: { [CONTENT_TYPES.json]: { schema: answer } } },
+        default: { description: 'Anything else plays nothing; redirects are never followed; the clock keeps running.' },
       },
     },
   });
@@ -121,6 +138,8 @@ function webhooks(): JsonObject {
     verification: delivery(
       'webhookVerification',
       'Handshake before the webhook is stored; answer with the same nonce.',
+      'Sent by POST /bot/webhook to the URL being registered, signed with the new secret (which the ' +
+        'receiver cannot know yet). The answer must be 200 `{"nonce": <same>}` within the answer cap.',
       refTo(WebhookVerification, 'webhook verification'),
       refTo(VerificationAnswer, 'webhook verification answer'),
     ),
@@ -128,6 +147,13 @@ function webhooks(): JsonObject {
       'webhookYourTurn',
       'It is the bot’s turn. Single attempt, no redelivery; answer within the smaller of the server cap ' +
         'and the mover’s clock.',
+      'Sent for every roll published for the bot’s seat that has a choice (forced passes are played by ' +
+        'the server). `state` is exactly the body of GET /games/{id}; when its `legalMoves` is null (over ' +
+        'the inline cap) fetch GET /games/{id}/moves. A 200 `{moves}` answer is judged exactly like ' +
+        'POST /bot/game/{id}/move (same validation, verdict and events); an empty list, an illegal turn, a ' +
+        'malformed or oversized body, another status, a timeout or a failed connection plays nothing. A ' +
+        'roll is delivered once, except that a delivery cut off by a server restart is sent again after ' +
+        'the restart. Webhook bots send no dice seed. GET /bot/webhook `stats` counts every outcome.',
       refTo(WebhookYourTurn, 'webhook yourTurn'),
       refTo(MoveRequest, 'webhook yourTurn answer'),
     ),

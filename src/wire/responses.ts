@@ -337,31 +337,39 @@ export const WebhookCreated = named(
   'WebhookCreated',
   z.strictObject({
     url: z.url(),
-    secret: described(z.string(), 'Per-bot HMAC key (64 lowercase hex characters); never shown again.'),
+    secret: described(
+      z.string().regex(/^[0-9a-f]{64}$/),
+      'Per-bot HMAC key (64 lowercase hex characters); never shown again. Deliveries are signed with it.',
+    ),
   }),
   'The active webhook and its signing secret.',
 );
 
 /** Outcomes a delivery can have; each is counted per bot. */
 export const WEBHOOK_OUTCOMES = [
-  'applied', 'declined', 'refused', 'malformed', 'httpError', 'timeout', 'unreachable',
+  'applied', 'declined', 'refused', 'malformed', 'httpError', 'timeout', 'unreachable', 'policyBlocked',
 ] as const;
+
+const latency = (what: string) => described(z.number().min(0), `${what} round trip in ms over the bot’s recent deliveries; 0 before any.`);
 
 export const WebhookStats = named(
   'WebhookStats',
-  z
-    .object({
-      applied: described(count(), 'Answers whose turn was played.'),
-      declined: described(count(), 'Answers with no moves.'),
-      refused: described(count(), 'Answers whose turn was illegal.'),
-      malformed: described(count(), 'Answers that were not a move request.'),
-      httpError: described(count(), 'Non-200 answers.'),
-      timeout: described(count(), 'No answer in time.'),
-      unreachable: described(count(), 'Connection failures.'),
-    })
-    .catchall(z.number()),
-  'Delivery outcomes counted since registration, plus latency figures in milliseconds ' +
-    '(further numeric fields, e.g. `latencyMsAvg`, `latencyMsMax`).',
+  z.strictObject({
+    applied: described(count(), 'Answers whose turn was played.'),
+    declined: described(count(), 'Answers with no moves.'),
+    refused: described(count(), 'Answers whose turn the game refused (illegal turn, or no longer the bot’s turn).'),
+    malformed: described(count(), 'Answers that were not a move request, or over 64 KiB.'),
+    httpError: described(count(), 'Answers with a status other than 200 (redirects included: never followed).'),
+    timeout: described(count(), 'No whole answer within the smaller of the answer cap and the bot’s clock.'),
+    unreachable: described(count(), 'Connection failures, or a host that no longer resolves.'),
+    policyBlocked: described(count(), 'The URL policy refused the address at connection time.'),
+    deliveries: described(count(), 'All deliveries with an outcome (the sum of the counts above).'),
+    latencyMsP50: latency('Median'),
+    latencyMsP90: latency('90th percentile'),
+    latencyMsP99: latency('99th percentile'),
+    latencyMsMax: latency('Largest'),
+  }),
+  'Delivery outcomes since registration (or the last server start), with latency percentiles.',
 );
 
 export const WebhookInfo = named(

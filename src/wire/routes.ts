@@ -329,11 +329,16 @@ const webhooks: RouteSpec[] = [
   route({
     operationId: 'registerWebhook', method: 'POST', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
     summary: 'Register or replace the webhook after a verification handshake.',
+    description:
+      'The URL must be https and every address its host resolves to public (not loopback, private, ' +
+      'link-local, CGNAT, reserved, multicast, or their IPv4-mapped and NAT64 forms). The server then POSTs ' +
+      'a signed `verification` delivery (see the `webhooks` section) and waits, at most the answer cap, for ' +
+      '200 `{"nonce": <same>}`. Registering again replaces URL and secret; delivery statistics start over.',
     request: { body: Q.WebhookRequest },
     ok: { 201: json(R.WebhookCreated, 'Active; the secret is shown only here.') },
     errors: {
       403: REGISTERED_ONLY,
-      422: 'URL policy violation or failed handshake; `detail` says which.',
+      422: 'URL policy violation (code `webhook_url_refused`) or failed handshake (`webhook_handshake_failed`); `detail` says which rule or what the handshake got.',
       429: 'More than 5 registrations per hour from this address; see Retry-After.',
       503: WEBHOOKS_OFF,
     },
@@ -342,13 +347,13 @@ const webhooks: RouteSpec[] = [
     operationId: 'getWebhook', method: 'GET', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
     summary: 'The active webhook and its delivery statistics.',
     ok: { 200: json(R.WebhookInfo, 'The webhook.') },
-    errors: { 403: REGISTERED_ONLY, 404: 'No webhook registered.', 503: WEBHOOKS_OFF },
+    errors: { 403: REGISTERED_ONLY, 404: 'No webhook registered (code `no_webhook`).', 503: WEBHOOKS_OFF },
   }),
   route({
     operationId: 'deleteWebhook', method: 'DELETE', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
     summary: 'Stop deliveries from the next turn on; games keep running.',
     ok: { 204: noContent('Removed.') },
-    errors: { 403: REGISTERED_ONLY, 404: 'No webhook registered.', 503: WEBHOOKS_OFF },
+    errors: { 403: REGISTERED_ONLY, 404: 'No webhook registered (code `no_webhook`).', 503: WEBHOOKS_OFF },
   }),
 ];
 

@@ -1,6 +1,8 @@
 // Boots the whole service on 127.0.0.1:0 for a test, with every response checked against the
 // OpenAPI document (the conformance test rides along with every server-level test), and stops it at
-// teardown. Defaults: memory store, in-thread rules, a ManualClock, no seed grace, no house delay.
+// teardown. Defaults: memory store, in-thread rules, a ManualClock, no seed grace, no house delay,
+// and webhooks off (tests that want them turn them on), so no test calls out by accident; when on,
+// webhook host names resolve only through the test's own resolver.
 import { testConfig, type Config } from '../../src/config.js';
 import { ManualClock, type Clock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/log.js';
@@ -23,6 +25,8 @@ export interface BootOptions {
   /** 'inline' (default) runs the engine in-thread; 'pool' uses the real Piscina workers; or a port of the test's own. */
   rules?: 'inline' | 'pool' | RulesPort;
   random?: () => number;
+  /** DNS of webhook hosts. */
+  webhookResolver?: (host: string) => Promise<string[]>;
 }
 
 export interface ReqOptions {
@@ -43,6 +47,11 @@ export interface TestApp {
   stream(path: string, token?: string): Promise<LineReader>;
 }
 
+/** The default webhook resolver of tests: no name resolves, so nothing leaves the machine. */
+const noDns = async (host: string): Promise<string[]> => {
+  throw Object.assign(new Error(`tests resolve no host names (${host})`), { code: 'ENOTFOUND' });
+};
+
 export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<TestApp> {
   const config = testConfig({
     host: '127.0.0.1',
@@ -51,6 +60,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     logLevel: 'silent',
     'games.seedGraceMs': 0,
     'games.houseMoveDelayMs': 0,
+    'webhooks.enabled': false,
     ...opts.overrides,
   });
   const clock = opts.clock ?? new ManualClock(undefined, { runDueTimers: true });
@@ -61,6 +71,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     store: opts.store,
     rules: opts.rules === 'pool' ? undefined : typeof opts.rules === 'object' ? opts.rules : new InlineRules(),
     random: opts.random,
+    webhookResolver: opts.webhookResolver ?? noDns,
     observe: (info) => conformance.check(info),
   });
   if (!started.ok) throw new Error(started.error);

@@ -207,3 +207,16 @@ export function createConformance(): Conformance {
 
   return { check, mismatches: () => [...found] };
 }
+
+/**
+ * Problems of a webhook delivery body against the document's `webhooks` entry (`verification` or
+ * `yourTurn`): what a bot author's validator would say. Empty when it conforms.
+ */
+export function webhookPayloadProblems(kind: 'verification' | 'yourTurn', body: unknown): string[] {
+  const doc = setup().doc as Doc & { webhooks?: Record<string, { post: JsonObject }> };
+  const post = doc.webhooks?.[kind]?.post as { requestBody?: { content?: Record<string, { schema: JsonObject }> } } | undefined;
+  const schema = post?.requestBody?.content?.['application/json']?.schema;
+  if (!schema) return [`the document has no webhooks.${kind} body schema`];
+  const v = validator(schema);
+  return v(body) ? [] : (v.errors ?? []).map((e) => `${kind}${e.instancePath}: ${e.message}`);
+}

@@ -89,7 +89,7 @@ t.test('real bodies of every kind pass', async (t) => {
     ok('GET', '/bot/game/stream/:id', 200, X.gameEvents, NDJSON_CT),
     ok('GET', '/bot/game/stream/:id', 200, '\n\n', NDJSON_CT),
     ok('POST', '/bot/webhook', 201, { url: 'https://bots.example.com/hook', secret: 'f'.repeat(64) }),
-    ok('POST', '/bot/webhook', 422, X.problemOf(422, 'webhook_private_address'), PROBLEM_CT),
+    ok('POST', '/bot/webhook', 422, X.problemOf(422, 'webhook_url_refused'), PROBLEM_CT),
     ok('GET', '/bot/webhook', 200, X.webhookInfo),
     ok('GET', '/bot/webhook', 503, X.problemOf(503, 'webhooks_disabled'), PROBLEM_CT),
     { method: 'DELETE', pattern: '/bot/webhook', status: 204 },
@@ -147,7 +147,7 @@ t.test('a wrong body is caught', async (t) => {
   t.match(judgeOne(ok('GET', '/games', 200, { games: Array(51).fill(X.publicGame), total: 51 })), /more than 50 items/);
   t.match(judgeOne(ok('GET', '/bots/:team/:name', 200, { ...X.profile, recent: [{ ...X.profile.recent[0], result: 'won' }] })), /result/);
   t.match(judgeOne(ok('GET', '/bots/:team/:name', 200, { ...X.profile, recent: [{ ...X.profile.recent[0], finishedAt: 'yesterday' }] })), /finishedAt/);
-  t.match(judgeOne(ok('GET', '/bot/webhook', 200, { ...X.webhookInfo, stats: { ...X.webhookInfo.stats, latencyMsAvg: 'fast' } })), /stats/);
+  t.match(judgeOne(ok('GET', '/bot/webhook', 200, { ...X.webhookInfo, stats: { ...X.webhookInfo.stats, latencyMsP50: 'fast' } })), /stats/);
   t.match(judgeOne(ok('GET', '/bot/webhook', 200, { ...X.webhookInfo, secret: 'x' })), /additional properties/, 'the secret is never returned again');
   t.match(judgeOne(ok('GET', '/lobby/seeks/:id', 200, { matched: true, gameId: null, seat: null })), /does not match/);
   t.match(judgeOne(ok('GET', '/bot/account', 401, { ...X.problemOf(401, 'Bad Code'), status: 401 }, PROBLEM_CT)), /code/);

@@ -110,7 +110,7 @@ export const webhookInfo = {
   url: 'https://bots.example.com/hook',
   verifiedAt: '2025-03-01T12:00:00Z',
   stats: {
-    applied: 10, declined: 1, refused: 0, malformed: 2, httpError: 0, timeout: 1, unreachable: 0,
-    latencyMsAvg: 41.5, latencyMsMax: 300,
+    applied: 10, declined: 1, refused: 0, malformed: 2, httpError: 0, timeout: 1, unreachable: 0, policyBlocked: 0,
+    deliveries: 14, latencyMsP50: 41, latencyMsP90: 120, latencyMsP99: 300, latencyMsMax: 300,
   },
 };

@@ -8,6 +8,7 @@ const STATUS: Record<ServiceError['kind'], number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  unprocessable: 422,
   rate_limited: 429,
   unavailable: 503,
 };

@@ -1,0 +1,230 @@
+// Turn deliveries to webhook bots. The deliverer is a lifecycle listener: it watches every game with a
+// registered bot in a seat and, on each roll published for such a seat (DiceRolled, or the pending
+// roll in the Snapshot after a restart), POSTs a signed `yourTurn` to the bot's webhook if it has one.
+// The answer goes through GameHandle.move, the same call POST /bot/game/{id}/move makes.
+//
+// Never two deliveries of one roll: a roll is keyed by (game, ply); the watcher remembers the last ply
+// it took, and the store keeps the ply of the latest finished delivery, so after a restart only a roll
+// whose delivery was cut off is sent again. Deliveries never run inside the actor's publish call, at
+// most `maxInFlight` run at once and at most `maxInFlightPerBot` to any one bot (the rest wait their
+// turn, at most one per game), and each waits at most min(answer cap, the mover's remaining clock) on
+// the injected clock.
+import type { Clock } from '../../domain/clock.js';
+import type { Seat } from '../../domain/types.js';
+import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../game/types.js';
+import type { Store } from '../../store/types.js';
+import type { PostResult, WebhookClient } from './client.js';
+import { signatureHeaders } from './signing.js';
+import type { DeliveryStats, Outcome } from './stats.js';
+
+export interface DelivererLog {
+  warn(o: Record<string, unknown>, m?: string): void;
+}
+
+export interface DelivererDeps {
+  store: Store;
+  client: WebhookClient;
+  clock: Clock;
+  stats: DeliveryStats;
+  /** The move endpoint's body validation: the moves of a valid `{moves}` answer, or null. */
+  parseMoves(text: string): string[] | null;
+  answerCapMs: number;
+  /** Deliveries in flight across all bots. */
+  maxInFlight: number;
+  /** Deliveries in flight to one bot: a slow bot with many games cannot take every slot. */
+  maxInFlightPerBot: number;
+  log: DelivererLog;
+  /** Metrics hook: every finished delivery's outcome and round trip. */
+  observe?(outcome: Outcome, ms: number): void;
+}
+
+const SEATS: readonly Seat[] = ['White', 'Black'];
+
+interface Task {
+  botId: string;
+  run: () => Promise<void>;
+}
+
+export class WebhookDeliverer implements GameLifecycleListener {
+  private inFlight = 0;
+  private readonly inFlightByBot = new Map<string, number>();
+  /** Deliveries waiting for a slot, oldest first; at most one per watched game, so bounded by the live games. */
+  private readonly waiting: Task[] = [];
+  private readonly watches = new Map<string, GameWatch>();
+  private stopped = false;
+
+  constructor(private readonly d: DelivererDeps) {}
+
+  gameStarted(game: GameHandle): void {
+    this.watch(game);
+  }
+
+  gameResumed(game: GameHandle): void {
+    this.watch(game);
+  }
+
+  gameEnded(game: GameHandle): void {
+    this.watches.get(game.id)?.close();
+  }
+
+  /** Deliveries running or waiting (tests and metrics). */
+  pending(): number {
+    return this.inFlight + this.waiting.length;
+  }
+
+  /** Server stopping: nothing new starts; calls in flight are cut off and not marked finished. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.waiting.length = 0;
+    for (const w of [...this.watches.values()]) w.close();
+    await this.d.client.close();
+  }
+
+  private watch(game: GameHandle): void {
+    if (this.stopped || this.watches.has(game.id)) return;
+    // Only registered bots can hold a webhook; games without one are never watched.
+    const seats = SEATS.filter((s) => this.d.store.getBot(s === 'White' ? game.white.id : game.black.id) !== undefined);
+    if (seats.length === 0) return;
+    const w = new GameWatch(game, seats, this);
+    this.watches.set(game.id, w);
+    w.attach();
+  }
+
+  /** @internal GameWatch calls back here. */
+  forget(id: string, w: GameWatch): void {
+    if (this.watches.get(id) === w) this.watches.delete(id);
+  }
+
+  /** @internal A roll for `seat` at `ply` was published: deliver it once, if the bot has a webhook. */
+  rolled(game: GameHandle, seat: Seat, ply: number): void {
+    if (this.stopped) return;
+    const botId = seat === 'White' ? game.white.id : game.black.id;
+    if (!this.d.store.getBot(botId)?.webhook) return;
+    const done = this.d.store.webhookDelivered(game.id);
+    if (done !== undefined && done >= ply) return; // delivered before a restart
+    this.waiting.push({ botId, run: () => this.deliver(game, seat, botId, ply) });
+    this.dispatch();
+  }
+
+  /** Starts waiting deliveries, oldest first, while slots are free; skips bots at their own limit. */
+  private dispatch(): void {
+    for (let i = 0; i < this.waiting.length && this.inFlight < this.d.maxInFlight && !this.stopped; ) {
+      const task = this.waiting[i];
+      if ((this.inFlightByBot.get(task.botId) ?? 0) >= this.d.maxInFlightPerBot) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.start(task);
+    }
+  }
+
+  private start(task: Task): void {
+    this.inFlight++;
+    this.inFlightByBot.set(task.botId, (this.inFlightByBot.get(task.botId) ?? 0) + 1);
+    // Never inside the caller's stack (the actor's publish): start on a later microtask.
+    void Promise.resolve()
+      .then(task.run)
+      .catch((e: unknown) => this.d.log.warn({ err: String(e) }, 'webhook delivery failed'))
+      .finally(() => {
+        this.inFlight--;
+        const left = (this.inFlightByBot.get(task.botId) ?? 1) - 1;
+        if (left > 0) this.inFlightByBot.set(task.botId, left);
+        else this.inFlightByBot.delete(task.botId);
+        this.dispatch();
+      });
+  }
+
+  private async deliver(game: GameHandle, seat: Seat, botId: string, ply: number): Promise<void> {
+    const rec = game.record();
+    if (this.stopped || !game.isActive() || rec.ply !== ply || rec.dice === null || rec.activeSeat !== seat) return;
+    const hook = this.d.store.getBot(botId)?.webhook;
+    if (!hook) return; // removed while waiting: deliveries stop from this turn
+    const now = this.d.clock.now();
+    const bank = rec.clocks ? (seat === 'White' ? rec.clocks.white : rec.clocks.black) : Infinity;
+    const left = bank - (rec.clockStartedAt === null ? 0 : now - rec.clockStartedAt);
+    const waitMs = Math.min(this.d.answerCapMs, left);
+    if (waitMs <= 0) return;
+    const body = `{"type":"yourTurn","gameId":${JSON.stringify(game.id)},"seat":"${seat}","state":${game.stateJson()}}`;
+    const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs);
+    if (res.kind === 'closed') return; // cut off by shutdown: delivered again after the restart
+    const outcome = await this.settle(game, seat, res);
+    // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart
+    // (persisted before the outcome is counted where the bot can read it).
+    if (outcome !== 'applied') await this.d.store.markWebhookDelivered(game.id, ply);
+    this.d.stats.record(botId, outcome, res.ms);
+    this.d.observe?.(outcome, res.ms);
+  }
+
+  private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>): Promise<Outcome> {
+    switch (res.kind) {
+      case 'timeout':
+      case 'unreachable':
+        return res.kind;
+      case 'blocked':
+        return 'policyBlocked';
+      case 'tooLarge':
+        return 'malformed';
+      case 'answer': {
+        if (res.status !== 200) return 'httpError';
+        const moves = this.d.parseMoves(res.body);
+        if (moves === null) return 'malformed';
+        if (moves.length === 0) return 'declined';
+        const verdict = await game.move(seat, moves);
+        return verdict !== 'busy' && verdict.applied ? 'applied' : 'refused';
+      }
+    }
+  }
+}
+
+/** The deliverer's subscription to one game. */
+class GameWatch implements GameSubscriber {
+  private lastPly = -1;
+  private unsubscribe: (() => void) | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly game: GameHandle,
+    private readonly seats: readonly Seat[],
+    private readonly owner: WebhookDeliverer,
+  ) {}
+
+  attach(): void {
+    const { snapshot, ended, unsubscribe } = this.game.subscribe(this);
+    this.unsubscribe = unsubscribe;
+    if (ended) return this.close();
+    this.deliver(snapshot);
+  }
+
+  deliver(frame: EventFrame): void {
+    if (this.closed) return;
+    const ev = frame.event;
+    if ('DiceRolled' in ev) {
+      const r = ev.DiceRolled;
+      // An empty tree is a forced pass, which the actor plays itself.
+      if (r.legalMoves === null || Object.keys(r.legalMoves).length > 0) this.roll(r.seat);
+    } else if ('Snapshot' in ev) {
+      const s = ev.Snapshot.state;
+      if ('Active' in s.status && s.dicePending && (s.legalMoves === null || Object.keys(s.legalMoves).length > 0)) {
+        this.roll(s.activeSeat);
+      }
+    } else if ('GameEnded' in ev) {
+      this.close();
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe?.();
+    this.owner.forget(this.game.id, this);
+  }
+
+  private roll(seat: Seat): void {
+    if (!this.seats.includes(seat)) return;
+    const ply = this.game.record().ply;
+    if (ply <= this.lastPly) return;
+    this.lastPly = ply;
+    this.owner.rolled(this.game, seat, ply);
+  }
+}

@@ -1,0 +1,116 @@
+// Composition of the webhook feature (kept beside main.ts so the root stays short): the pinned client,
+// the per-bot statistics, the deliverer (a game lifecycle listener), the registration service behind
+// the routes, and the webhook metrics.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Config } from './config.js';
+import type { Clock } from './domain/clock.js';
+import type { WebhookRecord } from './domain/records.js';
+import type { Logger } from './log.js';
+import { UndiciWebhookClient } from './services/webhooks/client.js';
+import { WebhookDeliverer } from './services/webhooks/deliverer.js';
+import { systemResolver, type Resolver } from './services/webhooks/policy.js';
+import { WebhookRegistry } from './services/webhooks/registry.js';
+import { DeliveryStats, OUTCOMES, type Outcome } from './services/webhooks/stats.js';
+import type { Store } from './store/types.js';
+import { parseBody } from './wire/parse.js';
+import { MoveRequest } from './wire/requests.js';
+
+export interface WebhookParts {
+  deliverer: WebhookDeliverer;
+  routes: WebhookRegistry;
+  /** Adds the delivery metrics to the server's Prometheus registry. */
+  registerMetrics(registry: Registry): void;
+  stop(): Promise<void>;
+}
+
+export interface WebhookRootDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  version: string;
+  setWebhook(botId: string, hook: WebhookRecord | null): Promise<boolean>;
+  /** DNS override (tests). */
+  resolver?: Resolver;
+  /** Tests observe the pinned lookups. */
+  onPinnedLookup?: (host: string, address: string) => void;
+}
+
+/** A webhook answer judged exactly as the body of POST /bot/game/{id}/move is. */
+export function parseMovesAnswer(text: string): string[] | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = parseBody(MoveRequest, value);
+  return parsed.ok ? parsed.value.moves : null;
+}
+
+export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): WebhookParts {
+  if (config.allowInsecureLocalTargets) {
+    d.log.warn(
+      { allowInsecureLocalTargets: true },
+      'webhooks: insecure local targets allowed (http, loopback and private addresses); for local development only',
+    );
+  }
+  const answerCapMs = config.answerCapSeconds * 1000;
+  const client = new UndiciWebhookClient({
+    policy: { resolve: d.resolver ?? systemResolver, allowInsecureLocalTargets: config.allowInsecureLocalTargets },
+    clock: d.clock,
+    maxOrigins: config.maxOrigins,
+    connectionsPerOrigin: config.connectionsPerOrigin,
+    recheckMs: 60_000,
+    userAgent: `dicechess/${d.version}`,
+    onPinnedLookup: d.onPinnedLookup,
+  });
+  const stats = new DeliveryStats();
+  // Created unregistered: the root decides which Prometheus registry serves them.
+  const total = new Counter({
+    name: 'dicechess_webhook_deliveries_total',
+    help: 'Webhook turn deliveries by outcome',
+    labelNames: ['outcome'],
+    registers: [],
+  });
+  for (const outcome of OUTCOMES) total.inc({ outcome }, 0);
+  const seconds = new Histogram({
+    name: 'dicechess_webhook_delivery_seconds',
+    help: 'Round trip of webhook turn deliveries',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [],
+  });
+  const deliverer = new WebhookDeliverer({
+    store: d.store,
+    client,
+    clock: d.clock,
+    stats,
+    parseMoves: parseMovesAnswer,
+    answerCapMs,
+    maxInFlight: config.maxConcurrentDeliveries,
+    // One bot gets no more calls in flight than its endpoint has pooled connections.
+    maxInFlightPerBot: config.connectionsPerOrigin,
+    log: d.log,
+    observe: (outcome: Outcome, ms: number) => {
+      total.inc({ outcome });
+      seconds.observe(ms / 1000);
+    },
+  });
+  const routes = new WebhookRegistry({ store: d.store, client, clock: d.clock, stats, answerCapMs, setWebhook: d.setWebhook });
+  return {
+    deliverer,
+    routes,
+    registerMetrics(registry) {
+      registry.registerMetric(total);
+      registry.registerMetric(seconds);
+      new Gauge({
+        name: 'dicechess_webhook_deliveries_pending',
+        help: 'Webhook deliveries running or waiting for a slot',
+        registers: [registry],
+        collect() {
+          this.set(deliverer.pending());
+        },
+      });
+    },
+    stop: () => deliverer.stop(),
+  };
+}
