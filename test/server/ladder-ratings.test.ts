@@ -163,10 +163,29 @@ t.test('rated games, batches, leaderboard and profiles agree with a reference Gl
   const page = (await app.req('GET', '/leaderboard?offset=1&limit=1')).json as Json;
   t.same(page.leaders.map((l: Json) => [l.rank, l.name]), [[2, listed[1]]], 'a page keeps the global rank');
   t.equal(page.total, listed.length);
-  for (const q of ['limit=0', 'limit=1001', 'limit=x', 'offset=-1']) {
+  for (const q of ['limit=0', 'limit=1001', 'limit=x', 'offset=-1', 'provisionalLimit=1001', 'provisionalLimit=-1', 'provisionalOffset=x']) {
     const bad = await app.req('GET', `/leaderboard?${q}`);
     t.equal(bad.status, 400, `${q} is refused`);
   }
+
+  // Provisional bots: on the ladder, deviation above 110, apart from the leaders.
+  const unsettled = (names: string[]) => names.filter((n) => ref.get(n)!.rd > 110 && (n === 'ash' || n === 'cedar'));
+  t.same(board.provisional.map((l: Json) => l.name), unsettled(NAMES).sort((x, y) => ref.get(y)!.r - ref.get(x)!.r),
+    'the unsettled bots on the ladder, none of the listed ones');
+  t.equal(board.provisionalTotal, board.provisional.length);
+  const newcomer = await Bot.register(app, 'grove', 'sapling');
+  t.equal((await newcomer.req('POST', '/bot/ladder/join')).status, 200);
+  const joined = (await app.req('GET', '/leaderboard')).json as Json;
+  const row = joined.provisional.find((l: Json) => l.name === 'sapling');
+  t.match(row, { team: 'grove', rating: 1500, rd: 350, onLadder: true, games: 0 }, 'a bot that just joined is provisional');
+  t.notOk(joined.leaders.some((l: Json) => l.name === 'sapling'), 'and not among the leaders');
+  t.same(joined.provisional.map((l: Json) => l.rank), joined.provisional.map((_: Json, i: number) => i + 1), 'ranked within its list');
+  t.equal(joined.total, listed.length, 'the leaders are unchanged');
+  const none = (await app.req('GET', '/leaderboard?provisionalLimit=0')).json as Json;
+  t.same([none.provisional, none.provisionalTotal], [[], joined.provisionalTotal], 'provisionalLimit=0 leaves the rows out, not the count');
+  await newcomer.req('POST', '/bot/ladder/leave');
+  t.notOk(((await app.req('GET', '/leaderboard')).json as Json).provisional.some((l: Json) => l.name === 'sapling'),
+    'leaving the ladder takes a provisional bot off the list');
 
   // Leaving the ladder: still listed, rating frozen, the row shows it at once.
   await bot('ash').req('POST', '/bot/ladder/leave');
