@@ -27,8 +27,8 @@ export function ladderPage(): () => void {
 }
 
 /** A note when the first page does not hold the whole list. */
-function more(shown: number, total: number, what: string): HTMLElement | null {
-  return total > shown ? h('p', { class: 'more' }, `The first ${shown} of ${total} ${what}.`) : null;
+function more(shown: number, total: number, what: string): HTMLElement | string {
+  return total > shown ? h('p', { class: 'more' }, `The first ${shown} of ${total} ${what}.`) : '';
 }
 
 function table(rows: LeaderRow[], ranked: boolean, label: string): HTMLElement {
