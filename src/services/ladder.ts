@@ -11,8 +11,12 @@ import type { IdentityService } from './identity.js';
 
 /** Games listed in a profile's `recent`. */
 export const RECENT_GAMES = 20;
-/** Leaderboard page size when the caller names none, and the most a caller may ask for. */
-export const LEADERBOARD_DEFAULT_LIMIT = 100;
+/**
+ * Leaderboard page size when the caller names none (for each of the two lists), and the most a
+ * caller may ask for. 50 rows are about 7 KB: at 100 (15 KB) the bytes alone held the route under
+ * 0.8x of /health's req/s (docs/DECISIONS.md).
+ */
+export const LEADERBOARD_DEFAULT_LIMIT = 50;
 export const LEADERBOARD_MAX_LIMIT = 1000;
 
 /** Which rows of each list one leaderboard answer holds. */

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/store/index.js';
+import { LEADERBOARD_DEFAULT_LIMIT } from '../../src/services/ladder.js';
+import { bot as botRecord } from '../store/fixtures.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { Bot, until, type Json } from './support.js';
 
@@ -194,6 +196,26 @@ t.test('rated games, batches, leaderboard and profiles agree with a reference Gl
   t.ok(listed.includes('ash'), 'ash, which won most, is listed');
   t.equal(ashRow?.onLadder, false, 'a bot that left stays listed with onLadder false');
   t.ok(close(ashRow?.rating, ref.get('ash')!.r), 'with its rating');
+});
+
+t.test(`both lists come ${LEADERBOARD_DEFAULT_LIMIT} rows at a time unless asked otherwise`, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const opened = await openStore({ memory: false, dataDir: dir });
+  if (!opened.ok) throw new Error(opened.error);
+  const store = opened.value;
+  const n = LEADERBOARD_DEFAULT_LIMIT + 5;
+  for (let i = 0; i < n; i++) {
+    await store.createBot(botRecord('big', `s${i}`, { onLadder: true, rating: { rating: 2000 - i, rd: 60, volatility: 0.06 } }));
+    await store.createBot(botRecord('big', `p${i}`, { onLadder: true, rating: { rating: 1500 - i, rd: 200, volatility: 0.06 } }));
+  }
+  const app = await bootApp(t, { store });
+  const board = (await app.req('GET', '/leaderboard')).json as Json;
+  t.same([board.leaders.length, board.total, board.provisional.length, board.provisionalTotal], [LEADERBOARD_DEFAULT_LIMIT, n, LEADERBOARD_DEFAULT_LIMIT, n]);
+  t.same([board.leaders[0].name, board.provisional[0].name], ['s0', 'p0'], 'each best first');
+  const rest = (await app.req('GET', `/leaderboard?offset=${LEADERBOARD_DEFAULT_LIMIT}&provisionalOffset=${n - 2}&provisionalLimit=1000`)).json as Json;
+  t.same(rest.leaders.map((l: Json) => l.rank), [1, 2, 3, 4, 5].map((k) => LEADERBOARD_DEFAULT_LIMIT + k), 'the rest of the leaders');
+  t.same(rest.provisional.map((l: Json) => [l.rank, l.name]), [[n - 1, `p${n - 2}`], [n, `p${n - 1}`]], 'the end of the provisional list');
 });
 
 t.test('capacity: default 1, set within 1..32, registered bots only, live rated games counted', async (t) => {

@@ -49,7 +49,8 @@ export const api = {
   game: (id: string) => call<GameState>('GET', `/games/${encodeURIComponent(id)}`),
   history: (id: string) => call<GameHistory>('GET', `/games/${encodeURIComponent(id)}/history`),
   moves: (id: string) => call<{ version: number; legalMoves: Tree }>('GET', `/games/${encodeURIComponent(id)}/moves`),
-  leaderboard: () => call<Leaderboard>('GET', '/leaderboard'),
+  /** The page shows more rows than the route's default page (50 of each list). */
+  leaderboard: () => call<Leaderboard>('GET', '/leaderboard?limit=100&provisionalLimit=100'),
   profile: (team: string, name: string) =>
     call<Profile>('GET', `/bots/${encodeURIComponent(team)}/${encodeURIComponent(name)}`),
   seeks: () => call<{ seeks: LobbySeek[] }>('GET', '/lobby/seeks'),
