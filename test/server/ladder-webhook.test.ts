@@ -2,9 +2,14 @@
 // and joining, it never makes another request. More than a minute later (so a recent request no
 // longer makes it reachable) a scheduler round pairs it, because its webhook is verified, and its
 // deliveries alone play both games of the mirror pair to the end; the batch then rates them. A
-// polling bot that went quiet in the same minute is not paired.
+// polling bot that went quiet in the same minute is not paired. And a webhook is no way to reach a
+// bot on a server whose webhooks are turned off: nothing would deliver its turns.
 import t, { type Test } from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore } from '../../src/store/index.js';
 import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
@@ -98,4 +103,27 @@ t.test('webhook bots on the ladder are paired and play a whole mirror pair by de
   }
   const q = (await app.req('GET', '/bots/hooked/quiet')).json as Json;
   t.equal(q.games, 0, 'the quiet polling bot was not paired');
+});
+
+t.test('with webhooks turned off, a bot whose only way in is its webhook is not paired', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-hooks-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const open = async () => {
+    const opened = await openStore({ memory: false, dataDir: dir });
+    if (!opened.ok) throw new Error(opened.error);
+    return opened.value;
+  };
+  // The first run verifies both webhooks; the bots join and go quiet.
+  const first = await bootApp(t, { store: await open(), overrides: OVERRIDES });
+  await passiveBot(t, first, 'ash', 41);
+  await passiveBot(t, first, 'yew', 42);
+  await first.server.close();
+
+  // The next run has webhooks off: the records still carry the verified webhooks.
+  const off = { ...OVERRIDES, 'webhooks.enabled': false };
+  const second = await bootApp(t, { store: await open(), overrides: off });
+  (second.clock as ManualClock).advance(61_000);
+  t.equal(second.server.store.listBots().filter((b) => b.onLadder && b.webhook?.verifiedAt).length, 2, 'both verified webhooks are still on record');
+  t.equal(await second.server.scheduler.round(), 0, 'no pair: nothing would deliver their turns, and they would lose on time');
+  t.equal(((await second.req('GET', '/games')).json as Json).total, 0, 'no game started');
 });
