@@ -3,7 +3,7 @@
 // GET /games/{id}). All play random legal turns (a bot resigns past a turn limit, to keep the file
 // short). The test runs the scheduler's rounds and the rating batches itself (no timer fires: the
 // intervals are a day and the clock stays still while games run), then checks every ladder game as
-// the API recorded it, and the leaderboard and profiles against a Glicko-2 written here from the paper.
+// the API recorded it, and the leaderboard and profiles against a reference Glicko-2 (test/helpers/glicko2-reference.ts).
 //
 // A gate holds every bot's moves while a round runs, so the live games seen right after a round are
 // exactly those the round saw: a bot's live ladder games only grow at a round, so checking them
@@ -11,6 +11,7 @@
 import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
+import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
 import { Bot, EventStream, fullTree, randomPath, rng, type Ev, type Json, type Tree } from './support.js';
 
 const TEAM = 'whole';
@@ -133,66 +134,20 @@ async function runPollingBot(app: TestApp, gate: Gate, p: Player, random: () => 
   }
 }
 
-// ---- a reference Glicko-2, from Glickman's "Example of the Glicko-2 system", steps 1-8 ---------------
+// ---- the reference Glicko-2 (test/helpers/glicko2-reference.ts), checked on the paper's example ------
 
-interface Rating { r: number; rd: number; vol: number }
-const Q = 173.7178;
 const TAU = 0.5;
+const glicko2 = (me: Ref, results: { opp: Ref; score: number }[]): Ref => referenceUpdate(me, results.map(({ opp, score }) => ({ opp, s: score })), TAU);
 
-function glicko2(me: Rating, results: { opp: Rating; score: number }[]): Rating {
-  // Step 2: onto the Glicko-2 scale.
-  const mu = (me.r - 1500) / Q;
-  const phi = me.rd / Q;
-  const g = (p: number) => 1 / Math.sqrt(1 + (3 * p * p) / (Math.PI * Math.PI));
-  const E = (muJ: number, phiJ: number) => 1 / (1 + Math.exp(-g(phiJ) * (mu - muJ)));
-  // Steps 3 and 4: estimated variance and improvement.
-  let sumV = 0;
-  let sumD = 0;
-  for (const { opp, score } of results) {
-    const muJ = (opp.r - 1500) / Q;
-    const phiJ = opp.rd / Q;
-    const e = E(muJ, phiJ);
-    sumV += g(phiJ) ** 2 * e * (1 - e);
-    sumD += g(phiJ) * (score - e);
-  }
-  const v = 1 / sumV;
-  const delta = v * sumD;
-  // Step 5: the new volatility by the Illinois algorithm, ε = 1e-6.
-  const a = Math.log(me.vol ** 2);
-  const f = (x: number) => {
-    const ex = Math.exp(x);
-    return (ex * (delta ** 2 - phi ** 2 - v - ex)) / (2 * (phi ** 2 + v + ex) ** 2) - (x - a) / TAU ** 2;
-  };
-  let A = a;
-  let B: number;
-  if (delta ** 2 > phi ** 2 + v) {
-    B = Math.log(delta ** 2 - phi ** 2 - v);
-  } else {
-    let k = 1;
-    while (f(a - k * TAU) < 0) k++;
-    B = a - k * TAU;
-  }
-  let fA = f(A);
-  let fB = f(B);
-  while (Math.abs(B - A) > 1e-6) {
-    const C = A + ((A - B) * fA) / (fB - fA);
-    const fC = f(C);
-    if (fC * fB <= 0) {
-      A = B;
-      fA = fB;
-    } else {
-      fA /= 2;
-    }
-    B = C;
-    fB = fC;
-  }
-  const vol = Math.exp(A / 2);
-  // Steps 6-8.
-  const phiStar = Math.sqrt(phi ** 2 + vol ** 2);
-  const phiNew = 1 / Math.sqrt(1 / phiStar ** 2 + 1 / v);
-  const muNew = mu + phiNew ** 2 * sumD;
-  return { r: Q * muNew + 1500, rd: Q * phiNew, vol };
-}
+t.test('the reference reproduces the paper’s worked example', async (t) => {
+  const out = glicko2({ r: 1500, rd: 200, vol: 0.06 }, [
+    { opp: { r: 1400, rd: 30, vol: 0.06 }, score: 1 },
+    { opp: { r: 1550, rd: 100, vol: 0.06 }, score: 0 },
+    { opp: { r: 1700, rd: 300, vol: 0.06 }, score: 0 },
+  ]);
+  // The paper prints 1464.06 / 151.52 / 0.05999 from intermediate values rounded by hand.
+  t.ok(Math.abs(out.r - 1464.06) < 0.01 && Math.abs(out.rd - 151.52) < 0.01 && Math.abs(out.vol - 0.05999) < 1e-5, `${out.r} / ${out.rd} / ${out.vol}`);
+});
 
 // ---- the test ---------------------------------------------------------------------------------------
 
@@ -357,7 +312,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
   }
 
   // ---- the reference ratings: one rating period per batch, opponents' pre-batch ratings --------------
-  const ref = new Map<string, Rating>(players.map((p) => [p.face, { r: 1500, rd: 350, vol: 0.06 }]));
+  const ref = new Map<string, Ref>(players.map((p) => [p.face, { r: 1500, rd: 350, vol: 0.06 }]));
   const counts = new Map(players.map((p) => [p.face, { games: 0, wins: 0, draws: 0, losses: 0 }]));
   const history = new Map<string, { at: string; rating: number; rd: number }[]>(players.map((p) => [p.face, []]));
   for (let b = 0; b < batch; b++) {
