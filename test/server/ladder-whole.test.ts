@@ -3,7 +3,8 @@
 // GET /games/{id}). All play random legal turns (a bot resigns past a turn limit, to keep the file
 // short). The test runs the scheduler's rounds and the rating batches itself (no timer fires: the
 // intervals are a day and the clock stays still while games run), then checks every ladder game as
-// the API recorded it, and the leaderboard and profiles against a reference Glicko-2 (test/helpers/glicko2-reference.ts).
+// the API recorded it, and the leaderboard and profiles against the reference Glicko-2 of
+// test/helpers/glicko2-reference.ts.
 //
 // A gate holds every bot's moves while a round runs, so the live games seen right after a round are
 // exactly those the round saw: a bot's live ladder games only grow at a round, so checking them
