@@ -142,7 +142,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   );
   const presence = new Presence(clock);
   const scheduler: LadderScheduler = new LadderScheduler(
-    { store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log: gameLog },
+    {
+      store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log: gameLog,
+      webhooksEnabled: config.webhooks.enabled,
+    },
     { pairIntervalMs: config.ladder.pairIntervalMs },
   );
   const challenges = new ChallengeService(

@@ -35,6 +35,11 @@ export interface LadderSchedulerDeps {
   presence: Presence;
   /** The live-games caps every game start passes (capacity sits under them). */
   admission?: GameAdmission;
+  /**
+   * Whether this server delivers webhooks (default true). When it does not, a verified webhook kept
+   * on a bot's record from an earlier run reaches nobody and does not make the bot reachable.
+   */
+  webhooksEnabled?: boolean;
   clock: Clock;
   /** Tie-breaks between equal candidates (tests inject a seeded one). */
   random: () => number;
@@ -76,7 +81,8 @@ export class LadderScheduler implements GameLifecycleListener {
 
   /** Whether the bot can answer a ladder game now: a stream, a verified webhook, or a recent request. */
   reachable(bot: BotRecord): boolean {
-    return this.deps.hub.isOnline(bot.id) || Boolean(bot.webhook?.verifiedAt) || this.deps.presence.recent(bot.id);
+    const hook = this.deps.webhooksEnabled !== false && Boolean(bot.webhook?.verifiedAt);
+    return this.deps.hub.isOnline(bot.id) || hook || this.deps.presence.recent(bot.id);
   }
 
   /** The bots one round may pair. */

@@ -1,6 +1,6 @@
 // The ladder's rating side through the whole server: capacity over HTTP, rated games made through
 // the registry (as the scheduler makes them) and ended over HTTP, batches driven by the clock, and
-// the leaderboard and profiles compared with a Glicko-2 reference written here, separately.
+// the leaderboard and profiles compared with a Glicko-2 reference written separately (test/helpers).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,44 +10,8 @@ import { openStore } from '../../src/store/index.js';
 import { LEADERBOARD_DEFAULT_LIMIT } from '../../src/services/ladder.js';
 import { bot as botRecord } from '../store/fixtures.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
+import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
 import { Bot, until, type Json } from './support.js';
-
-// ---- a reference Glicko-2, written out plainly from Glickman's paper ---------------------------------
-
-interface Ref { r: number; rd: number; vol: number }
-const SCALE = 173.7178;
-
-function referenceUpdate(me: Ref, games: { opp: Ref; s: number }[], tau: number): Ref {
-  const mu = (me.r - 1500) / SCALE;
-  const phi = me.rd / SCALE;
-  let vInv = 0;
-  let dSum = 0;
-  for (const { opp, s } of games) {
-    const phiJ = opp.rd / SCALE;
-    const gJ = 1 / Math.sqrt(1 + (3 * phiJ ** 2) / Math.PI ** 2);
-    const eJ = 1 / (1 + Math.exp(-gJ * (mu - (opp.r - 1500) / SCALE)));
-    vInv += gJ ** 2 * eJ * (1 - eJ);
-    dSum += gJ * (s - eJ);
-  }
-  const v = 1 / vInv;
-  const delta = v * dSum;
-  // The volatility equation solved by plain bisection (f falls as x grows), not the paper's
-  // Illinois method: the two must agree to far below the rating's printed precision.
-  const a = Math.log(me.vol ** 2);
-  const f = (x: number) => (Math.exp(x) * (delta ** 2 - phi ** 2 - v - Math.exp(x))) / (2 * (phi ** 2 + v + Math.exp(x)) ** 2) - (x - a) / tau ** 2;
-  let lo = a - 20;
-  let hi = a + 20;
-  for (let i = 0; i < 200; i++) {
-    const mid = (lo + hi) / 2;
-    if (f(mid) > 0) lo = mid;
-    else hi = mid;
-  }
-  const vol = Math.exp((lo + hi) / 4);
-  const phiStar = Math.sqrt(phi ** 2 + vol ** 2);
-  const phiNew = 1 / Math.sqrt(1 / phiStar ** 2 + 1 / v);
-  const muNew = mu + phiNew ** 2 * dSum;
-  return { r: muNew * SCALE + 1500, rd: phiNew * SCALE, vol };
-}
 
 // ---- the test ------------------------------------------------------------------------------------------
 
