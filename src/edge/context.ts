@@ -45,7 +45,8 @@ export class RequestContext {
   readonly headers: RequestHeaders;
   /** Set by the router for methods that carry a body; see readJson. */
   body: Promise<BodyResult> = EMPTY_BODY;
-  private readonly rawQuery: string;
+  /** The query string as sent, without '?' ('' when there is none). */
+  readonly rawQuery: string;
   private readonly peerText: string;
   private parsedQuery: URLSearchParams | undefined;
   private clientIp: string | undefined;

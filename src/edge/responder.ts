@@ -152,7 +152,8 @@ export class Responder {
 
   private observe(r: Reply): void {
     try {
-      this.observer?.(r.status, r.contentType, r.body ?? '');
+      const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8');
+      this.observer?.(r.status, r.contentType, body);
     } catch (err) {
       this.logger?.error({ err }, 'response observer failed');
     }

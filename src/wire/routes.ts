@@ -283,10 +283,10 @@ const discovery: RouteSpec[] = [
 const leaderboard: RouteSpec[] = [
   route({
     operationId: 'getLeaderboard', method: 'GET', path: '/leaderboard', auth: 'public', tag: 'Leaderboard',
-    summary: 'Registered bots with deviation at most 110, best first, a page at a time (100 rows by default).',
+    summary: 'Registered bots with deviation at most 110, best first, a page at a time (50 rows by default); the provisional ones on the ladder apart, paged the same way.',
     request: { query: Q.LeaderboardQuery },
     ok: { 200: json(R.Leaderboard, 'The leaderboard.') },
-    errors: { 400: '`limit` or `offset` is not a whole number, or `limit` is outside 1..1000.', 404: `${NO_PERSISTENCE}.` },
+    errors: { 400: 'A paging parameter is not a whole number, `limit` is outside 1..1000 or `provisionalLimit` outside 0..1000.', 404: `${NO_PERSISTENCE}.` },
   }),
   route({
     operationId: 'getBotProfile', method: 'GET', path: '/bots/{team}/{name}', auth: 'public', tag: 'Leaderboard',
