@@ -5,10 +5,11 @@ import type { Clock } from '../domain/clock.js';
 import { bindRoutes } from './bind.js';
 import type { TrustedProxies } from './client-ip.js';
 import type { EdgeDeps } from './deps.js';
+import { challengeHandlers } from './handlers/challenges.js';
 import { gameHandlers } from './handlers/games.js';
 import { identityHandlers } from './handlers/identity.js';
 import { ladderHandlers } from './handlers/ladder.js';
-import { meetingHandlers } from './handlers/meeting.js';
+import { lobbyHandlers } from './handlers/lobby.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
@@ -44,7 +45,8 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),
-    ...meetingHandlers(deps),
+    ...challengeHandlers(deps),
+    ...lobbyHandlers(deps),
     ...gameHandlers(deps),
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
