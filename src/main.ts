@@ -16,7 +16,8 @@ import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/registry.js';
 import type { HouseKind } from './game/house.js';
-import { createLogger, type Logger } from './log.js';
+import type { Logger } from './domain/log.js';
+import { createLogger } from './log.js';
 import { ServiceMetrics } from './metrics.js';
 import { PoolRules } from './pool/piscina.js';
 import type { RulesPort } from './pool/types.js';
@@ -107,11 +108,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   const housePlayers = new Map<string, HouseKind>();
   for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
-  const gameLog = {
-    info: (o: Record<string, unknown>, m?: string) => log.info(o, m),
-    warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
-    error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
-  };
   const webhooks = config.webhooks.enabled
     ? createWebhooks(config.webhooks, {
         store,
@@ -131,7 +127,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config: config.games,
     listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
-    log: gameLog,
+    log,
     housePlayers,
     random: opts.random,
   });
@@ -143,7 +139,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const presence = new Presence(clock);
   const scheduler: LadderScheduler = new LadderScheduler(
     {
-      store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log: gameLog,
+      store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log,
       webhooksEnabled: config.webhooks.enabled,
     },
     { pairIntervalMs: config.ladder.pairIntervalMs },
@@ -167,7 +163,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     store,
     clock,
     { batchMs: config.ladder.ratingBatchMs, tau: config.ladder.tau, maxGamesPerBatch: config.ladder.maxGamesPerBatch },
-    gameLog,
+    log,
   );
 
   const spectators = new SpectatorSeats(config.spectators);

@@ -1,6 +1,7 @@
 // What the route handlers need, handed over by the composition root (src/main.ts).
 import type { z } from 'zod';
 import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
 import type { Principal } from '../domain/types.js';
 import type { GameDirectory } from '../game/types.js';
 import type { Store } from '../store/types.js';
@@ -17,7 +18,6 @@ import type { RequestContext } from './context.js';
 import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
-import type { Logger } from './responder.js';
 import type { SpectatorSeats } from './spectators.js';
 
 export interface EdgeLimits {

@@ -10,7 +10,7 @@ import { CorsRules, type CorsPolicy } from './cors.js';
 import type { NdjsonOptions } from './ndjson.js';
 import { OpenCounts } from './open-counts.js';
 import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
-import { Responder, type Logger } from './responder.js';
+import { Responder, type BugLog } from './responder.js';
 
 /**
  * Return a Reply, or nothing after opening a stream (ctx.ndjson()) or sending through ctx.res.
@@ -37,7 +37,7 @@ export interface ObservedResponse {
 }
 
 export interface RouterOptions {
-  readonly logger: Logger;
+  readonly logger: BugLog;
   /** Origins allowed on 'restricted' routes, e.g. ['https://play.example.org']. */
   readonly corsOrigins?: readonly string[];
   /** From parseTrustedProxies(); without it the socket peer is the client. */
@@ -79,7 +79,7 @@ export class Router {
   private readonly patterns = new Map<string, PatternEntry>();
   private readonly cors: CorsRules;
   private readonly env: ContextEnv;
-  private readonly logger: Logger;
+  private readonly logger: BugLog;
   private readonly bodyLimit: number;
   private readonly observe: ((info: ObservedResponse) => void) | undefined;
   /** Responses not yet complete: requests in flight and open streams, cut by closeConnections(). */

@@ -5,7 +5,7 @@
 // webhook host names resolve only through the test's own resolver.
 import { testConfig, type Config } from '../../src/config.js';
 import { ManualClock, type Clock } from '../../src/domain/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/domain/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
