@@ -8,7 +8,7 @@
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/server-config.js';
 import { startServer, type RunningServer } from '../src/main.js';
 import { measureLoad, type LoadResult } from './load.js';
 import { scrape, type ServerChild } from './procs.js';

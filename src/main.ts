@@ -1,7 +1,7 @@
 // The composition root: reads nothing but the Config it is given, opens the store, starts the rules
 // pool, builds the services and the game registry, resumes live games, and listens.
 import { readFileSync } from 'node:fs';
-import type { Config } from './config.js';
+import type { Config } from './server-config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Result } from './domain/result.js';
