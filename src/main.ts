@@ -1,5 +1,6 @@
-// The composition root: reads nothing but the Config it is given, opens the store, starts the rules
-// pool, builds the services and the game registry, resumes live games, and listens.
+// The composition root: from the Config it is given, opens the store, starts the rules pool, builds
+// the services and the game registry, resumes live games, and listens. Besides the Config it reads
+// only the package's version (package.json) and the built web page.
 import { readFileSync } from 'node:fs';
 import type { Config } from './server-config.js';
 import { projectFile } from './paths.js';
@@ -37,6 +38,7 @@ import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
 
+/** The server's version, for /health and the API documents: the package's own. */
 export const VERSION: string = (
   JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }
 ).version;
@@ -131,7 +133,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     housePlayers,
     random: opts.random,
   });
-  // One guard for every way a game is made for players (challenges, the lobby, later the ladder).
+  // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(
     { live: registry, tierOf: (id) => identity.tierOf(id) },
     { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },

@@ -1,5 +1,6 @@
 // Assembles the HTTP edge: a uWS app, the toolkit router, and every catalogued route bound to its
-// handler. Knows nothing of rules; talks to the services and the game directory only.
+// handler. Knows nothing of rules; talks to the services, the game directory, and the store only to
+// read the ratings shown in the game list.
 import uWS from 'uWebSockets.js';
 import type { Clock } from '../domain/clock.js';
 import { bindRoutes } from './bind.js';

@@ -29,7 +29,7 @@ type BoundHandler = (call: BoundCall) => Reply | void | Promise<Reply | void>;
 const handlerOf = (table: HandlerTable, operationId: string): BoundHandler | undefined =>
   (table as unknown as Record<string, BoundHandler | undefined>)[operationId as OperationId];
 
-/** Routes whose catalogue auth says public may be read from any origin. */
+/** Binds every catalogued route to its handler; routes whose catalogue auth says public may be read from any origin. */
 export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable): void {
   const missing = ROUTES.filter((r) => !handlerOf(table, r.operationId)).map((r) => r.operationId);
   const extra = Object.keys(table).filter((id) => !ROUTES.some((r) => r.operationId === id));

@@ -1,4 +1,4 @@
-// Per-key sliding-window limiter ("30 per hour per IP"). It keeps the instants of the last `limit`
+// Per-key sliding-window limiter ("so many per hour per address"). It keeps the instants of the last `limit`
 // accepted actions per key, so "at most limit in any window" holds exactly, with no burst at a
 // window boundary. Memory is bounded twice: at most `limit` instants per key and at most `maxKeys`
 // keys; the least recently used key goes first. Evicting a live key forgets its history, which is

@@ -21,7 +21,7 @@ export type Handler = (ctx: RequestContext) => Reply | void | Promise<Reply | vo
 export interface RouteOptions {
   /** Default 'restricted' (configured origins only); 'public' for reads anyone may embed. */
   readonly cors?: CorsPolicy;
-  /** Body cap in bytes for this route; default the router's (64 KiB). */
+  /** Body cap in bytes for this route; default the router's. */
   readonly bodyLimit?: number;
   /** Extra request headers to capture (lower-case), found in ctx.headers.other. */
   readonly headers?: readonly string[];
@@ -42,7 +42,7 @@ export interface RouterOptions {
   readonly corsOrigins?: readonly string[];
   /** From parseTrustedProxies(); without it the socket peer is the client. */
   readonly trustedProxies?: TrustedProxies;
-  /** Default body cap in bytes (64 KiB). */
+  /** Default body cap in bytes (the server passes its configured one; DEFAULT_BODY_LIMIT without). */
   readonly bodyLimit?: number;
   /** Defaults for ctx.ndjson(): clock, keepAliveMs, maxBufferedBytes. */
   readonly stream?: Partial<NdjsonOptions>;
