@@ -5,7 +5,9 @@ import { json, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
 /** What the challenge routes use. */
-export type ChallengeRouteDeps = Pick<EdgeDeps, 'challenges'> & { limits: Pick<EdgeDeps['limits'], 'challenges'> };
+export type ChallengeRouteDeps = Pick<EdgeDeps, 'challenges'> & {
+  limits: Pick<EdgeDeps['limits'], 'challenges'>;
+};
 
 type ChallengeOps = 'createChallenge' | 'listChallenges' | 'acceptChallenge' | 'declineChallenge';
 

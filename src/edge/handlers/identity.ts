@@ -7,7 +7,9 @@ import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
 /** What the identity routes use. */
-export type IdentityRouteDeps = Pick<EdgeDeps, 'identity'> & { limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations'> };
+export type IdentityRouteDeps = Pick<EdgeDeps, 'identity'> & {
+  limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations'>;
+};
 
 type IdentityOps = 'mintAnonymous' | 'register' | 'rotateToken' | 'getAccount' | 'joinLadder' | 'leaveLadder';
 

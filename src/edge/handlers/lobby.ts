@@ -7,7 +7,9 @@ import type { RequestContext } from '../context.js';
 import { serviceProblem } from './errors.js';
 
 /** What the lobby routes use. */
-export type LobbyRouteDeps = Pick<EdgeDeps, 'lobby' | 'houseGames'> & { limits: Pick<EdgeDeps['limits'], 'guests'> };
+export type LobbyRouteDeps = Pick<EdgeDeps, 'lobby' | 'houseGames'> & {
+  limits: Pick<EdgeDeps['limits'], 'guests'>;
+};
 
 type LobbyOps =
   | 'createSeek' | 'acceptSeek' | 'listLobbySeeks' | 'createGuestSeek' | 'pollSeek' | 'cancelSeek'

@@ -11,7 +11,9 @@ import { problem, tooManyRequests, type Reply } from '../reply.js';
 const STREAM_RETRY_SECONDS = 10;
 
 /** What the stream routes use. */
-export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter'> & { limits: Pick<EdgeDeps['limits'], 'streams'> };
+export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter'> & {
+  limits: Pick<EdgeDeps['limits'], 'streams'>;
+};
 
 type StreamOps = 'streamAccountEvents' | 'streamGameEvents' | 'streamPublicGameEvents';
 

@@ -5,7 +5,9 @@ import { json, noContent, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
 /** What the webhook routes use. */
-export type WebhookRouteDeps = Pick<EdgeDeps, 'webhooks'> & { limits: Pick<EdgeDeps['limits'], 'webhookRegistrations'> };
+export type WebhookRouteDeps = Pick<EdgeDeps, 'webhooks'> & {
+  limits: Pick<EdgeDeps['limits'], 'webhookRegistrations'>;
+};
 
 export function webhookHandlers(deps: WebhookRouteDeps): Handlers<'registerWebhook' | 'getWebhook' | 'deleteWebhook'> {
   const off = () => problem(503, 'webhooks_disabled', 'webhooks are disabled on this server');
