@@ -1,20 +1,24 @@
 // Ladder routes: capacity, the leaderboard and bot profiles. Transport only: the ladder service
 // owns the rules and the numbers (src/services/ladder.ts).
 import { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../../services/ladder.js';
-import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
+import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, jsonBytes, problem } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
-export function ladderHandlers(deps: EdgeDeps): HandlerTable {
+/** What the ladder routes use. */
+export type LadderRouteDeps = Pick<EdgeDeps, 'ladder'>;
+
+type LadderOps = 'getCapacity' | 'setCapacity' | 'getLeaderboard' | 'getBotProfile';
+
+export function ladderHandlers(deps: LadderRouteDeps): Handlers<LadderOps> {
   return {
     getCapacity: (call) => {
-      const r = deps.ladder.capacity(caller(call));
+      const r = deps.ladder.capacity(call.principal);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 
     setCapacity: async (call) => {
-      const { capacity } = call.body as { capacity: number };
-      const r = await deps.ladder.setCapacity(caller(call), capacity);
+      const r = await deps.ladder.setCapacity(call.principal, call.body.capacity);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 
