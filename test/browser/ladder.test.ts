@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import type { SeatPlayer } from '../../src/domain/types.js';
 import { openStore } from '../../src/store/index.js';
-import { UNLIMITED, until } from '../server/support.js';
+import { UNLIMITED } from '../helpers/bot.js';
+import { until } from '../helpers/poll.js';
 import { rig } from './support.js';
 
 const BOTS = [

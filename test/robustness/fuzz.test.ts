@@ -17,12 +17,11 @@ import { LmdbStore } from '../../src/store/lmdb.js';
 import { ROUTES, type RouteSpec } from '../../src/wire/routes.js';
 import { anonBot, bootApp, type TestApp } from '../helpers/app.js';
 import { rawConnect } from '../helpers/http.js';
+import type { Tree } from '../helpers/play.js';
 import { describe, headerSafe, parse, pct, send, violations, type Answer, type Sent } from './support.js';
 
 const CAP = 64 * 1024;
 const RAISED_LIMITS = { 'limits.anonMintsPerHour': 1_000_000, 'limits.registrationsPerHour': 1_000_000 };
-
-type Tree = { [uci: string]: Tree };
 
 async function lmdbApp(t: Test, overrides: Record<string, unknown> = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'dicechess-fuzz-'));

@@ -9,7 +9,8 @@ import type { ManualClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/store/index.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
-import { Bot, until, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { until } from '../helpers/poll.js';
 
 // ---- the test ------------------------------------------------------------------------------------------
 

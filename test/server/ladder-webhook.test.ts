@@ -13,7 +13,8 @@ import { openStore } from '../../src/store/index.js';
 import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, rng, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const OVERRIDES = {
   'webhooks.enabled': true,

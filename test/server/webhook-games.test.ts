@@ -6,10 +6,13 @@
 import t, { type Test } from 'tap';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { webhookPayloadProblems } from '../helpers/conformance.js';
-import { randomPath } from '../helpers/play.js';
+import { randomPath, type Tree } from '../helpers/play.js';
 import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, fullTree, gameState, rng, type Ev, type Json, type Tree } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import type { Ev } from '../helpers/event-stream.js';
+import { fullTree, gameState } from '../helpers/games.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 

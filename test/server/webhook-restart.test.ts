@@ -12,7 +12,9 @@ import type { Store } from '../../src/store/types.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, rng, until, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { until } from '../helpers/poll.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 const TC = { Fischer: { initialSeconds: 3600, incrementSeconds: 0 } };
