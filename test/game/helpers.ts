@@ -4,7 +4,7 @@
 import { ManualClock } from '../../src/domain/clock.js';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import {
-  botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer, type TimeControl,
+  botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer,
 } from '../../src/domain/types.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
 import { DEFAULT_GAME_CONFIG, type GameConfig, type GameLog } from '../../src/game/config.js';
@@ -15,6 +15,7 @@ import { InlineRules } from '../../src/pool/inline.js';
 import type { RulesPort } from '../../src/pool/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
+import { UNLIMITED } from '../helpers/bot.js';
 import { seedsFor } from '../helpers/dice.js';
 import { prng } from '../helpers/prng.js';
 import { StoreProxy } from '../helpers/store-proxy.js';
@@ -30,7 +31,7 @@ export const bot = (name: string, team = 'test'): SeatPlayer => ({
   participant: { Bot: { team, name } },
 });
 
-export const UNLIMITED: TimeControl = { Unlimited: {} };
+export { UNLIMITED };
 
 
 /** Lets every pending promise, microtask and mailbox command run (no wall-clock time involved). */
