@@ -2,12 +2,9 @@
 // provisional ones apart, and a bot's profile shows its rating, the chart and recent games that
 // link to their replays.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import type { SeatPlayer } from '../../src/domain/types.js';
-import { openStore } from '../../src/store/index.js';
+import { diskStore } from '../helpers/app.js';
 import { UNLIMITED } from '../helpers/bot.js';
 import { until } from '../helpers/poll.js';
 import { rig } from './support.js';
@@ -23,11 +20,7 @@ const seat = (name: string): SeatPlayer => ({
 });
 
 t.test('the ladder page lists the rated bots; a profile links its games to their replays', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const store = opened.value;
+  const store = await diskStore(t);
   for (const b of BOTS) {
     await store.createBot({
       schema: SCHEMA_VERSION, id: `bot:team:acme:${b.name}`, team: 'acme', name: b.name, tokenHash: b.name.padEnd(64, '0'),

@@ -1,13 +1,9 @@
 // The ladder's rating side through the whole server: capacity over HTTP, rated games made through
 // the registry (as the scheduler makes them) and ended over HTTP, batches driven by the clock, and
 // the leaderboard and profiles compared with a Glicko-2 reference written separately (test/helpers).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
-import { openStore } from '../../src/store/index.js';
-import { bootApp, type TestApp } from '../helpers/app.js';
+import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
 import { Bot, type Json } from '../helpers/bot.js';
 import { until } from '../helpers/poll.js';
@@ -35,11 +31,7 @@ async function playRated(app: TestApp, white: Bot, black: Bot, whiteWon: boolean
 }
 
 t.test('rated games, batches, leaderboard and profiles agree with a reference Glicko-2', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const app = await bootApp(t, { store: opened.value, overrides: { 'ladder.ratingBatchMs': BATCH_MS } });
+  const app = await bootApp(t, { store: await diskStore(t), overrides: { 'ladder.ratingBatchMs': BATCH_MS } });
   const clock = app.clock as ManualClock;
   const bots = new Map<string, Bot>();
   for (const n of NAMES) bots.set(n, await Bot.register(app, 'grove', n));
