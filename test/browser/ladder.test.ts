@@ -6,7 +6,6 @@ import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import type { SeatPlayer } from '../../src/domain/types.js';
 import { diskStore } from '../helpers/app.js';
 import { UNLIMITED } from '../helpers/bot.js';
-import { until } from '../helpers/poll.js';
 import { rig } from './support.js';
 
 const BOTS = [
@@ -30,8 +29,14 @@ t.test('the ladder page lists the rated bots; a profile links its games to their
   const { app, page, foreign, errors } = await rig(t, { store });
   // One finished game between two of them, for the profile's recent games.
   const game = await app.server.registry.create({ white: seat('alpha'), black: seat('beta'), timeControl: UNLIMITED, rated: false });
+  // The end is awaited on the game's own events (published once persisted), not polled: an LMDB write
+  // under load can outlast any fixed number of event-loop turns.
+  const ended = new Promise<void>((resolve) => {
+    game.subscribe({ deliver: (f) => 'GameEnded' in f.event && resolve() });
+  });
   game.resign('Black');
-  await until(() => (game.isActive() ? undefined : true), 'the game to end');
+  await ended;
+  t.notOk(game.isActive(), 'the game has ended');
 
   await page.goto(`${app.base}/ladder`);
   await page.waitForSelector('table.ladder');
