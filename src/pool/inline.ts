@@ -1,5 +1,6 @@
 // The rules port run in-thread: the same engine calls the Piscina workers make, without the pool.
-// For tests and the CLI, where blocking the event loop for a tree is fine.
+// For the tests, where blocking the event loop for a tree is fine and starting worker threads for
+// every test server would only cost time; a server always runs the Piscina pool.
 import { legalTree, parseDfen } from '../engine/index.js';
 import type { RulesPort, TreeResult } from './types.js';
 

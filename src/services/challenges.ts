@@ -1,4 +1,4 @@
-// Bot-to-bot challenges: pending for 5 minutes, then accepted (a game, challenger White), declined or
+// Bot-to-bot challenges: pending for `challenges.ttlMs`, then accepted (a game, challenger White), declined or
 // cancelled by either side, or expired. Pending challenges live in memory only, indexed by id and by
 // both parties; each challenger holds at most a handful and the whole table has a hard cap.
 import type { Clock, TimerHandle } from '../domain/clock.js';

@@ -1,5 +1,5 @@
-// Who may start another game. Every way a game is made for players (challenges, the lobby, later the
-// ladder) asks here first, so the two caps hold whatever the route: a player sits in at most a few
+// Who may start another game. Every way a game is made for players (challenges, the lobby, the house
+// games, the ladder) asks here first, so the two caps hold whatever the route: a player sits in at most a few
 // live games (by tier; more than it can play is abuse, not load), and the server holds at most
 // `maxLiveGames`. House bots (built-in and operator static ones) are exempt: they accept everything,
 // and each of their games is bounded by the opponent's own cap.

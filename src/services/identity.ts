@@ -1,4 +1,4 @@
-// Identities and bearer tokens: anonymous (memory only, 24 h), registered (the store), static house
+// Identities and bearer tokens: anonymous (memory only, for `identity.anonTtlMs`), registered (the store), static house
 // bots (configuration) and human guests' seat tokens (issued by the lobby). Only token hashes are
 // ever kept; every lookup goes through hashToken, so no token comparison needs to be constant-time.
 import type { Clock } from '../domain/clock.js';

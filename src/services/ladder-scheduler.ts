@@ -1,7 +1,7 @@
 // The ladder's scheduler: every `pairIntervalMs` it pairs the on-ladder bots that can play now and
 // have room for two more games, and starts a mirror pair for each pair (registry.createMirrorPair).
 // It also keeps each bot's run of ladder games lost on time and takes a bot off the ladder after
-// four in a row. Every bot write goes through IdentityService.editBot (serialised per bot).
+// MAX_TIME_LOSSES in a row. Every bot write goes through IdentityService.editBot (serialised per bot).
 import type { Clock, TimerHandle } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { BotRecord, GameRecord } from '../domain/records.js';
@@ -161,7 +161,7 @@ export class LadderScheduler implements GameLifecycleListener {
     return holds;
   }
 
-  /** Keeps each seated bot's run of ladder games lost on time; four in a row leave the ladder. */
+  /** Keeps each seated bot's run of ladder games lost on time; MAX_TIME_LOSSES in a row leave the ladder. */
   gameEnded(_game: GameHandle, rec: GameRecord): void {
     if (!isLadderGame(rec) || !('Ended' in rec.status)) return;
     const over = rec.status.Ended.over;

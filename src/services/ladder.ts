@@ -104,7 +104,7 @@ export class LadderService {
     return { ok: true, value: { capacity: capacityOf(bot), inGames: this.inGames(p.id) } };
   }
 
-  /** POST /bot/capacity: the range is checked at the edge (1..32). */
+  /** POST /bot/capacity: the range is checked at the edge (the request schema in wire/requests.ts). */
   async setCapacity(p: Principal, capacity: number): Promise<ServiceResult<Capacity>> {
     if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
     return this.deps.identity.updateBot(p.id, (bot) => ({

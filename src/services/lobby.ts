@@ -304,7 +304,7 @@ export class LobbyService {
       const game = await this.deps.games.create({ white, black, timeControl: s.timeControl, rated: false });
       s.gameId = game.id;
       s.seat = ownerSeat;
-      this.close(s, 'matched'); // restarts the retention window: pollable for 10 minutes from the match
+      this.close(s, 'matched'); // restarts the retention window: pollable for `matchedPollableMs` from the match
       return { gameId: game.id, ownerSeat };
     } catch (e) {
       // A failure here is a bug or an overloaded server; the owner's poll then answers 404.

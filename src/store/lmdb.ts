@@ -1,4 +1,4 @@
-// The durable store: one LMDB environment (a directory, ./data by default) with named sub-databases.
+// The durable store: one LMDB environment (the configured `dataDir`) with named sub-databases.
 // Values are msgpack (lmdb-js's default encoding); keys are lmdb's ordered-binary, so composite array
 // keys sort element by element and a bot's results are one range read.
 //

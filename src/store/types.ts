@@ -53,10 +53,10 @@ export interface Store {
   applyRatingBatch(batch: RatingBatch): Promise<boolean>;
   /** Counts of a bot's rated games so far (zeros when none). */
   ladderStats(botId: string): LadderStats;
-  /** A bot's rating after each batch it took part in, oldest first (the newest 500 at most). */
+  /** A bot's rating after each batch it took part in, oldest first (the newest RATING_HISTORY_MAX at most). */
   ratingHistory(botId: string): RatingPoint[];
   /**
-   * Listed bots (deviation at most 110) in leaderboard order, from an index kept with the bot
+   * Listed bots (deviation at most LISTED_RD) in leaderboard order, from an index kept with the bot
    * records: one page, and how many are listed in all.
    */
   leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] };

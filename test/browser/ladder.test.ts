@@ -2,13 +2,10 @@
 // provisional ones apart, and a bot's profile shows its rating, the chart and recent games that
 // link to their replays.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import type { SeatPlayer } from '../../src/domain/types.js';
-import { openStore } from '../../src/store/index.js';
-import { UNLIMITED, until } from '../server/support.js';
+import { diskStore } from '../helpers/app.js';
+import { UNLIMITED } from '../helpers/bot.js';
 import { rig } from './support.js';
 
 const BOTS = [
@@ -22,11 +19,7 @@ const seat = (name: string): SeatPlayer => ({
 });
 
 t.test('the ladder page lists the rated bots; a profile links its games to their replays', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const store = opened.value;
+  const store = await diskStore(t);
   for (const b of BOTS) {
     await store.createBot({
       schema: SCHEMA_VERSION, id: `bot:team:acme:${b.name}`, team: 'acme', name: b.name, tokenHash: b.name.padEnd(64, '0'),
@@ -36,8 +29,14 @@ t.test('the ladder page lists the rated bots; a profile links its games to their
   const { app, page, foreign, errors } = await rig(t, { store });
   // One finished game between two of them, for the profile's recent games.
   const game = await app.server.registry.create({ white: seat('alpha'), black: seat('beta'), timeControl: UNLIMITED, rated: false });
+  // The end is awaited on the game's own events (published once persisted), not polled: an LMDB write
+  // under load can outlast any fixed number of event-loop turns.
+  const ended = new Promise<void>((resolve) => {
+    game.subscribe({ deliver: (f) => 'GameEnded' in f.event && resolve() });
+  });
   game.resign('Black');
-  await until(() => (game.isActive() ? undefined : true), 'the game to end');
+  await ended;
+  t.notOk(game.isActive(), 'the game has ended');
 
   await page.goto(`${app.base}/ladder`);
   await page.waitForSelector('table.ladder');

@@ -1,7 +1,7 @@
 // The front page follows the live games without a reload. Two guests meet in its lobby: one opens a seek, the other sees it in the list and
 // accepts it; both pages land on the same game, in opposite seats, each able to play its own.
 import t from 'tap';
-import { Bot, UNLIMITED } from '../server/support.js';
+import { Bot, UNLIMITED } from '../helpers/bot.js';
 import { rig } from './support.js';
 
 t.test('a guest opens a seek, another accepts it from the lobby list; both play the same game', async (t) => {

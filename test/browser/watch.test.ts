@@ -2,7 +2,10 @@
 // the "verify the dice" panel recomputes the rolls in the browser: it passes on the real reveal and
 // fails when the reveal is tampered with on its way to the page.
 import t from 'tap';
-import { Bot, fullTree, randomPath, rng, UNLIMITED, type Tree } from '../server/support.js';
+import { Bot, UNLIMITED } from '../helpers/bot.js';
+import { fullTree } from '../helpers/games.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
 import { rig, shownTurns, turnKey, type MiniDoc } from './support.js';
 
 interface History {

@@ -2,6 +2,7 @@
 // cross-check it: a board of 64 one-letter strings, coordinates as (file, rank) pairs, every state
 // copied, and the turn rule of RULES.md §1 applied literally by listing every micro-move sequence.
 // Slow on purpose; only small depths and single rolls go through it.
+import type { Tree } from '../helpers/play.js';
 
 export interface RefState {
   /** board[rank * 8 + file]: '.' empty, 'PNBRQK' white, 'pnbrqk' black. */
@@ -223,8 +224,6 @@ export function refPerft(s: RefState, die: number, depth: number): number {
   for (const m of refMoves(s, [die], die === 6)) total += refPerft(refEndTurn(m.next), die, depth - 1);
   return total;
 }
-
-type Tree = { [uci: string]: Tree };
 
 /**
  * The legal turns of RULES.md §1 read literally: every sequence ending in a king capture, plus every

@@ -4,7 +4,7 @@
 import { ManualClock } from '../../src/domain/clock.js';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import {
-  botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer, type TimeControl,
+  botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer,
 } from '../../src/domain/types.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
 import { DEFAULT_GAME_CONFIG, type GameConfig, type GameLog } from '../../src/game/config.js';
@@ -15,10 +15,13 @@ import { InlineRules } from '../../src/pool/inline.js';
 import type { RulesPort } from '../../src/pool/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
+import { UNLIMITED } from '../helpers/bot.js';
+import { seedsFor } from '../helpers/dice.js';
 import { prng } from '../helpers/prng.js';
 import { StoreProxy } from '../helpers/store-proxy.js';
 /** Deterministic RNG (mulberry32) so a failing game reproduces. */
 export const rng = prng;
+export { seedsFor };
 
 export { MemoryStore };
 
@@ -28,7 +31,7 @@ export const bot = (name: string, team = 'test'): SeatPlayer => ({
   participant: { Bot: { team, name } },
 });
 
-export const UNLIMITED: TimeControl = { Unlimited: {} };
+export { UNLIMITED };
 
 
 /** Lets every pending promise, microtask and mailbox command run (no wall-clock time involved). */
@@ -147,24 +150,6 @@ export async function playRandom(h: GameHandle, random: () => number) {
   const paths = leafPaths(tree);
   const path = paths[Math.floor(random() * paths.length)];
   return { path, verdict: await h.move(h.state().activeSeat, path) };
-}
-
-/**
- * Client seeds (white varies, black fixed) whose rolls satisfy `want` (given the dice of plies
- * 0..plies-1), for the game's own server seed: the honest way to give a test the dice it needs.
- */
-export function seedsFor(
-  serverSeedHex: string, want: (dice: number[], ply: number) => boolean, plies = 1,
-): { white: string; black: string } {
-  const seed = hexToSeed(serverSeedHex)!;
-  const black = 'black-client-seed-0001';
-  for (let i = 0; i < 200_000; i++) {
-    const white = `white-client-seed-${i.toString().padStart(6, '0')}`;
-    let good = true;
-    for (let ply = 0; good && ply < plies; ply++) good = want(rollDice(seed, white, black, ply), ply);
-    if (good) return { white, black };
-  }
-  throw new Error('no seeds found');
 }
 
 /** Seeds both seats so the opening roll satisfies `want`; the roll happens at once. */

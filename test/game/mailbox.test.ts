@@ -1,8 +1,7 @@
 // The serial mailbox: order, one at a time, bounded, survives throwing tasks.
 import t from 'tap';
 import { Mailbox } from '../../src/game/mailbox.js';
-
-const tick = () => new Promise<void>((r) => setImmediate(r));
+import { tick } from '../helpers/poll.js';
 
 t.test('runs tasks one at a time, in order, each to completion', async (t) => {
   const box = new Mailbox(10);

@@ -127,11 +127,21 @@ export async function anonBot(app: TestApp, name: string): Promise<{ token: stri
   return r.json as { token: string; id: string; team: string; name: string };
 }
 
-/** An LMDB store in a fresh temporary directory, removed at teardown (the server closes the store). */
-export async function diskStore(t: Teardown): Promise<Store> {
+/**
+ * A fresh temporary directory, removed at teardown; each call of the returned function opens an LMDB
+ * store on it, so a test can restart a server on the same data (the server closes the store).
+ */
+export function diskDir(t: Teardown): () => Promise<Store> {
   const dir = mkdtempSync(join(tmpdir(), 'dicechess-e2e-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  return opened.value;
+  return async () => {
+    const opened = await openStore({ memory: false, dataDir: dir });
+    if (!opened.ok) throw new Error(opened.error);
+    return opened.value;
+  };
+}
+
+/** An LMDB store in a fresh temporary directory, removed at teardown (the server closes the store). */
+export function diskStore(t: Teardown): Promise<Store> {
+  return diskDir(t)();
 }

@@ -214,7 +214,8 @@ function flatHeaders(h: http.IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
-function tryJson(text: string): unknown {
+/** The JSON value of a text, or undefined when it is not JSON. */
+export function tryJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

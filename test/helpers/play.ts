@@ -1,5 +1,6 @@
 // Small pieces every whole-service test uses to play: reading the next event off a stream without
-// ever hanging, and picking a random legal turn from a legal-move tree.
+// ever hanging, the one legal-move tree type of the tests, and walkers over it.
+import { leafPaths as houseLeafPaths } from '../../src/game/house.js';
 import type { LineReader } from './http.js';
 
 export type Tree = { [uci: string]: Tree };
@@ -30,4 +31,21 @@ export function randomPath(tree: Tree, random: () => number = Math.random): stri
     tree = tree[k];
   }
   return moves;
+}
+
+/** Every root-to-leaf path of a tree (the house players' own walker). */
+export const leafPaths = (tree: Tree): string[][] => houseLeafPaths(tree);
+
+export function countLeaves(tree: Tree): number {
+  const keys = Object.keys(tree);
+  if (keys.length === 0) return 0;
+  let n = 0;
+  for (const k of keys) n += Object.keys(tree[k]).length === 0 ? 1 : countLeaves(tree[k]);
+  return n;
+}
+
+/** A proper prefix of a path of at least two moves, or a path with an extra move: never a leaf. */
+export function someNonLeaf(tree: Tree): string[] {
+  const path = leafPaths(tree)[0];
+  return path.length > 1 ? path.slice(0, -1) : [...path, 'a1a2'];
 }

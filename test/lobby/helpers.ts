@@ -3,14 +3,13 @@
 import type { LineReader } from '../helpers/http.js';
 import type { TestApp } from '../helpers/app.js';
 import { nextEvent as readEvent } from '../helpers/play.js';
-import { randomPath } from '../helpers/play.js';
+import { randomPath, type Tree } from '../helpers/play.js';
 export { randomPath };
 
 /** The next stream event; lobby flows are short, so a quiet stream fails sooner. */
 export const nextEvent = (stream: LineReader, ms = 5000): Promise<Record<string, any> | undefined> => readEvent(stream, ms);
 
 export type Seat = 'White' | 'Black';
-export type Tree = { [uci: string]: Tree };
 
 export const FISCHER_600_10 = { Fischer: { initialSeconds: 600, incrementSeconds: 10 } };
 

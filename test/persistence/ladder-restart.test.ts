@@ -8,7 +8,10 @@ import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { LmdbStore } from '../../src/store/lmdb.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
-import { Bot, randomPath, rng, until, type Json, type Tree } from '../server/support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { until } from '../helpers/poll.js';
+import { prng as rng } from '../helpers/prng.js';
 
 t.test('a mirror pair survives restarts: lockstep and withholding resume', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));

@@ -7,13 +7,9 @@ import type { Test } from 'tap';
 import { harness, nextEvent, type ServerProcess } from './harness.js';
 import { getJson, playUntil, readGame, type GameStateJson, type HistoryJson } from './play.js';
 import { consistentDfen, replayProblems, revealProblems } from './replay.js';
+import type { Creds } from '../helpers/bot.js';
 
-interface Token {
-  token: string;
-  id: string;
-  team: string;
-  name: string;
-}
+type Token = Creds;
 
 async function created<T>(p: ServerProcess, method: string, path: string, opts: { token?: string; body?: unknown }): Promise<T> {
   const r = await p.req(method, path, opts);

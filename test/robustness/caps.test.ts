@@ -9,7 +9,9 @@ import { loadConfig } from '../../src/server-config.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
 import { randomPath, type Tree } from '../helpers/play.js';
-import { Bot, EventStream, until } from '../server/support.js';
+import { Bot } from '../helpers/bot.js';
+import { EventStream } from '../helpers/event-stream.js';
+import { until } from '../helpers/poll.js';
 
 const HOUSE = { team: 'house', name: 'random' };
 

@@ -3,6 +3,7 @@
 // (CONTRACT.md "Errors"): never a 5xx, every error a problem JSON whose `status` is the HTTP status,
 // 401 with WWW-Authenticate, 429 with Retry-After in whole seconds, 405 with Allow.
 import http from 'node:http';
+import { tryJson } from '../helpers/http.js';
 
 export interface Sent {
   method: string;
@@ -109,13 +110,8 @@ export function violations(req: Sent, a: Answer, opts: { mayCut?: boolean } = {}
   return out;
 }
 
-export function parse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
+/** The JSON value of an answer's text, or undefined when it is not JSON. */
+export const parse = tryJson;
 
 /** A short description of a request for failure messages. */
 export function describe(req: Sent, a?: Answer): string {

@@ -4,7 +4,10 @@
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp } from '../helpers/app.js';
-import { Bot, gameState, kindOf, until, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { kindOf } from '../helpers/event-stream.js';
+import { gameState } from '../helpers/games.js';
+import { until } from '../helpers/poll.js';
 
 const ref = (b: Bot) => ({ team: b.creds.team, name: b.creds.name });
 const botP = (b: Bot) => ({ Bot: ref(b) });

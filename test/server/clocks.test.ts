@@ -7,9 +7,12 @@ import { ManualClock } from '../../src/domain/clock.js';
 import type { TimeControl } from '../../src/domain/types.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import type { Teardown } from '../helpers/http.js';
-import {
-  Bot, EventStream, fullTree, gameState, movableAtStart, randomPath, rng, seedGame, type Ev, type Json, type Tree,
-} from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { movableAtStart } from '../helpers/dice.js';
+import { EventStream, type Ev } from '../helpers/event-stream.js';
+import { fullTree, gameState, seedGame } from '../helpers/games.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const HOLD = { 'games.seedGraceMs': 600_000 };
 

@@ -5,10 +5,12 @@ import t from 'tap';
 import { commitOf, hexToSeed } from '../../src/fair/index.js';
 import { legalTree, parseDfen } from '../../src/engine/index.js';
 import { bootApp } from '../helpers/app.js';
-import {
-  Bot, countLeaves, directGame, fullTree, gameState, kindOf, leafPaths, pendingOrOver, rng, randomPath, sameMultiset,
-  endedState, seedGame, seededGame, type Json, type Tree,
-} from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { sameMultiset } from '../helpers/dice.js';
+import { kindOf } from '../helpers/event-stream.js';
+import { directGame, fullTree, gameState, pendingOrOver, endedState, seedGame, seededGame } from '../helpers/games.js';
+import { countLeaves, leafPaths, randomPath, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const HOLD = { 'games.seedGraceMs': 600_000 };
 

@@ -8,10 +8,13 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { capturedBy, legalTree, parseDfen, treeToObject } from '../../src/engine/index.js';
 import { commitOf } from '../../src/fair/index.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
-import {
-  Bot, auditLog, directGame, endedState, fullTree, gameState, halfmoveOf, kindOf, leafPaths, randomPath, rng, seedGame,
-  until, versionGaps, vOf, type Ev, type Json, type Tree,
-} from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { kindOf, vOf, type Ev } from '../helpers/event-stream.js';
+import { directGame, endedState, fullTree, gameState, seedGame } from '../helpers/games.js';
+import { leafPaths, randomPath, type Tree } from '../helpers/play.js';
+import { until } from '../helpers/poll.js';
+import { prng as rng } from '../helpers/prng.js';
+import { auditLog, halfmoveOf, versionGaps } from '../helpers/audit.js';
 
 const HOLD = { 'games.seedGraceMs': 600_000 };
 

@@ -4,9 +4,13 @@
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp } from '../helpers/app.js';
-import {
-  Bot, GatedStore, diceOf, directGame, endedState, seedGame, fullTree, gameState, kindOf, pendingOrOver, randomPath, rng, seededGame, someNonLeaf, type Json, type Tree,
-} from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { diceOf } from '../helpers/dice.js';
+import { kindOf } from '../helpers/event-stream.js';
+import { directGame, endedState, seedGame, fullTree, gameState, pendingOrOver, seededGame } from '../helpers/games.js';
+import { GatedStore } from '../helpers/gated-store.js';
+import { randomPath, someNonLeaf, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const NOT_YOUR_TURN = { applied: false, version: null, reason: 'not your turn' };
 const ILLEGAL_TURN = { applied: false, version: null, reason: 'illegal turn' };

@@ -5,7 +5,7 @@ import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { anonBot, bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
-import type { Json } from './support.js';
+import type { Json } from '../helpers/bot.js';
 
 const STATIC_TOKEN = 'static-house-token-0123456789';
 const TOKEN_RE = /^dcb_[A-Za-z0-9_-]{32}$/;

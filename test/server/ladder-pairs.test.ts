@@ -7,7 +7,10 @@ import t from 'tap';
 import { withDice } from '../../src/engine/index.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
-import { Bot, EventStream, kindOf, randomPath, rng, type Ev, type Tree } from './support.js';
+import { Bot } from '../helpers/bot.js';
+import { EventStream, kindOf, type Ev } from '../helpers/event-stream.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
 
 async function ladderBot(app: TestApp, name: string): Promise<Bot> {
   const b = await Bot.register(app, 'ladder', name);

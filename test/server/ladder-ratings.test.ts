@@ -1,17 +1,14 @@
 // The ladder's rating side through the whole server: capacity over HTTP, rated games made through
 // the registry (as the scheduler makes them) and ended over HTTP, batches driven by the clock, and
 // the leaderboard and profiles compared with a Glicko-2 reference written separately (test/helpers).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
-import { openStore } from '../../src/store/index.js';
 import { LEADERBOARD_DEFAULT_LIMIT } from '../../src/services/ladder.js';
 import { bot as botRecord } from '../store/fixtures.js';
-import { bootApp, type TestApp } from '../helpers/app.js';
+import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
-import { Bot, until, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { until } from '../helpers/poll.js';
 
 // ---- the test ------------------------------------------------------------------------------------------
 
@@ -36,11 +33,7 @@ async function playRated(app: TestApp, white: Bot, black: Bot, whiteWon: boolean
 }
 
 t.test('rated games, batches, leaderboard and profiles agree with a reference Glicko-2', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const app = await bootApp(t, { store: opened.value, overrides: { 'ladder.ratingBatchMs': BATCH_MS } });
+  const app = await bootApp(t, { store: await diskStore(t), overrides: { 'ladder.ratingBatchMs': BATCH_MS } });
   const clock = app.clock as ManualClock;
   const bots = new Map<string, Bot>();
   for (const n of NAMES) bots.set(n, await Bot.register(app, 'grove', n));
@@ -163,11 +156,7 @@ t.test('rated games, batches, leaderboard and profiles agree with a reference Gl
 });
 
 t.test(`both lists come ${LEADERBOARD_DEFAULT_LIMIT} rows at a time unless asked otherwise`, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const opened = await openStore({ memory: false, dataDir: dir });
-  if (!opened.ok) throw new Error(opened.error);
-  const store = opened.value;
+  const store = await diskStore(t);
   const n = LEADERBOARD_DEFAULT_LIMIT + 5;
   for (let i = 0; i < n; i++) {
     await store.createBot(botRecord('big', `s${i}`, { onLadder: true, rating: { rating: 2000 - i, rd: 60, volatility: 0.06 } }));

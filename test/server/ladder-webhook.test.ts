@@ -6,14 +6,11 @@
 // bot on a server whose webhooks are turned off: nothing would deliver its turns.
 import t, { type Test } from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openStore } from '../../src/store/index.js';
-import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
-import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, rng, type Json } from './support.js';
+import { bootApp, diskDir, diskStore, type TestApp } from '../helpers/app.js';
+import { deliveryProblems, webhookBot } from '../helpers/webhook-player.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const OVERRIDES = {
   'webhooks.enabled': true,
@@ -25,12 +22,7 @@ const OVERRIDES = {
 
 /** A registered bot on the ladder with capacity 2 and a verified webhook answering random turns. */
 async function passiveBot(t: Test, app: TestApp, name: string, seed: number): Promise<{ bot: Bot; rx: Receiver }> {
-  const bot = await Bot.register(app, 'hooked', name);
-  const rx = await startReceiver(t);
-  rx.onTurn = randomTurns(app.base, rng(seed));
-  const r = await bot.req('POST', '/bot/webhook', { url: rx.url });
-  if (r.status !== 201) throw new Error(`webhook registration: ${r.status} ${r.text}`);
-  rx.setSecret((r.json as { secret: string }).secret);
+  const { bot, rx } = await webhookBot(t, app, 'hooked', name, seed);
   if ((await bot.req('POST', '/bot/capacity', { capacity: 2 })).status !== 200) throw new Error('capacity');
   if ((await bot.req('POST', '/bot/ladder/join')).status !== 200) throw new Error('join');
   return { bot, rx };
@@ -106,13 +98,7 @@ t.test('webhook bots on the ladder are paired and play a whole mirror pair by de
 });
 
 t.test('with webhooks turned off, a bot whose only way in is its webhook is not paired', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-hooks-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const open = async () => {
-    const opened = await openStore({ memory: false, dataDir: dir });
-    if (!opened.ok) throw new Error(opened.error);
-    return opened.value;
-  };
+  const open = diskDir(t);
   // The first run verifies both webhooks; the bots join and go quiet.
   const first = await bootApp(t, { store: await open(), overrides: OVERRIDES });
   await passiveBot(t, first, 'ash', 41);

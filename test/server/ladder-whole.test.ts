@@ -13,7 +13,11 @@ import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
-import { Bot, EventStream, fullTree, randomPath, rng, type Ev, type Json, type Tree } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { EventStream, type Ev } from '../helpers/event-stream.js';
+import { fullTree } from '../helpers/games.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const TEAM = 'whole';
 const BOTS = [

@@ -3,7 +3,11 @@
 // tasks, store writes, 429s by route).
 import t from 'tap';
 import { bootApp, type TestApp } from '../helpers/app.js';
-import { Bot, fullTree, pendingOrOver, randomPath, rng, until, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { fullTree, pendingOrOver } from '../helpers/games.js';
+import { randomPath } from '../helpers/play.js';
+import { until } from '../helpers/poll.js';
+import { prng as rng } from '../helpers/prng.js';
 
 type Sample = Map<string, number>;
 

@@ -5,7 +5,7 @@
 import t from 'tap';
 import { ROUTES } from '../../src/wire/routes.js';
 import { bootApp, diskStore } from '../helpers/app.js';
-import { Bot, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
 
 const concrete = (path: string): string => path.replace(/\{[^}]+\}/g, 'abc');
 

@@ -6,9 +6,12 @@ import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { rawConnect } from '../helpers/http.js';
-import {
-  Bot, EventStream, endedState, fullTree, gameState, kindOf, randomPath, rng, seededGame, versionGaps, vOf, type Ev, type Json, type Tree,
-} from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { EventStream, kindOf, vOf, type Ev } from '../helpers/event-stream.js';
+import { endedState, fullTree, gameState, seededGame } from '../helpers/games.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { prng as rng } from '../helpers/prng.js';
+import { versionGaps } from '../helpers/audit.js';
 
 const HOLD = { 'games.seedGraceMs': 600_000 };
 

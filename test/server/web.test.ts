@@ -7,7 +7,9 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { ManualClock } from '../../src/domain/clock.js';
-import { Bot, EventStream, kindOf, UNLIMITED, until } from './support.js';
+import { Bot, UNLIMITED } from '../helpers/bot.js';
+import { EventStream, kindOf } from '../helpers/event-stream.js';
+import { until } from '../helpers/poll.js';
 
 interface Raw {
   status: number;

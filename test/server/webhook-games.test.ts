@@ -6,22 +6,15 @@
 import t, { type Test } from 'tap';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { webhookPayloadProblems } from '../helpers/conformance.js';
-import { randomPath } from '../helpers/play.js';
-import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, fullTree, gameState, rng, type Ev, type Json, type Tree } from './support.js';
+import { randomPath, type Tree } from '../helpers/play.js';
+import { deliveryProblems, webhookBot } from '../helpers/webhook-player.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import type { Ev } from '../helpers/event-stream.js';
+import { fullTree, gameState } from '../helpers/games.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
-
-async function webhookBot(t: Test, app: TestApp, name: string, seed: number): Promise<{ bot: Bot; rx: Receiver }> {
-  const bot = await Bot.register(app, 'hooks', name);
-  const rx = await startReceiver(t);
-  rx.onTurn = randomTurns(app.base, rng(seed));
-  const r = await bot.req('POST', '/bot/webhook', { url: rx.url });
-  if (r.status !== 201) throw new Error(`webhook registration: ${r.status} ${r.text}`);
-  rx.setSecret((r.json as { secret: string }).secret);
-  return { bot, rx };
-}
 
 /** After the game: signatures, one delivery per roll, payloads, and stats against the history. */
 async function check(t: Test, app: TestApp, bot: Bot, rx: Receiver, gameId: string, seat: 'White' | 'Black', events: Ev[]): Promise<void> {
@@ -49,7 +42,7 @@ async function check(t: Test, app: TestApp, bot: Bot, rx: Receiver, gameId: stri
 for (const house of ['random', 'greedy'] as const) {
   t.test(`a webhook bot plays a whole game against house/${house}`, async (t) => {
     const app = await bootApp(t, { overrides: LOCAL });
-    const { bot, rx } = await webhookBot(t, app, `vs-${house}`, house === 'random' ? 11 : 12);
+    const { bot, rx } = await webhookBot(t, app, 'hooks', `vs-${house}`, house === 'random' ? 11 : 12);
     const acct = await bot.accountStream();
     t.equal((await bot.challenge({ team: 'house', name: house })).status, 201);
     const gameId = (await acct.next())!.GameStart.gameId as string;
@@ -62,7 +55,7 @@ for (const house of ['random', 'greedy'] as const) {
 
 t.test('a webhook bot plays a whole game against a bot playing from its stream', async (t) => {
   const app = await bootApp(t, { overrides: LOCAL });
-  const { bot, rx } = await webhookBot(t, app, 'vs-stream', 13);
+  const { bot, rx } = await webhookBot(t, app, 'hooks', 'vs-stream', 13);
   const streamer = await Bot.anon(app, 'streamer');
   const gameId = await bot.playAgainst(streamer);
   const random = rng(14);

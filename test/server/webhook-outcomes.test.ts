@@ -9,7 +9,10 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { randomTurns } from '../helpers/webhook-player.js';
 import { startReceiver, type Answer, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, rng, until, type EventStream, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import type { EventStream } from '../helpers/event-stream.js';
+import { until } from '../helpers/poll.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const GRACE_MS = 1_000;
 const CAP_S = 3;

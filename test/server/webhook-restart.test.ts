@@ -3,38 +3,23 @@
 // whose delivery had finished (here: declined) is not delivered again, so no roll is ever sent twice
 // except the one the restart interrupted.
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ManualClock } from '../../src/domain/clock.js';
-import { openStore } from '../../src/store/index.js';
-import type { Store } from '../../src/store/types.js';
-import { bootApp, type TestApp } from '../helpers/app.js';
-import { deliveryProblems, randomTurns } from '../helpers/webhook-player.js';
+import { bootApp, diskDir, type TestApp } from '../helpers/app.js';
+import { deliveryProblems, randomTurns, registerWebhook } from '../helpers/webhook-player.js';
 import { startReceiver, type Delivery, type Receiver } from '../helpers/webhook-receiver.js';
-import { Bot, rng, until, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
+import { until } from '../helpers/poll.js';
+import { prng as rng } from '../helpers/prng.js';
 
 const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 const TC = { Fischer: { initialSeconds: 3600, incrementSeconds: 0 } };
-
-async function store(t: Test): Promise<() => Promise<Store>> {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-webhooks-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return async () => {
-    const opened = await openStore({ memory: false, dataDir: dir });
-    if (!opened.ok) throw new Error(opened.error);
-    return opened.value;
-  };
-}
 
 const yourTurns = (rx: Receiver): Delivery[] => rx.deliveries.filter((d) => d.json.type === 'yourTurn');
 const key = (d: Delivery): string => `${d.json.gameId}@${d.json.state.version}`;
 
 async function startGame(app: TestApp, rx: Receiver): Promise<{ bot: Bot; gameId: string }> {
   const bot = await Bot.register(app, 'restart', 'hooked');
-  const r = await bot.req('POST', '/bot/webhook', { url: rx.url });
-  if (r.status !== 201) throw new Error(`registration: ${r.status} ${r.text}`);
-  rx.setSecret((r.json as { secret: string }).secret);
+  await registerWebhook(bot, rx);
   const acct = await bot.accountStream();
   if ((await bot.challenge({ team: 'house', name: 'random' }, TC)).status !== 201) throw new Error('challenge');
   const gameId = (await acct.next())!.GameStart.gameId as string;
@@ -47,7 +32,7 @@ async function startGame(app: TestApp, rx: Receiver): Promise<{ bot: Bot; gameId
  * start position no king can be taken in one turn, so a second White roll always comes.
  */
 async function firstRun(t: Test, seed: number, then: Receiver['onTurn']) {
-  const open = await store(t);
+  const open = diskDir(t);
   const rx = await startReceiver(t);
   const app1 = await bootApp(t, { store: await open(), overrides: LOCAL });
   const play = randomTurns(app1.base, rng(seed));

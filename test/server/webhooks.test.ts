@@ -9,7 +9,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, anonBot, type TestApp } from '../helpers/app.js';
 import { expectedSignature, startReceiver } from '../helpers/webhook-receiver.js';
 import { webhookPayloadProblems } from '../helpers/conformance.js';
-import { Bot, type Json } from './support.js';
+import { Bot, type Json } from '../helpers/bot.js';
 
 const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': true };
 const STATIC_TOKEN = 'static-house-token-0123456789';

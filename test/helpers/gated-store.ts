@@ -1,0 +1,51 @@
+// A store whose game writes a test can hold back, to look at the server between a change and its
+// persistence (persist before publish).
+import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { StoreProxy } from './store-proxy.js';
+
+/** Wraps the memory store; while `hold()` is on, game writes wait until `release()`. */
+export class GatedStore extends StoreProxy {
+  private gate: Promise<void> | null = null;
+  private open: (() => void) | null = null;
+  private waiting: (() => void)[] = [];
+  /** Number of game writes that reached a closed gate. */
+  held = 0;
+
+  constructor() {
+    super(new MemoryStore());
+  }
+
+  hold(): void {
+    this.gate = new Promise((r) => (this.open = r));
+  }
+
+  release(): void {
+    const open = this.open;
+    this.gate = null;
+    this.open = null;
+    open?.();
+  }
+
+  /** Resolves once a game write is waiting at the gate. */
+  blocked(): Promise<void> {
+    return this.held > 0 ? Promise.resolve() : new Promise((r) => this.waiting.push(r));
+  }
+
+  private async pass(): Promise<void> {
+    const gate = this.gate;
+    if (!gate) return;
+    this.held++;
+    for (const w of this.waiting.splice(0)) w();
+    await gate;
+  }
+
+  override async putGame(g: GameRecord): Promise<void> {
+    await this.pass();
+    return this.inner.putGame(g);
+  }
+  override async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
+    await this.pass();
+    return this.inner.finishGame(g, r);
+  }
+}
