@@ -10,7 +10,7 @@ import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { Presence } from '../services/presence.js';
-import type { WebhookRegistry } from '../services/webhooks/registry.js';
+import type { WebhookRegistry } from '../services/webhooks/registration.js';
 import type { RequestContext } from './context.js';
 import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';

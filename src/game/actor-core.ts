@@ -8,8 +8,8 @@ import type { Clocks, GameEvent, GameState, HistoryEntry, Seat, SeatPlayer, Time
 import type { Store } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
 import type { EventFrame, GameHandle, GameSubscriber, GameSummary, MovesView } from './types.js';
-import type { GameConfig, GameLog } from './config.js';
-import { withDefaults } from './config.js';
+import type { GameConfig, GameLog } from './game-config.js';
+import { withDefaults } from './game-config.js';
 import { liveClocks } from './clocks.js';
 import type { PairLink } from './mirror-pair.js';
 import { HistoryJson, PendingTree, StateTemplate, buildState, frameOf, isEnded, snapshotFrame } from './view.js';

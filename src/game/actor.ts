@@ -17,10 +17,9 @@ import {
   banksAfterTurn, banksAtRoll, decisionLimitMs, elapsedMs, outOfTime,
 } from './clocks.js';
 import { Mailbox } from './mailbox.js';
-import {
-  GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, SEED_MAX, SEED_MIN, SEED_REASON,
-  describeMoves, drawBy, finalRecord, lossFor, plausibleMoves, resultsOf, winFor,
-} from './outcome.js';
+import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
+import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
+import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
 import { PendingTree, effectiveSeeds, endedEventOf, frameOf, isEnded } from './view.js';
 
 export type { ActorDeps } from './actor-core.js';
@@ -169,8 +168,8 @@ export class GameActor extends ActorCore implements GameHandle {
 
   private async onSeed(seat: Seat, seed: unknown): Promise<void> {
     if (isEnded(this.rec)) return;
-    if (typeof seed !== 'string' || seed.length < SEED_MIN || seed.length > SEED_MAX) {
-      await this.rejected(seat, SEED_REASON);
+    if (!isValidSeed(seed)) {
+      await this.rejected(seat, SEED_REJECT_REASON);
       return;
     }
     const rec = this.rec;

@@ -4,7 +4,7 @@
 import type { GameRecord } from '../domain/records.js';
 import type { GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSummary, MovesView } from './types.js';
-import { GAME_OVER } from './outcome.js';
+import { GAME_OVER } from '../domain/rules.js';
 import { endedFramesOf, stateOfRecord } from './view.js';
 
 export class EndedGame implements GameHandle {

@@ -29,7 +29,7 @@ export class PendingTree {
   /** The inline copy: the tree, or null over the leaf cap. Shared between reads: treat as read-only. */
   inline(cap: number): LegalMoveTree | null {
     if (this.leaves > cap) return null;
-    this.obj ??= treeToObject(this.bytes) as LegalMoveTree;
+    this.obj ??= treeToObject(this.bytes);
     return this.obj;
   }
 
