@@ -1,17 +1,18 @@
 // A read-only handle over an ended game's final record (from the store or the archive), so the edge
-// serves a finished game through the same GameHandle calls as a live one: the final state with the
-// reveal, its history, and for a stream the ended Snapshot plus GameEnded.
+// serves a finished game through the same GameHandle calls as a live one. Its reads are the same
+// GameView the live actor uses, over the final record.
 import type { GameRecord } from '../domain/records.js';
 import type { GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
-import type { EventFrame, GameHandle, GameSummary, MovesView } from './types.js';
 import { GAME_OVER } from '../domain/rules.js';
-import { endedFramesOf, stateOfRecord } from './view.js';
+import type { EventFrame, GameHandle, GameSummary, MovesView } from './types.js';
+import { GameView } from './view.js';
 
 export class EndedGame implements GameHandle {
-  private json: string | null = null;
-  private frames: { snapshot: EventFrame; ended: EventFrame | null } | null = null;
+  private readonly view: GameView;
 
-  constructor(private readonly rec: GameRecord) {}
+  constructor(private readonly rec: GameRecord) {
+    this.view = GameView.ofRecord(rec);
+  }
 
   get id(): string { return this.rec.id; }
   get white(): SeatPlayer { return this.rec.white; }
@@ -27,34 +28,12 @@ export class EndedGame implements GameHandle {
     return false;
   }
 
-  state(): GameState {
-    return stateOfRecord(this.rec);
-  }
-
-  stateJson(): string {
-    this.json ??= JSON.stringify(this.state());
-    return this.json;
-  }
-
-  history(): HistoryEntry[] {
-    return this.rec.history.slice();
-  }
-
-  summary(): GameSummary {
-    const r = this.rec;
-    return {
-      gameId: r.id, white: r.white, black: r.black, timeControl: r.timeControl, activeSeat: r.activeSeat,
-      dicePending: false, clocks: r.clocks, version: r.version, dfen: r.fen,
-    };
-  }
-
-  moves(): MovesView {
-    return { version: this.rec.version, dfen: this.rec.fen, dicePending: false, legalMovesJson: '{}' };
-  }
-
-  movesJson(): string {
-    return `{"version":${this.rec.version},"dfen":${JSON.stringify(this.rec.fen)},"dicePending":false,"legalMoves":{}}`;
-  }
+  state(): GameState { return this.view.state(); }
+  stateJson(): string { return this.view.stateJson(); }
+  history(): HistoryEntry[] { return this.view.history(); }
+  summary(): GameSummary { return this.view.summary(); }
+  moves(): MovesView { return this.view.moves(); }
+  movesJson(): string { return this.view.movesJson(); }
 
   seed(): void {}
 
@@ -65,8 +44,7 @@ export class EndedGame implements GameHandle {
   resign(): void {}
 
   subscribe(): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
-    this.frames ??= endedFramesOf(this.rec);
-    return { ...this.frames, unsubscribe: () => {} };
+    return { snapshot: this.view.snapshotFrame(), ended: this.view.endedFrame(), unsubscribe: () => {} };
   }
 
   record(): GameRecord {
