@@ -5,7 +5,7 @@
 // through an object.
 import { STATUS_CODES } from 'node:http';
 import type {
-  AccountEvent, Clocks, GameEvent, GameState, HistoryEntry, PublicFace, Seat, TimeControl,
+  AccountEvent, Clocks, GameEvent, GameState, GameSummary, HistoryEntry, Seat,
 } from '../domain/types.js';
 import type { z } from 'zod';
 import type * as R from './responses.js';
@@ -102,27 +102,14 @@ export function problemJson(status: number, code: string, detail: string): strin
   return JSON.stringify(body);
 }
 
-/**
- * What a game summary looks like to wire (structurally the game layer's GameSummary; wire may
- * not import it). Seats carry their public face, never exposed as raw ids.
- */
-export interface GameSummaryLike {
-  gameId: string;
-  white: { face: PublicFace };
-  black: { face: PublicFace };
-  timeControl: TimeControl;
-  activeSeat: Seat;
-  dicePending: boolean;
-  clocks: Clocks | null;
-  version: number;
-  dfen: string;
-  /** A ladder game, and the seats' current ratings when it is (absent: unrated). */
+/** A live game as GET /games lists it: a ladder game adds whether it is rated and the seats' ratings. */
+export type ListedGame = GameSummary & {
   rated?: boolean;
   ratings?: { white: number | null; black: number | null };
-}
+};
 
 /** Entry of GET /games: only spectator-safe fields, picked one by one so nothing else leaks. */
-function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
+function publicGame(s: ListedGame): z.output<typeof R.PublicGame> {
   // Rated games only carry `rated` and `ratings`: every other entry keeps the spec's exact shape.
   const rated = s.rated ? { rated: true as const, ratings: s.ratings ?? { white: null, black: null } } : {};
   return {
@@ -139,13 +126,13 @@ function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
 }
 
 /** Body of GET /games: by version descending, capped at 50, `total` counting them all. */
-export function publicGameList(live: readonly GameSummaryLike[]): z.output<typeof R.PublicGameList> {
+export function publicGameList(live: readonly ListedGame[]): z.output<typeof R.PublicGameList> {
   const top = [...live].sort((a, b) => b.version - a.version).slice(0, PUBLIC_GAMES_MAX);
   return { games: top.map(publicGame), total: live.length };
 }
 
 /** Entry of GET /bot/games for the caller's seat. */
-export function myGame(s: GameSummaryLike, seat: Seat): z.output<typeof R.MyGame> {
+export function myGame(s: GameSummary, seat: Seat): z.output<typeof R.MyGame> {
   return {
     gameId: s.gameId,
     seat,

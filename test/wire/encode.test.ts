@@ -5,7 +5,7 @@ import {
   eventLine, HistoryJson, movesJson, myGame, problemJson, publicGameList, snapshotLine, StateTemplate, yourTurnJson,
 } from '../../src/wire/encode.js';
 import { reasonPhrase } from '../../src/edge/reply.js';
-import type { GameSummaryLike } from '../../src/wire/encode.js';
+import type { ListedGame } from '../../src/wire/encode.js';
 import { createConformance } from '../helpers/conformance.js';
 import * as X from './examples.js';
 
@@ -60,7 +60,7 @@ const seat = (id: string, name: string | null) => ({
   participant: { Guest: { id } },
 });
 
-function summary(version: number): GameSummaryLike {
+function summary(version: number): ListedGame {
   return {
     gameId: `g${version}`, white: seat('bot:team:acme:alice', 'acme alice'), black: seat('guest:g1', null),
     timeControl: X.FISCHER, activeSeat: 'Black', dicePending: false, clocks: { white: 10, black: 20 }, version,
