@@ -4,14 +4,14 @@
 // (actor.ts) adds the commands on top; nothing here runs outside the actor's mailbox except the reads.
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { Clock } from '../domain/clock.js';
-import type { GameEvent, GameState, HistoryEntry, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
+import type { GameEvent } from '../domain/types.js';
 import type { Store } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
-import type { EventFrame, GameHandle, GameSubscriber, GameSummary, MovesView } from './types.js';
+import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { GameView, HistoryJson, PendingTree, frameOf, isEnded } from './view.js';
+import { GameView, HistoryJson, PendingTree, ViewedGame, frameOf, isEnded } from './view.js';
 
 export interface ActorDeps {
   store: Store;
@@ -27,7 +27,7 @@ export interface ActorDeps {
   onTurn?: () => void;
 }
 
-export abstract class ActorCore {
+export abstract class ActorCore extends ViewedGame {
   /** The current record and tree with their cached JSON, replaced whole at every version. */
   protected view: GameView;
   protected readonly cfg: Required<GameConfig>;
@@ -35,6 +35,7 @@ export abstract class ActorCore {
   private readonly history$: HistoryJson;
 
   constructor(rec: GameRecord, protected readonly deps: ActorDeps) {
+    super();
     this.cfg = withDefaults(deps.config);
     this.history$ = new HistoryJson(rec.history);
     this.view = this.viewOf(rec, null);
@@ -44,36 +45,6 @@ export abstract class ActorCore {
   protected get rec(): GameRecord { return this.view.rec; }
   /** The published pending roll's tree; null when no decision is pending. */
   protected get tree(): PendingTree | null { return this.view.tree; }
-
-  get id(): string { return this.rec.id; }
-  get white(): SeatPlayer { return this.rec.white; }
-  get black(): SeatPlayer { return this.rec.black; }
-  get timeControl(): TimeControl { return this.rec.timeControl; }
-  get rated(): boolean { return this.rec.rated; }
-
-  seatOf(playerId: string): Seat | null {
-    if (this.rec.white.id === playerId) return 'White';
-    if (this.rec.black.id === playerId) return 'Black';
-    return null;
-  }
-
-  isActive(): boolean {
-    return !isEnded(this.rec);
-  }
-
-  /** The current record, as the store holds it. Read-only. */
-  record(): GameRecord {
-    return this.rec;
-  }
-
-  // ---- reads (GameView's) -----------------------------------------------------------------------
-
-  state(): GameState { return this.view.state(); }
-  stateJson(): string { return this.view.stateJson(); }
-  history(): HistoryEntry[] { return this.view.history(); }
-  summary(): GameSummary { return this.view.summary(); }
-  moves(): MovesView { return this.view.moves(); }
-  movesJson(): string { return this.view.movesJson(); }
 
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
     // Built and registered in one synchronous step: no event can fall between the two.
