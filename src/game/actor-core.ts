@@ -11,7 +11,8 @@ import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { GameView, HistoryJson, PendingTree, ViewedGame, frameOf, isEnded } from './view.js';
+import { HistoryJson } from '../wire/encode.js';
+import { GameView, PendingTree, ViewedGame, frameOf, isEnded } from './view.js';
 
 export interface ActorDeps {
   store: Store;

@@ -11,8 +11,6 @@ import { HistoryJson, StateTemplate, eventLine, movesJson, snapshotLine, type St
 import type { EventFrame, GameSummary, MovesView } from './types.js';
 import { liveClocks } from './clocks.js';
 
-export { HistoryJson } from '../wire/encode.js';
-
 /** The tree of the roll that is waiting for a move, with its JSON/object forms made once, on demand. */
 export class PendingTree {
   private json: string | undefined;
