@@ -8,11 +8,11 @@
 import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/server-config.js';
 import { startServer, type RunningServer } from '../src/main.js';
 import { measureLoad, type LoadResult } from './load.js';
 import { scrape, type ServerChild } from './procs.js';
-import { silentLogger } from '../src/log.js';
+import { silentLogger } from '../src/domain/log.js';
 import type { BenchRow } from './types.js';
 
 const BOTS = Number(process.env.BENCH_LADDER_BOTS ?? 200);

@@ -3,6 +3,10 @@
 // - GET /leaderboard against GET /health on the same server, in ABBA order: the leaderboard is read
 //   from an index kept with the bot records (and cached per revision), so it should cost about what
 //   the trivial route costs, however many results are stored;
+// - the ceiling set by the bytes alone: a bare uWebSockets.js app answering the very bytes of those
+//   two answers, compared the same way. No server can send a bigger body for less than this one
+//   does, and autocannon, on the same cores, reads every byte; so if the bare ratio misses 0.8x, the
+//   page, not the route, is too big;
 // - the time of one rating batch over 10,000 pending games (computed and committed in one go).
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +16,7 @@ import { botExternalId, botFace } from '../src/domain/types.js';
 import { DEFAULT_RATING_CONFIG, computeBatch } from '../src/services/ratings.js';
 import { LmdbStore } from '../src/store/lmdb.js';
 import { Tally, cannon, type Run } from './http.js';
-import { startServer, tempDir } from './procs.js';
+import { startBare, startServer, tempDir, type BareRoute } from './procs.js';
 import type { BenchRow } from './types.js';
 
 const BOTS = 10_000;
@@ -22,6 +26,11 @@ const SEGMENT_S = 2;
 const PIPELINING = 1;
 /** A short page too: how much of the gap to /health is the body's bytes rather than the route. */
 const SHORT_PAGE = 10;
+/** The default page before it was halved (docs/DECISIONS.md, "Leaderboard: provisional bots, page size"). */
+const LONG_PAGE = 100;
+
+/** The bench process's (autocannon's) CPU per answered request, µs. */
+const clientUs = (t: Tally): number => (t.clientCpu * 1e6) / t.n;
 
 /** Deterministic, so runs seed the same store. */
 function lcg(seed: number): () => number {
@@ -124,6 +133,7 @@ export async function run(): Promise<BenchRow[]> {
       const targets = [
         { label: 'GET /leaderboard', url: `${server.url}/leaderboard`, tally: new Tally() },
         { label: `GET /leaderboard?limit=${SHORT_PAGE}`, url: `${server.url}/leaderboard?limit=${SHORT_PAGE}`, tally: new Tally() },
+        { label: `GET /leaderboard?limit=${LONG_PAGE}`, url: `${server.url}/leaderboard?limit=${LONG_PAGE}`, tally: new Tally() },
       ];
       const probe = (await (await fetch(targets[0].url)).json()) as { leaders: unknown[]; total: number };
       if (probe.total !== BOTS) throw new Error(`expected ${BOTS} listed bots, the leaderboard says ${probe.total}`);
@@ -150,8 +160,11 @@ export async function run(): Promise<BenchRow[]> {
         if (b.cpuUsPerReq !== undefined && h.cpuUsPerReq !== undefined) {
           rows.push({ bench, metric: 'server CPU µs/req', value: b.cpuUsPerReq, baseline: h.cpuUsPerReq, ...vs });
         }
+        // The client's share: on two shared cores, what autocannon spends per answer slows both sides.
+        rows.push({ bench, metric: 'autocannon CPU µs/req', value: clientUs(x.tally), baseline: clientUs(health.tally), ...vs });
       }
       rows[0].note += `; 1-min load average ${load.toFixed(1)} before the HTTP runs`;
+      rows.push(...(await bytesCeiling(health, [targets[0], targets[2]])));
       rows.push({
         bench: 'ladder rating batch', metric: 'ms per batch', value: seeded.batchMs,
         note: `${seeded.batchGames} pending rated games, ${seeded.bots} bots rated: read and computed in ${seeded.computeMs.toFixed(0)} ms, committed in one LMDB transaction in ${seeded.commitMs.toFixed(0)} ms (seeding took ${seeded.seedS.toFixed(0)} s)`,
@@ -162,5 +175,39 @@ export async function run(): Promise<BenchRow[]> {
     }
   } finally {
     tmp.remove();
+  }
+}
+
+/** The same answers from a bare uWS app: what the body size alone allows (see the top). */
+async function bytesCeiling(health: { label: string; url: string }, boards: { label: string; url: string }[]): Promise<BenchRow[]> {
+  const answer = async (url: string): Promise<BareRoute> => ({
+    body: await (await fetch(url)).text(),
+    headers: [['content-type', 'application/json']],
+  });
+  const routes: Record<string, BareRoute> = { '/0': await answer(health.url) };
+  for (const [i, b] of boards.entries()) routes[`/${i + 1}`] = await answer(b.url);
+  const bare = await startBare(routes);
+  try {
+    const all = Object.keys(routes).map((path) => ({ url: bare.url + path, tally: new Tally() }));
+    for (const x of all) await cannon(new Tally(), x.url, PIPELINING, 1, bare.pid);
+    for (const x of [...all, ...[...all].reverse()]) await cannon(x.tally, x.url, PIPELINING, SEGMENT_S, bare.pid);
+    const hr = all[0].tally.result();
+    const baselineName = `bare uWS, the bytes of ${health.label}`;
+    return boards.flatMap((b, i) => {
+      const br = all[i + 1].tally.result();
+      const bench = `ladder bare uWS, the bytes of ${b.label}`;
+      return [
+        {
+          bench, metric: 'req/s, 50 conn × 1', value: br.rps, baseline: hr.rps, baselineName,
+          note: `${Buffer.byteLength(routes[`/${i + 1}`].body)} B body: the ceiling for this body size on this machine; server ${br.serverCpu?.toFixed(0) ?? '?'}% / ${hr.serverCpu?.toFixed(0) ?? '?'}% CPU, autocannon ${br.clientCpu.toFixed(0)}% / ${hr.clientCpu.toFixed(0)}%`,
+        },
+        ...(br.cpuUsPerReq !== undefined && hr.cpuUsPerReq !== undefined
+          ? [{ bench, metric: 'server CPU µs/req', value: br.cpuUsPerReq, baseline: hr.cpuUsPerReq, baselineName }]
+          : []),
+        { bench, metric: 'autocannon CPU µs/req', value: clientUs(all[i + 1].tally), baseline: clientUs(all[0].tally), baselineName },
+      ];
+    });
+  } finally {
+    await bare.stop();
   }
 }

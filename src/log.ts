@@ -1,22 +1,12 @@
-// Structured logs with pino. Components get the small Logger shape so tests can pass a silent one.
+// Structured logs with pino, behind the server's one Logger shape (src/domain/log.ts).
 import { pino } from 'pino';
-
-export interface Logger {
-  info(obj: object | string, msg?: string): void;
-  warn(obj: object | string, msg?: string): void;
-  error(obj: object | string, msg?: string): void;
-  debug(obj: object | string, msg?: string): void;
-}
+import type { Logger } from './domain/log.js';
 
 export function createLogger(level: string): Logger {
   const p = pino({ level, base: { service: 'dicechess' } });
-  const wrap =
-    (fn: 'info' | 'warn' | 'error' | 'debug') =>
-    (obj: object | string, msg?: string): void => {
-      if (typeof obj === 'string') p[fn](obj);
-      else p[fn](obj, msg);
-    };
-  return { info: wrap('info'), warn: wrap('warn'), error: wrap('error'), debug: wrap('debug') };
+  return {
+    info: (fields, msg) => p.info(fields, msg),
+    warn: (fields, msg) => p.warn(fields, msg),
+    error: (fields, msg) => p.error(fields, msg),
+  };
 }
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };

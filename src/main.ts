@@ -1,7 +1,8 @@
-// The composition root: reads nothing but the Config it is given, opens the store, starts the rules
-// pool, builds the services and the game registry, resumes live games, and listens.
+// The composition root: from the Config it is given, opens the store, starts the rules pool, builds
+// the services and the game registry, resumes live games, and listens. Besides the Config it reads
+// only the package's version (package.json) and the built web page.
 import { readFileSync } from 'node:fs';
-import type { Config } from './config.js';
+import type { Config } from './server-config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Result } from './domain/result.js';
@@ -16,7 +17,8 @@ import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
 import { GameRegistry } from './game/game-registry.js';
 import type { HouseKind } from './game/house.js';
-import { createLogger, type Logger } from './log.js';
+import type { Logger } from './domain/log.js';
+import { createLogger } from './log.js';
 import { ServiceMetrics } from './metrics.js';
 import { PoolRules } from './pool/piscina.js';
 import type { RulesPort } from './pool/types.js';
@@ -36,6 +38,7 @@ import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
 
+/** The server's version, for /health and the API documents: the package's own. */
 export const VERSION: string = (
   JSON.parse(readFileSync(projectFile('package.json'), 'utf8')) as { version: string }
 ).version;
@@ -107,11 +110,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   const housePlayers = new Map<string, HouseKind>();
   for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
-  const gameLog = {
-    info: (o: Record<string, unknown>, m?: string) => log.info(o, m),
-    warn: (o: Record<string, unknown>, m?: string) => log.warn(o, m),
-    error: (o: Record<string, unknown>, m?: string) => log.error(o, m),
-  };
   const webhooks = config.webhooks.enabled
     ? createWebhooks(config.webhooks, {
         store,
@@ -131,11 +129,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config: config.games,
     listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
-    log: gameLog,
+    log,
     housePlayers,
     random: opts.random,
   });
-  // One guard for every way a game is made for players (challenges, the lobby, later the ladder).
+  // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(
     { live: registry, tierOf: (id) => identity.tierOf(id) },
     { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },
@@ -143,7 +141,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const presence = new Presence(clock);
   const scheduler: LadderScheduler = new LadderScheduler(
     {
-      store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log: gameLog,
+      store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log,
       webhooksEnabled: config.webhooks.enabled,
     },
     { pairIntervalMs: config.ladder.pairIntervalMs },
@@ -167,7 +165,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     store,
     clock,
     { batchMs: config.ladder.ratingBatchMs, tau: config.ladder.tau, maxGamesPerBatch: config.ladder.maxGamesPerBatch },
-    gameLog,
+    log,
   );
 
   const spectators = new SpectatorSeats(config.spectators);

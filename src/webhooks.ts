@@ -2,10 +2,10 @@
 // the per-bot statistics, the deliverer (a game lifecycle listener), the registration service behind
 // the routes, and the webhook metrics.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Config } from './config.js';
+import type { Config } from './server-config.js';
 import type { Clock } from './domain/clock.js';
 import type { WebhookRecord } from './domain/records.js';
-import type { Logger } from './log.js';
+import type { Logger } from './domain/log.js';
 import { UndiciWebhookClient } from './services/webhooks/client.js';
 import { WebhookDeliverer } from './services/webhooks/deliverer.js';
 import { systemResolver, type Resolver } from './services/webhooks/policy.js';

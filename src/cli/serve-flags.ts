@@ -1,6 +1,6 @@
 // `dicechess serve` flags, and how they layer over the file and the environment. Only the flags a
 // user actually typed become overrides: `make run` passes none unless told, so DICECHESS_* works.
-import { loadConfig, type Config } from '../config.js';
+import { loadConfig, type Config } from '../server-config.js';
 import type { Result } from '../domain/result.js';
 
 export const SERVE_USAGE = `usage: dicechess serve [--host H] [--port P] [--data DIR] [--memory] [--config FILE]

@@ -67,8 +67,10 @@ export function pendingRatingOf(game: GameRecord): PendingRating | null {
 }
 
 export const isListed = (bot: Pick<BotRecord, 'rating'>): boolean => bot.rating.rd <= LISTED_RD;
+/** On the ladder but not yet listed: the leaderboard's provisional list. */
+export const isProvisional = (bot: Pick<BotRecord, 'rating' | 'onLadder'>): boolean => bot.onLadder && !isListed(bot);
 
-/** Leaderboard order: rating (high first), then deviation (low first), then name, then team. */
+/** Leaderboard order (the provisional list's too): rating (high first), then deviation (low first), then name, then team. */
 export function leaderboardOrder(a: BotRecord, b: BotRecord): number {
   return (
     b.rating.rating - a.rating.rating ||

@@ -1,14 +1,16 @@
 // Assembles the HTTP edge: a uWS app, the toolkit router, and every catalogued route bound to its
-// handler. Knows nothing of rules; talks to the services and the game directory only.
+// handler. Knows nothing of rules; talks to the services, the game directory, and the store only to
+// read the ratings shown in the game list.
 import uWS from 'uWebSockets.js';
 import type { Clock } from '../domain/clock.js';
 import { bindRoutes } from './bind.js';
 import type { TrustedProxies } from './client-ip.js';
 import type { EdgeDeps } from './deps.js';
+import { challengeHandlers } from './handlers/challenges.js';
 import { gameHandlers } from './handlers/games.js';
 import { identityHandlers } from './handlers/identity.js';
 import { ladderHandlers } from './handlers/ladder.js';
-import { meetingHandlers } from './handlers/meeting.js';
+import { lobbyHandlers } from './handlers/lobby.js';
 import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
@@ -44,7 +46,8 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),
-    ...meetingHandlers(deps),
+    ...challengeHandlers(deps),
+    ...lobbyHandlers(deps),
     ...gameHandlers(deps),
     ...streamHandlers(deps),
     ...ladderHandlers(deps),

@@ -4,22 +4,54 @@
 import { parseBody, parseQuery } from '../wire/schemas.js';
 import { ROUTES, toUwsPattern, type RouteSpec } from '../wire/routes.js';
 import { bearerToken, readJson, type RequestContext } from './context.js';
-import type { Call, EdgeDeps, HandlerTable } from './deps.js';
+import type { Principal } from '../domain/types.js';
+import type { EdgeDeps, HandlerTable, OperationId } from './deps.js';
 import { problem, unauthorized, type Reply } from './reply.js';
 import type { Router } from './router.js';
+
+/**
+ * The parse of an empty query, remembered per route: most public reads come without one, and a zod
+ * parse costs about a microsecond each time. (Only the empty query: other queries carry names and
+ * secrets that are not worth holding on to.) Handlers only read the parsed value, so it is shared.
+ */
+const emptyQueries = new WeakMap<RouteSpec, ReturnType<typeof parseQuery>>();
+
+function parsedQuery(spec: RouteSpec, schema: NonNullable<NonNullable<RouteSpec['request']>['query']>, ctx: RequestContext) {
+  if (ctx.rawQuery !== '') return parseQuery(schema, ctx.query);
+  let parsed = emptyQueries.get(spec);
+  if (parsed === undefined) emptyQueries.set(spec, (parsed = parseQuery(schema, ctx.query)));
+  return parsed;
+}
 
 /** Longest path parameter that can name anything: ids are 16 characters, slugs at most 32. */
 const MAX_PARAM_CHARS = 128;
 
-/** Routes whose catalogue auth says public may be read from any origin. */
+/** A call as the binder builds it for any route, before the route's own types are applied. */
+interface BoundCall {
+  ctx: RequestContext;
+  principal: Principal | null;
+  body: unknown;
+  query: Record<string, string | undefined>;
+  params: Readonly<Record<string, string>>;
+}
+type BoundHandler = (call: BoundCall) => Reply | void | Promise<Reply | void>;
+
+/**
+ * The one place the table's per-route types are erased: `run` applies exactly the catalogue entry
+ * of the route (its auth, its body and query schemas), which is what those types promise.
+ */
+const handlerOf = (table: HandlerTable, operationId: string): BoundHandler | undefined =>
+  (table as unknown as Record<string, BoundHandler | undefined>)[operationId as OperationId];
+
+/** Binds every catalogued route to its handler; routes whose catalogue auth says public may be read from any origin. */
 export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable): void {
-  const missing = ROUTES.filter((r) => !table[r.operationId]).map((r) => r.operationId);
+  const missing = ROUTES.filter((r) => !handlerOf(table, r.operationId)).map((r) => r.operationId);
   const extra = Object.keys(table).filter((id) => !ROUTES.some((r) => r.operationId === id));
   if (missing.length || extra.length) {
     throw new Error(`route table mismatch: missing ${missing.join(',') || '-'}; unknown ${extra.join(',') || '-'}`);
   }
   for (const spec of ROUTES) {
-    const handler = table[spec.operationId];
+    const handler = handlerOf(table, spec.operationId)!;
     const route = `${spec.method} ${spec.path}`;
     const counted = async (ctx: RequestContext): Promise<Reply | void> => {
       const reply = await run(spec, ctx, deps, handler);
@@ -32,12 +64,12 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
   }
 }
 
-async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler: HandlerTable[string]): Promise<Reply | void> {
+async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler: BoundHandler): Promise<Reply | void> {
   // CONTRACT.md: with webhooks disabled every webhook route is 503, checked before authentication.
   if (spec.tag === 'Webhooks' && !deps.webhooksEnabled) {
     return problem(503, 'webhooks_disabled', 'webhooks are disabled on this server');
   }
-  let principal = null;
+  let principal: Principal | null = null;
   if (spec.auth !== 'public') {
     const token = bearerToken(ctx);
     if (token === undefined) return unauthorized('send Authorization: Bearer <token>', 'missing_token');
@@ -73,12 +105,11 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
     }
     // Routes without a body ignore whatever was sent (CONTRACT.md: body-less POSTs are fine).
   }
-  let query: Record<string, string> = {};
+  let query: Record<string, string | undefined> = {};
   if (spec.request?.query) {
-    const parsed = parseQuery(spec.request.query, ctx.query);
+    const parsed = parsedQuery(spec, spec.request.query, ctx);
     if (!parsed.ok) return problem(400, 'invalid_query', parsed.detail);
-    query = parsed.value as Record<string, string>;
+    query = parsed.value as Record<string, string | undefined>;
   }
-  const call: Call = { ctx, principal, body, query, params: ctx.params };
-  return handler(call);
+  return handler({ ctx, principal, body, query, params: ctx.params });
 }

@@ -5,7 +5,7 @@ import { ok } from '../domain/result.js';
 import type { BodyResult } from './body.js';
 import { normalizeIp, resolveClientIp, type AddressKeys, type TrustedProxies } from './client-ip.js';
 import { openNdjson, type NdjsonOptions, type NdjsonStream } from './ndjson.js';
-import type { Logger, Responder } from './responder.js';
+import type { BugLog, Responder } from './responder.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -23,7 +23,7 @@ export interface RequestHeaders {
 
 /** Per-router settings every context shares. */
 export interface ContextEnv {
-  readonly logger: Logger;
+  readonly logger: BugLog;
   readonly trustedProxies: TrustedProxies | undefined;
   readonly stream: Partial<NdjsonOptions>;
   /** The router's memo of address keys (same trusted proxies). */
@@ -45,7 +45,8 @@ export class RequestContext {
   readonly headers: RequestHeaders;
   /** Set by the router for methods that carry a body; see readJson. */
   body: Promise<BodyResult> = EMPTY_BODY;
-  private readonly rawQuery: string;
+  /** The query string as sent, without '?' ('' when there is none). */
+  readonly rawQuery: string;
   private readonly peerText: string;
   private parsedQuery: URLSearchParams | undefined;
   private clientIp: string | undefined;

@@ -1,5 +1,7 @@
 // What the route handlers need, handed over by the composition root (src/main.ts).
+import type { z } from 'zod';
 import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
 import type { Principal } from '../domain/types.js';
 import type { GameDirectory } from '../game/types.js';
 import type { Store } from '../store/types.js';
@@ -11,11 +13,11 @@ import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { Presence } from '../services/presence.js';
 import type { WebhookRegistry } from '../services/webhooks/registration.js';
+import type { CatalogueRoute } from '../wire/routes.js';
 import type { RequestContext } from './context.js';
 import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
-import type { Logger } from './responder.js';
 import type { SpectatorSeats } from './spectators.js';
 
 export interface EdgeLimits {
@@ -69,23 +71,44 @@ export interface EdgeDeps {
   meter: EdgeMeter;
 }
 
-/** One call of a catalogued route, after authentication and body/query validation. */
-export interface Call {
+/** The operationIds of the route catalogue (src/wire/routes.ts). */
+export type OperationId = CatalogueRoute['operationId'];
+
+type RouteOf<Id extends OperationId> = Extract<CatalogueRoute, { operationId: Id }>;
+
+/** Names of the `{…}` parameters of a path template. */
+type ParamNames<P extends string> = P extends `${string}{${infer K}}${infer Rest}` ? K | ParamNames<Rest> : never;
+
+/**
+ * The body a route's handler receives: what its body schema parses to; the raw JSON value on a
+ * lenient route (the handler judges it); nothing on a route without a body.
+ */
+type BodyOf<R> = R extends { request: { lenient: true } }
+  ? unknown
+  : R extends { request: { body: infer S extends z.ZodType } }
+    ? z.output<S>
+    : undefined;
+
+/** The query a route's handler receives: what its query schema parses to, or nothing at all. */
+type QueryOf<R> = R extends { request: { query: infer S extends z.ZodType } } ? z.output<S> : Record<string, never>;
+
+/**
+ * One call of a catalogued route, after authentication and body/query validation. Its shapes come
+ * from the route's catalogue entry, so a schema change is a type error in the handler.
+ */
+export interface Call<Id extends OperationId = OperationId> {
   ctx: RequestContext;
-  /** The caller on authenticated routes; null on public ones. */
-  principal: Principal | null;
-  body: unknown;
-  query: Record<string, string>;
-  params: Readonly<Record<string, string>>;
+  /** The caller: always there on authenticated routes, null on public ones. */
+  principal: RouteOf<Id>['auth'] extends 'public' ? null : Principal;
+  body: BodyOf<RouteOf<Id>>;
+  query: QueryOf<RouteOf<Id>>;
+  params: Readonly<Record<ParamNames<RouteOf<Id>['path']>, string>>;
 }
 
-export type OpHandler = (call: Call) => Reply | void | Promise<Reply | void>;
+export type OpHandler<Id extends OperationId = OperationId> = (call: Call<Id>) => Reply | void | Promise<Reply | void>;
 
-/** Handlers by operationId of the route catalogue (src/wire/routes.ts). */
-export type HandlerTable = Record<string, OpHandler>;
+/** A handler for every route of the catalogue, by operationId; each handler is typed by its route. */
+export type HandlerTable = { [Id in OperationId]: OpHandler<Id> };
 
-/** The authenticated caller (handlers of bearer routes only run with one). */
-export const caller = (call: Call): Principal => {
-  if (call.principal === null) throw new Error('authenticated handler ran without a principal');
-  return call.principal;
-};
+/** The handlers of some routes: what a handler group returns. */
+export type Handlers<Id extends OperationId> = Pick<HandlerTable, Id>;

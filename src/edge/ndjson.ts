@@ -9,7 +9,7 @@
 // (maxBufferedBytes) plus at most one earlier flush still inside uWS.
 import type { HttpResponse } from 'uWebSockets.js';
 import { systemClock, type Clock, type TimerHandle } from '../domain/clock.js';
-import type { Logger, Responder } from './responder.js';
+import type { BugLog, Responder } from './responder.js';
 
 export const NDJSON_TYPE = 'application/x-ndjson';
 export const DEFAULT_KEEP_ALIVE_MS = 25_000;
@@ -30,7 +30,7 @@ export interface NdjsonOptions {
   /** Queued-but-unsent bytes beyond which the subscriber is disconnected. */
   readonly maxBufferedBytes: number;
   /** Reports exceptions thrown by onClose callbacks. */
-  readonly logger?: Logger;
+  readonly logger?: BugLog;
 }
 
 export interface NdjsonStream {

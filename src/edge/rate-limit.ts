@@ -1,9 +1,9 @@
-// Per-key sliding-window limiter ("30 per hour per IP"). It keeps the instants of the last `limit`
-// accepted actions per key, so "at most limit in any window" holds exactly, with no burst at a
-// window boundary. Memory is bounded twice: at most `limit` instants per key and at most `maxKeys`
-// keys; the least recently used key goes first. Evicting a live key forgets its history, which is
-// the price of a bounded table under a flood of distinct keys (the alternative, refusing new keys,
-// would lock everyone out).
+// Per-key sliding-window limiter ("so many per hour per address"). It keeps the instants of the
+// last `limit` accepted actions per key, so "at most limit in any window" holds exactly, with no
+// burst at a window boundary. Memory is bounded twice: at most `limit` instants per key and at
+// most `maxKeys` keys; the least recently used key goes first. Evicting a live key forgets its
+// history, which is the price of a bounded table under a flood of distinct keys (the alternative,
+// refusing new keys, would lock everyone out).
 import type { Clock } from '../domain/clock.js';
 
 export interface RateLimiterOptions {

@@ -8,11 +8,17 @@ export type Headers = Readonly<Record<string, string>>;
 /** A complete, already-serialised response. */
 export interface Reply {
   readonly status: number;
-  /** The body bytes as text; undefined means no body (204, or a body-less 202). */
-  readonly body: string | undefined;
+  /**
+   * The body as text, or as bytes already encoded (a cached answer sent as is, without the UTF-8
+   * conversion a string costs on every send); undefined means no body (204, or a body-less 202).
+   */
+  readonly body: string | Uint8Array | undefined;
   readonly contentType: string | undefined;
   readonly headers: Headers | undefined;
 }
+
+/** A reply built from text (everything but a pre-encoded body). */
+export type TextReply = Reply & { readonly body: string };
 
 export const JSON_TYPE = 'application/json';
 export const PROBLEM_TYPE = 'application/problem+json';
@@ -40,11 +46,16 @@ export function reasonPhrase(status: number): string {
  * A JSON reply. A string is taken as JSON that is already serialised (wire encoders serialise an
  * object once and reuse the bytes), anything else goes through JSON.stringify.
  */
-export function json(status: number, value: unknown, headers?: Headers): Reply {
+export function json(status: number, value: unknown, headers?: Headers): TextReply {
   const body = typeof value === 'string' ? value : JSON.stringify(value);
   // undefined, a function or a symbol serialise to nothing: that would be an empty body, which the
   // contract forbids, so it is a programming error.
   if (body === undefined) throw new TypeError(`json(${status}): value is not serialisable`);
+  return { status, body, contentType: JSON_TYPE, headers };
+}
+
+/** A JSON reply from UTF-8 bytes serialised earlier (and usually cached by their owner). */
+export function jsonBytes(status: number, body: Uint8Array, headers?: Headers): Reply {
   return { status, body, contentType: JSON_TYPE, headers };
 }
 
@@ -57,7 +68,7 @@ export function noContent(headers?: Headers): Reply {
  * An RFC 9457 problem. 401 always gets the Bearer challenge; 429 always gets Retry-After in whole
  * seconds, at least 1 (the caller may pass its own value, which is rounded up and clamped).
  */
-export function problem(status: number, code: string, detail: string, headers?: Headers): Reply {
+export function problem(status: number, code: string, detail: string, headers?: Headers): TextReply {
   const body = JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail, code });
   let out: Record<string, string> | undefined;
   if (headers !== undefined) {
@@ -74,17 +85,17 @@ export function problem(status: number, code: string, detail: string, headers?: 
 }
 
 /** 401 with the Bearer challenge. */
-export function unauthorized(detail = 'a valid Bearer token is required', code = 'unauthorized'): Reply {
+export function unauthorized(detail = 'a valid Bearer token is required', code = 'unauthorized'): TextReply {
   return problem(401, code, detail);
 }
 
 /** 429 with Retry-After. */
-export function tooManyRequests(retryAfterSeconds: number, detail = 'rate limit exceeded', code = 'rate_limited'): Reply {
+export function tooManyRequests(retryAfterSeconds: number, detail = 'rate limit exceeded', code = 'rate_limited'): TextReply {
   return problem(429, code, detail, { 'retry-after': String(retryAfterSeconds) });
 }
 
 /** The body of every 500: a bug on our side, and none of its details are the client's business. */
-export function internalError(): Reply {
+export function internalError(): TextReply {
   return problem(500, 'internal', 'internal error');
 }
 

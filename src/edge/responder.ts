@@ -2,12 +2,11 @@
 // onAborted or after end(); touching it then throws from native code. So every write goes through
 // here, checks the state first, and is corked (late writes outside cork are slow and warned about).
 import type { HttpResponse } from 'uWebSockets.js';
+import type { Logger } from '../domain/log.js';
 import { internalError, json, noContent, statusLine, type Headers, type Reply } from './reply.js';
 
-/** pino-compatible: the toolkit only ever reports bugs. */
-export interface Logger {
-  error(obj: object, msg: string): void;
-}
+/** The toolkit only ever reports bugs, so it needs only the error level of the server's logger. */
+export type BugLog = Pick<Logger, 'error'>;
 
 export type HeaderList = ReadonlyArray<readonly [string, string]>;
 export const NO_HEADERS: HeaderList = [];
@@ -35,7 +34,7 @@ export class Responder {
    */
   constructor(
     readonly raw: HttpResponse,
-    private readonly logger?: Logger,
+    private readonly logger?: BugLog,
     readonly head = false,
   ) {
     raw.onAborted(() => this.onAbortedByPeer());
@@ -152,7 +151,8 @@ export class Responder {
 
   private observe(r: Reply): void {
     try {
-      this.observer?.(r.status, r.contentType, r.body ?? '');
+      const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8');
+      this.observer?.(r.status, r.contentType, body);
     } catch (err) {
       this.logger?.error({ err }, 'response observer failed');
     }

@@ -10,7 +10,7 @@ import { CorsRules, type CorsPolicy } from './cors.js';
 import type { NdjsonOptions } from './ndjson.js';
 import { OpenCounts } from './open-counts.js';
 import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
-import { Responder, type Logger } from './responder.js';
+import { Responder, type BugLog } from './responder.js';
 
 /**
  * Return a Reply, or nothing after opening a stream (ctx.ndjson()) or sending through ctx.res.
@@ -21,7 +21,7 @@ export type Handler = (ctx: RequestContext) => Reply | void | Promise<Reply | vo
 export interface RouteOptions {
   /** Default 'restricted' (configured origins only); 'public' for reads anyone may embed. */
   readonly cors?: CorsPolicy;
-  /** Body cap in bytes for this route; default the router's (64 KiB). */
+  /** Body cap in bytes for this route; default the router's. */
   readonly bodyLimit?: number;
   /** Extra request headers to capture (lower-case), found in ctx.headers.other. */
   readonly headers?: readonly string[];
@@ -37,12 +37,12 @@ export interface ObservedResponse {
 }
 
 export interface RouterOptions {
-  readonly logger: Logger;
+  readonly logger: BugLog;
   /** Origins allowed on 'restricted' routes, e.g. ['https://play.example.org']. */
   readonly corsOrigins?: readonly string[];
   /** From parseTrustedProxies(); without it the socket peer is the client. */
   readonly trustedProxies?: TrustedProxies;
-  /** Default body cap in bytes (64 KiB). */
+  /** Default body cap in bytes (the server passes its configured one; DEFAULT_BODY_LIMIT without). */
   readonly bodyLimit?: number;
   /** Defaults for ctx.ndjson(): clock, keepAliveMs, maxBufferedBytes. */
   readonly stream?: Partial<NdjsonOptions>;
@@ -79,7 +79,7 @@ export class Router {
   private readonly patterns = new Map<string, PatternEntry>();
   private readonly cors: CorsRules;
   private readonly env: ContextEnv;
-  private readonly logger: Logger;
+  private readonly logger: BugLog;
   private readonly bodyLimit: number;
   private readonly observe: ((info: ObservedResponse) => void) | undefined;
   /** Responses not yet complete: requests in flight and open streams, cut by closeConnections(). */

@@ -14,7 +14,7 @@ export {
   type Headers,
   type Reply,
 } from './reply.js';
-export { Responder, type Logger } from './responder.js';
+export { Responder, type BugLog } from './responder.js';
 export { openNdjson, NDJSON_TYPE, type CloseReason, type NdjsonOptions, type NdjsonStream } from './ndjson.js';
 export { RateLimiter, type RateLimiterOptions, type RateVerdict } from './rate-limit.js';
 export { normalizeIp, parseTrustedProxies, rateLimitKey, resolveClientIp, type TrustedProxies } from './client-ip.js';

@@ -39,12 +39,5 @@ export const withDefaults = (c: GameConfig): Required<GameConfig> => ({
   ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)),
 });
 
-/** Structured logging as pino does it: fields first, then the message. */
-export type LogFn = (obj: Record<string, unknown>, msg?: string) => void;
-export interface GameLog {
-  info: LogFn;
-  warn: LogFn;
-  error: LogFn;
-}
-
-export const silentLog: GameLog = { info: () => {}, warn: () => {}, error: () => {} };
+/** The game logs with the server's one logger shape. */
+export type { Logger as GameLog } from '../domain/log.js';

@@ -3,6 +3,7 @@
 // It also keeps each bot's run of ladder games lost on time and takes a bot off the ladder after
 // four in a row. Every bot write goes through IdentityService.editBot (serialised per bot).
 import type { Clock, TimerHandle } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
 import type { BotRecord, GameRecord } from '../domain/records.js';
 import type { TimeControl } from '../domain/types.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../game/types.js';
@@ -21,12 +22,6 @@ export const TIME_LOSS_REASON = `lost ${MAX_TIME_LOSSES} ladder games in a row o
 /** A mirror pair takes two of a bot's capacity. */
 const PAIR_SLOTS = 2;
 
-export interface LadderLog {
-  info(obj: Record<string, unknown>, msg?: string): void;
-  warn(obj: Record<string, unknown>, msg?: string): void;
-  error(obj: Record<string, unknown>, msg?: string): void;
-}
-
 export interface LadderSchedulerDeps {
   store: Store;
   identity: IdentityService;
@@ -43,7 +38,7 @@ export interface LadderSchedulerDeps {
   clock: Clock;
   /** Tie-breaks between equal candidates (tests inject a seeded one). */
   random: () => number;
-  log: LadderLog;
+  log: Logger;
 }
 
 export interface LadderSchedulerConfig {

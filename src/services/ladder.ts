@@ -11,9 +11,22 @@ import type { IdentityService } from './identity.js';
 
 /** Games listed in a profile's `recent`. */
 export const RECENT_GAMES = 20;
-/** Leaderboard page size when the caller names none, and the most a caller may ask for. */
-export const LEADERBOARD_DEFAULT_LIMIT = 100;
+/**
+ * Leaderboard page size when the caller names none (for each of the two lists), and the most a
+ * caller may ask for. 50 rows are about 7 KB: at 100 (15 KB) the bytes alone held the route under
+ * 0.8x of /health's req/s (docs/DECISIONS.md).
+ */
+export const LEADERBOARD_DEFAULT_LIMIT = 50;
 export const LEADERBOARD_MAX_LIMIT = 1000;
+
+/** Which rows of each list one leaderboard answer holds. */
+export interface LeaderboardPage {
+  offset: number;
+  limit: number;
+  /** The provisional list pages on its own; a limit of 0 leaves it out (an empty array). */
+  provisionalOffset: number;
+  provisionalLimit: number;
+}
 
 export interface Capacity {
   capacity: number;
@@ -69,8 +82,11 @@ export function faceOfId(id: string): PublicFace {
 }
 
 export class LadderService {
-  /** One serialised page per (offset, limit), valid while the store's bot revision stands. */
-  private cache = { revision: -1, pages: new Map<string, string>() };
+  /**
+   * One encoded answer per page request, valid while the store's bot revision stands: a repeated
+   * request costs a map lookup, and the edge sends the bytes as they are (no per-request encoding).
+   */
+  private cache = { revision: -1, pages: new Map<string, Buffer>() };
   private static readonly CACHED_PAGES = 16;
 
   constructor(private readonly deps: LadderDeps) {}
@@ -102,18 +118,28 @@ export class LadderService {
     return this.deps.games.liveFor(botId).filter((g) => g.rated).length;
   }
 
-  /** GET /leaderboard as JSON text: `{leaders, total}`, one page, best first. */
-  leaderboardJson(offset: number, limit: number): ServiceResult<string> {
+  /**
+   * GET /leaderboard as UTF-8 JSON: `{leaders, total, provisional, provisionalTotal}`, one page of
+   * each list, best first; `rank` is the place within its own list.
+   */
+  leaderboardJson(p: LeaderboardPage): ServiceResult<Buffer> {
     const { store } = this.deps;
     if (!store.persistent) return noPersistence();
     const revision = store.botsRevision();
     if (this.cache.revision !== revision) this.cache = { revision, pages: new Map() };
-    const key = `${offset}:${limit}`;
+    const key = `${p.offset}:${p.limit}:${p.provisionalOffset}:${p.provisionalLimit}`;
     let page = this.cache.pages.get(key);
     if (page === undefined) {
-      const { total, bots } = store.leaderboard(offset, limit);
-      const leaders = bots.map((b, i) => leaderRow(b, offset + i + 1, store.ladderStats(b.id)));
-      page = JSON.stringify({ leaders, total });
+      const rows = ({ bots }: { bots: BotRecord[] }, offset: number) =>
+        bots.map((b, i) => leaderRow(b, offset + i + 1, store.ladderStats(b.id)));
+      const listed = store.leaderboard(p.offset, p.limit);
+      const unsettled = store.provisional(p.provisionalOffset, p.provisionalLimit);
+      page = Buffer.from(JSON.stringify({
+        leaders: rows(listed, p.offset),
+        total: listed.total,
+        provisional: rows(unsettled, p.provisionalOffset),
+        provisionalTotal: unsettled.total,
+      }));
       // Bounded: odd page requests cannot grow the cache past a few entries.
       if (this.cache.pages.size >= LadderService.CACHED_PAGES) this.cache.pages.clear();
       this.cache.pages.set(key, page);

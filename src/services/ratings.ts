@@ -5,6 +5,7 @@
 // the games from the pending set. A crash before that commit leaves the games pending and the
 // ratings untouched; after it, the games are gone from the set: each game is rated exactly once.
 import type { Clock, TimerHandle } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
 import { DEFAULT_RATING, type Rating } from '../domain/records.js';
 import { NO_STATS, addStats, type LadderStats, type PendingRating, type RatingBatch, type RatingUpdate } from '../domain/ratings.js';
 import type { Store } from '../store/types.js';
@@ -20,11 +21,6 @@ export interface RatingConfig {
 }
 
 export const DEFAULT_RATING_CONFIG: RatingConfig = { batchMs: 60_000, tau: 0.5, maxGamesPerBatch: 50_000 };
-
-export interface BatchLog {
-  info(obj: Record<string, unknown>, msg?: string): void;
-  error(obj: Record<string, unknown>, msg?: string): void;
-}
 
 /** What one batch did. */
 export interface BatchOutcome {
@@ -82,7 +78,7 @@ export class RatingBatcher {
     private readonly store: Store,
     private readonly clock: Clock,
     cfg: Partial<RatingConfig> = {},
-    private readonly log?: BatchLog,
+    private readonly log?: Pick<Logger, 'info' | 'error'>,
   ) {
     this.cfg = { ...DEFAULT_RATING_CONFIG, ...cfg };
   }

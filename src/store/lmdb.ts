@@ -11,7 +11,7 @@ import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
-import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, pendingRatingOf } from '../domain/ratings.js';
+import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
@@ -39,11 +39,15 @@ export const DB_NAMES = {
   ratingHistory: 'ratingHistory',
   /** [-rating, rd, name, team] → botId for listed bots: the leaderboard, in order. */
   leaderboard: 'leaderboard',
+  /** The same key → botId for provisional bots on the ladder (deviation above 110). */
+  provisional: 'provisional',
   /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
   webhookDeliveries: 'webhookDeliveries',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */
 export const META_SCHEMA_KEY = 'schema';
+/** Key in `meta` set once the provisional index has been built from the bot records. */
+export const META_PROVISIONAL_KEY = 'provisionalIndex';
 
 export interface LmdbOptions {
   /**
@@ -143,6 +147,7 @@ export class LmdbStore implements Store {
       ladderStats: name(DB_NAMES.ladderStats),
       ratingHistory: name(DB_NAMES.ratingHistory),
       leaderboard: name(DB_NAMES.leaderboard),
+      provisional: name(DB_NAMES.provisional),
       webhookDeliveries: name(DB_NAMES.webhookDeliveries),
     };
     const schema = await checkSchema(dir, root, db);
@@ -151,6 +156,7 @@ export class LmdbStore implements Store {
       lock.release();
       return schema;
     }
+    await buildProvisionalIndex(root, db);
     return ok(new LmdbStore(dir, root, db, opts.flushEachWrite === true, lock));
   }
 
@@ -218,11 +224,13 @@ export class LmdbStore implements Store {
     return this.revision;
   }
 
-  /** Inside a write: keeps the leaderboard index exact as a bot record changes. */
+  /** Inside a write: keeps the leaderboard and provisional indexes exact as a bot record changes. */
   private reindex(old: BotRecord | undefined, next: BotRecord): void {
-    const { leaderboard } = this.db;
+    const { leaderboard, provisional } = this.db;
     if (old && isListed(old)) leaderboard.removeSync(leaderKey(old));
+    if (old && isProvisional(old)) provisional.removeSync(leaderKey(old));
     if (isListed(next)) leaderboard.putSync(leaderKey(next), next.id);
+    if (isProvisional(next)) provisional.putSync(leaderKey(next), next.id);
   }
 
   listBots(): BotRecord[] {
@@ -361,10 +369,18 @@ export class LmdbStore implements Store {
   }
 
   leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] } {
-    const { leaderboard } = this.db;
-    const total = leaderboard.getCount();
+    return this.page(this.db.leaderboard, offset, limit);
+  }
+
+  provisional(offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    return this.page(this.db.provisional, offset, limit);
+  }
+
+  /** One page of an index whose values are bot ids, and the index's size. */
+  private page(index: Db, offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    const total = index.getCount();
     if (limit <= 0) return { total, bots: [] };
-    const bots = [...leaderboard.getRange({ offset: Math.max(0, offset), limit })].flatMap(({ value }) => {
+    const bots = [...index.getRange({ offset: Math.max(0, offset), limit })].flatMap(({ value }) => {
       const bot = this.getBot(value as string);
       return bot ? [bot] : [];
     });
@@ -414,6 +430,21 @@ export class LmdbStore implements Store {
     if (this.flushEachWrite) await this.root.flushed;
     return value;
   }
+}
+
+/**
+ * Directories written before the provisional index existed hold bots but not the index: it is built
+ * once, from every bot record, in one transaction, and marked done in `meta`.
+ */
+async function buildProvisionalIndex(root: Root, db: Dbs): Promise<void> {
+  if (db.meta.get(META_PROVISIONAL_KEY) !== undefined) return;
+  await root.childTransaction(() => {
+    for (const { value } of db.bots.getRange()) {
+      const bot = value as BotRecord;
+      if (isProvisional(bot)) db.provisional.putSync(leaderKey(bot), bot.id);
+    }
+    db.meta.putSync(META_PROVISIONAL_KEY, true);
+  });
 }
 
 /** Stamps a fresh directory with our schema; refuses one from a newer (or unknown older) server. */

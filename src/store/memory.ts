@@ -6,7 +6,7 @@
 import { Packr } from 'msgpackr';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
-import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
+import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
 import { assertFinishable, assertReadable, newestFirst } from './schema.js';
@@ -246,8 +246,16 @@ export class MemoryStore implements Store {
 
   /** Sorted on demand: without persistence there is no public leaderboard to make fast. */
   leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] } {
-    const listed = this.listBots().filter(isListed).sort(leaderboardOrder);
-    return { total: listed.length, bots: listed.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit)) };
+    return this.sortedPage(isListed, offset, limit);
+  }
+
+  provisional(offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    return this.sortedPage(isProvisional, offset, limit);
+  }
+
+  private sortedPage(keep: (b: BotRecord) => boolean, offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    const all = this.listBots().filter(keep).sort(leaderboardOrder);
+    return { total: all.length, bots: all.slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit)) };
   }
 
   async close(): Promise<void> {

@@ -60,6 +60,11 @@ export interface Store {
    * records: one page, and how many are listed in all.
    */
   leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] };
+  /**
+   * Provisional bots — on the ladder, deviation above 110 — in the same order, from an index kept
+   * the same way: one page, and how many there are in all.
+   */
+  provisional(offset: number, limit: number): { total: number; bots: BotRecord[] };
   // Webhook deliveries: the latest roll (its ply) of a live game whose delivery has finished, so a
   // restart re-delivers a roll only when its delivery was cut off. Cleared when the game finishes.
   webhookDelivered(gameId: string): number | undefined;

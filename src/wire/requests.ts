@@ -153,6 +153,14 @@ export const CapacityRequest = named(
 );
 
 export const LeaderboardQuery = z.object({
-  limit: described(z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(), 'Rows per page, 1 to 1000; 100 when omitted.'),
+  limit: described(z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(), 'Rows per page, 1 to 1000; 50 when omitted.'),
   offset: described(z.string().regex(/^[0-9]{1,9}$/, { error: 'must be a whole number' }).optional(), 'Rows to skip from the top; 0 when omitted.'),
+  provisionalLimit: described(
+    z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(),
+    'Rows of the provisional list, 0 to 1000 (0 leaves it empty); 50 when omitted.',
+  ),
+  provisionalOffset: described(
+    z.string().regex(/^[0-9]{1,9}$/, { error: 'must be a whole number' }).optional(),
+    'Rows of the provisional list to skip from its top; 0 when omitted.',
+  ),
 });

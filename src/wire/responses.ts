@@ -272,10 +272,15 @@ export const LeaderboardRow = named(
 export const Leaderboard = named(
   'Leaderboard',
   z.strictObject({
-    leaders: described(z.array(LeaderboardRow).max(1000), 'One page, best first (100 rows unless `limit` says otherwise).'),
+    leaders: described(z.array(LeaderboardRow).max(1000), 'One page, best first (50 rows unless `limit` says otherwise).'),
     total: described(count(), 'How many bots are listed in all.'),
+    provisional: described(
+      z.array(LeaderboardRow).max(1000),
+      'Bots on the ladder whose deviation is still above 110, in the same order; one page (50 rows unless `provisionalLimit` says otherwise), `rank` counting within this list.',
+    ),
+    provisionalTotal: described(count(), 'How many provisional bots there are in all.'),
   }),
-  'Registered bots with deviation at most 110, best first.',
+  'Registered bots with deviation at most 110, best first; the provisional ones on the ladder apart.',
 );
 
 export const ProfileGame = named(

@@ -111,7 +111,7 @@ export interface RouteInput extends Omit<RouteSpec, 'responses'> {
  * (a body brings 400/413, authentication brings 401, every route may 500). When a route has
  * its own reason for an implied status, both reasons are kept.
  */
-export function route(input: RouteInput): RouteSpec {
+export function route<const I extends RouteInput>(input: I): RouteSpec & Pick<I, 'operationId' | 'path' | 'auth' | 'request'> {
   const { ok, errors = {}, ...spec } = input;
   const reasons = new Map<number, string[]>();
   const add = (table: Readonly<Record<number, string>>) => {
@@ -133,7 +133,7 @@ export function route(input: RouteInput): RouteSpec {
     responses[status] = problem(texts.join(' Or: '));
   }
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
-  return { ...spec, responses: sorted };
+  return { ...spec, responses: sorted } as RouteSpec & Pick<I, 'operationId' | 'path' | 'auth' | 'request'>;
 }
 
 /** `/bot/game/{id}/move` to uWS `/bot/game/:id/move`. */

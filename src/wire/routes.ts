@@ -21,7 +21,7 @@ const NO_PERSISTENCE = 'The server runs without persistence';
 const TOO_MANY_GAMES = '`too_many_games`: a player of the new game already sits in as many live games as it may (16 anonymous, 32 registered, 2 guest by default; house bots have no cap); nothing was created. See Retry-After.';
 const SERVER_FULL = '`server_full`: the server holds as many live games as it may (50,000 by default); nothing was created. See Retry-After.';
 
-const identity: RouteSpec[] = [
+const identity = [
   route({
     operationId: 'mintAnonymous', method: 'POST', path: '/bot/anon', auth: 'public', tag: 'Identity',
     summary: 'Mint an anonymous token (ephemeral, unranked, about 24 hours).',
@@ -78,7 +78,7 @@ const identity: RouteSpec[] = [
   }),
 ];
 
-const challenges: RouteSpec[] = [
+const challenges = [
   route({
     operationId: 'createChallenge', method: 'POST', path: '/bot/challenge', auth: 'bearer', tag: 'Challenges',
     summary: 'Challenge a bot (Unlimited when no time control is given).',
@@ -117,7 +117,7 @@ const challenges: RouteSpec[] = [
   }),
 ];
 
-const seeks: RouteSpec[] = [
+const seeks = [
   route({
     operationId: 'createSeek', method: 'POST', path: '/bot/seeks', auth: 'bearer', tag: 'Seeks',
     summary: 'Post a public offer (Fischer 600+10 when no time control is given).',
@@ -144,7 +144,7 @@ const seeks: RouteSpec[] = [
   }),
 ];
 
-const lobby: RouteSpec[] = [
+const lobby = [
   route({
     operationId: 'listLobbySeeks', method: 'GET', path: '/lobby/seeks', auth: 'public', tag: 'Lobby',
     summary: 'Open seeks of bots and human guests, oldest first.',
@@ -208,7 +208,7 @@ const lobby: RouteSpec[] = [
 
 const NOT_SEATED = 'The caller is not seated in this game.';
 
-const gameplay: RouteSpec[] = [
+const gameplay = [
   route({
     operationId: 'submitSeed', method: 'POST', path: '/bot/game/{id}/seed', auth: 'seatOrBearer',
     tag: 'Gameplay', params: GAME_ID,
@@ -251,7 +251,7 @@ const gameplay: RouteSpec[] = [
   }),
 ];
 
-const discovery: RouteSpec[] = [
+const discovery = [
   route({
     operationId: 'listGames', method: 'GET', path: '/games', auth: 'public', tag: 'Discovery',
     summary: 'Live games, by version descending, at most 50; `total` is the real count.',
@@ -280,13 +280,13 @@ const discovery: RouteSpec[] = [
   }),
 ];
 
-const leaderboard: RouteSpec[] = [
+const leaderboard = [
   route({
     operationId: 'getLeaderboard', method: 'GET', path: '/leaderboard', auth: 'public', tag: 'Leaderboard',
-    summary: 'Registered bots with deviation at most 110, best first, a page at a time (100 rows by default).',
+    summary: 'Registered bots with deviation at most 110, best first, a page at a time (50 rows by default); the provisional ones on the ladder apart, paged the same way.',
     request: { query: Q.LeaderboardQuery },
     ok: { 200: json(R.Leaderboard, 'The leaderboard.') },
-    errors: { 400: '`limit` or `offset` is not a whole number, or `limit` is outside 1..1000.', 404: `${NO_PERSISTENCE}.` },
+    errors: { 400: 'A paging parameter is not a whole number, `limit` is outside 1..1000 or `provisionalLimit` outside 0..1000.', 404: `${NO_PERSISTENCE}.` },
   }),
   route({
     operationId: 'getBotProfile', method: 'GET', path: '/bots/{team}/{name}', auth: 'public', tag: 'Leaderboard',
@@ -299,7 +299,7 @@ const leaderboard: RouteSpec[] = [
 
 const TOO_MANY_STREAMS = '`too_many_streams`: the identity already holds as many streams open as it may (64 by default, account and game streams together); the open ones keep working. See Retry-After.';
 
-const streams: RouteSpec[] = [
+const streams = [
   route({
     operationId: 'streamAccountEvents', method: 'GET', path: '/bot/stream/event', auth: 'bearer', tag: 'Streams',
     summary: 'Long-lived ndjson: challenges and game starts for the caller (see the AsyncAPI document).',
@@ -325,7 +325,7 @@ const streams: RouteSpec[] = [
   }),
 ];
 
-const webhooks: RouteSpec[] = [
+const webhooks = [
   route({
     operationId: 'registerWebhook', method: 'POST', path: '/bot/webhook', auth: 'bearer', tag: 'Webhooks',
     summary: 'Register or replace the webhook after a verification handshake.',
@@ -357,7 +357,7 @@ const webhooks: RouteSpec[] = [
   }),
 ];
 
-const operations: RouteSpec[] = [
+const operations = [
   route({
     operationId: 'health', method: 'GET', path: '/health', auth: 'public', tag: 'Operations',
     summary: 'Liveness and server version.',
@@ -379,6 +379,15 @@ const operations: RouteSpec[] = [
     ok: { 200: json(R.JsonDocument, 'The AsyncAPI document.') },
   }),
 ];
+
+/**
+ * Every route as the catalogue wrote it: its operationId, path, auth and request schemas keep their
+ * literal types, so the edge derives what each handler receives from here (src/edge/deps.ts).
+ */
+export type CatalogueRoute =
+  | (typeof identity)[number] | (typeof challenges)[number] | (typeof seeks)[number] | (typeof lobby)[number]
+  | (typeof gameplay)[number] | (typeof discovery)[number] | (typeof leaderboard)[number]
+  | (typeof streams)[number] | (typeof webhooks)[number] | (typeof operations)[number];
 
 /** Every route of the service, grouped as the spec groups them. */
 export const ROUTES: readonly RouteSpec[] = Object.freeze([

@@ -47,7 +47,8 @@ t.test('the ladder page lists the rated bots; a profile links its games to their
   t.match(row, /1820/, 'with the rating');
   const provisional = await page.$$eval('table[aria-label="Provisional bots"] tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-bot')));
   t.notOk(ranked.includes('acme/newbie'), 'a provisional bot is not ranked');
-  t.ok(provisional.length === 0 || provisional.includes('acme/newbie'), 'and appears only apart from the ranking');
+  t.same(provisional, ['acme/newbie'], 'it appears apart, among the provisional bots');
+  t.match(await page.textContent('tr[data-bot="acme/newbie"]'), /1500/, 'with its rating');
 
   await page.click('tr[data-bot="acme/alpha"] a');
   await page.waitForURL(/\/bot\/acme\/alpha$/);

@@ -3,9 +3,9 @@
 // teardown. Defaults: memory store, in-thread rules, a ManualClock, no seed grace, no house delay,
 // and webhooks off (tests that want them turn them on), so no test calls out by accident; when on,
 // webhook host names resolve only through the test's own resolver.
-import { testConfig, type Config } from '../../src/config.js';
+import { testConfig, type Config } from '../../src/server-config.js';
 import { ManualClock, type Clock } from '../../src/domain/clock.js';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/domain/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -25,6 +25,7 @@ export class StoreProxy implements Store {
   ladderStats(botId: string): LadderStats { return this.inner.ladderStats(botId); }
   ratingHistory(botId: string): RatingPoint[] { return this.inner.ratingHistory(botId); }
   leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] } { return this.inner.leaderboard(offset, limit); }
+  provisional(offset: number, limit: number): { total: number; bots: BotRecord[] } { return this.inner.provisional(offset, limit); }
   webhookDelivered(id: string): number | undefined { return this.inner.webhookDelivered(id); }
   markWebhookDelivered(id: string, ply: number): Promise<void> { return this.inner.markWebhookDelivered(id, ply); }
   close(): Promise<void> { return this.inner.close(); }

@@ -26,10 +26,12 @@ async function setup(listed: number) {
   return { store, ladder: new LadderService({ store, games: noGames, identity }) };
 }
 
-const page = (ladder: LadderService, offset: number, limit: number) => {
-  const r = ladder.leaderboardJson(offset, limit);
+type Row = { rank: number; name: string; onLadder: boolean; rd: number };
+type Answer = { leaders: Row[]; total: number; provisional: Row[]; provisionalTotal: number };
+const page = (ladder: LadderService, offset: number, limit: number, provisionalOffset = 0, provisionalLimit = 100) => {
+  const r = ladder.leaderboardJson({ offset, limit, provisionalOffset, provisionalLimit });
   if (!r.ok) throw new Error(r.error.detail);
-  return JSON.parse(r.value) as { leaders: { rank: number; name: string; onLadder: boolean }[]; total: number };
+  return JSON.parse(r.value.toString('utf8')) as Answer;
 };
 
 t.test('pages carry global ranks; the page cache stays bounded and follows changes', async (t) => {
@@ -48,6 +50,34 @@ t.test('pages carry global ranks; the page cache stays bounded and follows chang
   t.equal(page(ladder, 0, 1).leaders[0].onLadder, true, 'a changed record shows at once');
 });
 
+t.test('provisional bots on the ladder come apart, paged on their own, and move when they settle', async (t) => {
+  const { store, ladder } = await setup(3);
+  // 'fresh' (1500 / 350) is not on the ladder: a registered bot that never joined is in neither list.
+  t.same(page(ladder, 0, 100).provisional, [], 'off the ladder: not provisional');
+  for (const [name, rating, rd] of [['p-low', 1400, 200], ['p-top', 1700, 300], ['p-tie-b', 1600, 150], ['p-tie-a', 1600, 150], ['p-sure', 1600, 120]] as const) {
+    await store.createBot(bot('t', name, { onLadder: true, rating: { rating, rd, volatility: 0.06 } }));
+  }
+  await store.modifyBot('bot:team:t:fresh', (b) => ({ ...b, onLadder: true }));
+  const all = page(ladder, 0, 100);
+  t.equal(all.total, 3, 'the provisional bots are not counted among the listed');
+  t.same(all.leaders.map((l) => l.name), ['b000', 'b001', 'b002']);
+  t.same(all.provisional.map((l) => [l.rank, l.name]), [[1, 'p-top'], [2, 'p-sure'], [3, 'p-tie-a'], [4, 'p-tie-b'], [5, 'fresh'], [6, 'p-low']],
+    'by rating, then deviation, then name; ranks within the list');
+  t.equal(all.provisionalTotal, 6);
+  t.ok(all.provisional.every((l) => l.onLadder && l.rd > 110));
+  const second = page(ladder, 0, 1, 2, 2);
+  t.same(second.leaders.map((l) => l.name), ['b000'], 'the listed page is its own');
+  t.same(second.provisional.map((l) => [l.rank, l.name]), [[3, 'p-tie-a'], [4, 'p-tie-b']], 'a middle page of the provisional list');
+  t.same(page(ladder, 0, 1, 0, 0).provisional, [], 'a provisional limit of 0 leaves the list out');
+  t.equal(page(ladder, 0, 1, 0, 0).provisionalTotal, 6, 'but still counts it');
+  // Settling moves a bot across; leaving the ladder takes a provisional bot out of the list.
+  await store.modifyBot('bot:team:t:p-top', (b) => ({ ...b, rating: { ...b.rating, rd: 100 } }));
+  await store.modifyBot('bot:team:t:p-low', (b) => ({ ...b, onLadder: false }));
+  const after = page(ladder, 0, 100);
+  t.same(after.leaders.map((l) => l.name), ['b000', 'b001', 'b002', 'p-top'], 'settled: listed, ranked by rating');
+  t.same(after.provisional.map((l) => l.name), ['p-sure', 'p-tie-a', 'p-tie-b', 'fresh'], 'left: gone from the provisional list');
+});
+
 t.test('profiles: provisional, history, offLadderReason', async (t) => {
   const { store, ladder } = await setup(1);
   const fresh = ladder.profile('t', 'fresh');
@@ -61,7 +91,7 @@ t.test('profiles: provisional, history, offLadderReason', async (t) => {
 t.test('without persistence both reads are 404', async (t) => {
   const store = new MemoryStore();
   const ladder = new LadderService({ store, games: noGames, identity: new IdentityService(store, new ManualClock()) });
-  t.match(ladder.leaderboardJson(0, 10), { ok: false, error: { kind: 'not_found', code: 'no_persistence' } });
+  t.match(ladder.leaderboardJson({ offset: 0, limit: 10, provisionalOffset: 0, provisionalLimit: 10 }), { ok: false, error: { kind: 'not_found', code: 'no_persistence' } });
   t.match(ladder.profile('t', 'x'), { ok: false, error: { kind: 'not_found', code: 'no_persistence' } });
 });
 

@@ -5,7 +5,7 @@
 // keeps working, and that the place comes back when a game or stream ends.
 import t from 'tap';
 import type { Test } from 'tap';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/server-config.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import type { HttpResult } from '../helpers/http.js';
 import { randomPath, type Tree } from '../helpers/play.js';

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { openStore } from '../../src/store/index.js';
+import { LEADERBOARD_DEFAULT_LIMIT } from '../../src/services/ladder.js';
+import { bot as botRecord } from '../store/fixtures.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
 import { Bot, until, type Json } from './support.js';
@@ -127,10 +129,29 @@ t.test('rated games, batches, leaderboard and profiles agree with a reference Gl
   const page = (await app.req('GET', '/leaderboard?offset=1&limit=1')).json as Json;
   t.same(page.leaders.map((l: Json) => [l.rank, l.name]), [[2, listed[1]]], 'a page keeps the global rank');
   t.equal(page.total, listed.length);
-  for (const q of ['limit=0', 'limit=1001', 'limit=x', 'offset=-1']) {
+  for (const q of ['limit=0', 'limit=1001', 'limit=x', 'offset=-1', 'provisionalLimit=1001', 'provisionalLimit=-1', 'provisionalOffset=x']) {
     const bad = await app.req('GET', `/leaderboard?${q}`);
     t.equal(bad.status, 400, `${q} is refused`);
   }
+
+  // Provisional bots: on the ladder, deviation above 110, apart from the leaders.
+  const unsettled = (names: string[]) => names.filter((n) => ref.get(n)!.rd > 110 && (n === 'ash' || n === 'cedar'));
+  t.same(board.provisional.map((l: Json) => l.name), unsettled(NAMES).sort((x, y) => ref.get(y)!.r - ref.get(x)!.r),
+    'the unsettled bots on the ladder, none of the listed ones');
+  t.equal(board.provisionalTotal, board.provisional.length);
+  const newcomer = await Bot.register(app, 'grove', 'sapling');
+  t.equal((await newcomer.req('POST', '/bot/ladder/join')).status, 200);
+  const joined = (await app.req('GET', '/leaderboard')).json as Json;
+  const row = joined.provisional.find((l: Json) => l.name === 'sapling');
+  t.match(row, { team: 'grove', rating: 1500, rd: 350, onLadder: true, games: 0 }, 'a bot that just joined is provisional');
+  t.notOk(joined.leaders.some((l: Json) => l.name === 'sapling'), 'and not among the leaders');
+  t.same(joined.provisional.map((l: Json) => l.rank), joined.provisional.map((_: Json, i: number) => i + 1), 'ranked within its list');
+  t.equal(joined.total, listed.length, 'the leaders are unchanged');
+  const none = (await app.req('GET', '/leaderboard?provisionalLimit=0')).json as Json;
+  t.same([none.provisional, none.provisionalTotal], [[], joined.provisionalTotal], 'provisionalLimit=0 leaves the rows out, not the count');
+  await newcomer.req('POST', '/bot/ladder/leave');
+  t.notOk(((await app.req('GET', '/leaderboard')).json as Json).provisional.some((l: Json) => l.name === 'sapling'),
+    'leaving the ladder takes a provisional bot off the list');
 
   // Leaving the ladder: still listed, rating frozen, the row shows it at once.
   await bot('ash').req('POST', '/bot/ladder/leave');
@@ -139,6 +160,26 @@ t.test('rated games, batches, leaderboard and profiles agree with a reference Gl
   t.ok(listed.includes('ash'), 'ash, which won most, is listed');
   t.equal(ashRow?.onLadder, false, 'a bot that left stays listed with onLadder false');
   t.ok(close(ashRow?.rating, ref.get('ash')!.r), 'with its rating');
+});
+
+t.test(`both lists come ${LEADERBOARD_DEFAULT_LIMIT} rows at a time unless asked otherwise`, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const opened = await openStore({ memory: false, dataDir: dir });
+  if (!opened.ok) throw new Error(opened.error);
+  const store = opened.value;
+  const n = LEADERBOARD_DEFAULT_LIMIT + 5;
+  for (let i = 0; i < n; i++) {
+    await store.createBot(botRecord('big', `s${i}`, { onLadder: true, rating: { rating: 2000 - i, rd: 60, volatility: 0.06 } }));
+    await store.createBot(botRecord('big', `p${i}`, { onLadder: true, rating: { rating: 1500 - i, rd: 200, volatility: 0.06 } }));
+  }
+  const app = await bootApp(t, { store });
+  const board = (await app.req('GET', '/leaderboard')).json as Json;
+  t.same([board.leaders.length, board.total, board.provisional.length, board.provisionalTotal], [LEADERBOARD_DEFAULT_LIMIT, n, LEADERBOARD_DEFAULT_LIMIT, n]);
+  t.same([board.leaders[0].name, board.provisional[0].name], ['s0', 'p0'], 'each best first');
+  const rest = (await app.req('GET', `/leaderboard?offset=${LEADERBOARD_DEFAULT_LIMIT}&provisionalOffset=${n - 2}&provisionalLimit=1000`)).json as Json;
+  t.same(rest.leaders.map((l: Json) => l.rank), [1, 2, 3, 4, 5].map((k) => LEADERBOARD_DEFAULT_LIMIT + k), 'the rest of the leaders');
+  t.same(rest.provisional.map((l: Json) => [l.rank, l.name]), [[n - 1, `p${n - 2}`], [n, `p${n - 1}`]], 'the end of the provisional list');
 });
 
 t.test('capacity: default 1, set within 1..32, registered bots only, live rated games counted', async (t) => {

@@ -76,7 +76,11 @@ t.test('leaderboard and profiles with persistence: 200 for a registered bot, 404
   await alpha.req('POST', '/bot/ladder/join');
   const board = await app.req('GET', '/leaderboard');
   t.equal(board.status, 200);
-  t.same(board.json, { leaders: [], total: 0 }, 'a fresh bot (deviation 350) is not listed');
+  t.same(board.json, {
+    leaders: [], total: 0,
+    provisional: [{ rank: 1, team: 'acme', name: 'alpha', rating: 1500, rd: 350, onLadder: true, games: 0, wins: 0, draws: 0, losses: 0 }],
+    provisionalTotal: 1,
+  }, 'a fresh bot (deviation 350) on the ladder is provisional, not listed');
   const profile = await app.req('GET', '/bots/acme/alpha');
   t.equal(profile.status, 200);
   t.same(profile.json, {

@@ -2,7 +2,7 @@
 // 127.0.0.1 (insecure-local mode), replacement, inspection without the secret, removal, and every
 // error the contract lists: 403 anonymous/static, 422 policy and handshake, 429, 404 no_webhook, 503.
 import t from 'tap';
-import { loadConfig, testConfig } from '../../src/config.js';
+import { loadConfig, testConfig } from '../../src/server-config.js';
 import { startServer } from '../../src/main.js';
 import { InlineRules } from '../../src/pool/inline.js';
 import { ManualClock } from '../../src/domain/clock.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../../src/domain/records.js';
-import { DB_NAMES, LmdbStore, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
+import { DB_NAMES, LmdbStore, META_PROVISIONAL_KEY, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
 import { openStore } from '../../src/store/index.js';
 import { bot, ended, game, hashOf, history, linesFor } from './fixtures.js';
 import { storeSuite } from './suite.js';
@@ -85,6 +85,20 @@ t.test('everything survives close and reopen', async (t) => {
   t.same(again.listLiveGames(), [live], 'live games');
   t.same(again.getGame('done'), ended(done, 42), 'finished game');
   t.same(again.allResults(), linesFor(done, 42), 'result lines');
+});
+
+t.test('a directory from before the provisional index gets it built once, at open', async (t) => {
+  const sc = scratch(t);
+  const first = await sc.open();
+  await first.createBot(bot('t', 'joined', { onLadder: true }));
+  await first.createBot(bot('t', 'idle'));
+  await first.close();
+  // What an older server left: the bots, no index and no marker.
+  await raw(sc.dir, DB_NAMES.provisional, (db) => db.clearSync());
+  await raw(sc.dir, DB_NAMES.meta, (db) => db.remove(META_PROVISIONAL_KEY));
+  const again = await sc.open();
+  t.same(again.provisional(0, 10).bots.map((b) => b.name), ['joined'], 'rebuilt from the bot records');
+  t.equal(await raw(sc.dir, DB_NAMES.meta, (db) => db.get(META_PROVISIONAL_KEY)), true, 'and marked built');
 });
 
 t.test('a fresh directory is stamped with the schema version', async (t) => {

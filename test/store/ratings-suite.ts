@@ -1,5 +1,5 @@
 // The rating side of the Store contract, run against both implementations (memory.test.ts and
-// lmdb.test.ts): pending games, atomic batches, counts, history and the leaderboard index.
+// lmdb.test.ts): pending games, atomic batches, counts, history, the leaderboard and provisional indexes.
 import type { Test } from 'tap';
 import type { GameRecord, Rating } from '../../src/domain/records.js';
 import type { RatingBatch } from '../../src/domain/ratings.js';
@@ -142,6 +142,47 @@ export function ratingsSuite(t: Test, make: StoreFactory): void {
     await s.updateBot({ ...bots[0], rating: r(2000, 50) });
     await s.modifyBot(bots[2].id, (b) => ({ ...b, rating: r(1800, 200) }));
     t.same(names(s.leaderboard(0, 100)), ['t/low', 't/sure', 's/tie-a', 't/tie-a', 't/tie-b']);
+  });
+
+  t.test('the provisional index: on the ladder with deviation above 110, same order; paged', async (t) => {
+    const s = await make(t);
+    const bots = [
+      bot('t', 'settled', { onLadder: true, rating: r(1900, 110) }), // listed, not provisional
+      bot('t', 'away', { rating: r(1800, 300) }), // provisional deviation, but not on the ladder
+      bot('t', 'low', { onLadder: true, rating: r(1400, 200) }),
+      bot('t', 'tie-b', { onLadder: true, rating: r(1600, 150) }),
+      bot('t', 'tie-a', { onLadder: true, rating: r(1600, 150) }),
+      bot('s', 'tie-a', { onLadder: true, rating: r(1600, 150) }),
+      bot('t', 'sure', { onLadder: true, rating: r(1600, 111) }),
+    ];
+    for (const b of bots) await s.createBot(b);
+    const names = (page: { bots: { team: string; name: string }[] }) => page.bots.map((b) => `${b.team}/${b.name}`);
+    const all = s.provisional(0, 100);
+    t.equal(all.total, 5);
+    t.same(names(all), ['t/sure', 's/tie-a', 't/tie-a', 't/tie-b', 't/low']);
+    t.same(names(s.provisional(1, 2)), ['s/tie-a', 't/tie-a'], 'a middle page');
+    t.equal(s.provisional(1, 2).total, 5, 'total is the whole count');
+    t.same(names(s.provisional(10, 5)), [], 'past the end');
+    t.same(names(s.leaderboard(0, 100)), ['t/settled'], 'the two lists never share a bot');
+    // Joining, leaving, settling and unsettling all move the index.
+    await s.modifyBot(bots[1].id, (b) => ({ ...b, onLadder: true }));
+    await s.updateBot({ ...bots[2], onLadder: false });
+    await s.modifyBot(bots[6].id, (b) => ({ ...b, rating: r(1600, 90) }));
+    await s.modifyBot(bots[0].id, (b) => ({ ...b, rating: r(1900, 150) }));
+    t.same(names(s.provisional(0, 100)), ['t/settled', 't/away', 's/tie-a', 't/tie-a', 't/tie-b']);
+    t.same(names(s.leaderboard(0, 100)), ['t/sure']);
+  });
+
+  t.test('a batch settles a provisional bot: it moves to the leaderboard', async (t) => {
+    const s = await make(t);
+    await s.createBot({ ...A, onLadder: true, rating: r(1500, 112) });
+    await s.createBot({ ...B, onLadder: true, rating: r(1550, 200) });
+    const g = ended(game('g1'), 1_000);
+    await s.finishGame(g, linesFor(g, 1_000));
+    t.same(s.provisional(0, 10).bots.map((b) => b.name), ['two', 'one']);
+    await s.applyRatingBatch(batchFor(g, 2_000, [r(1500, 112), r(1550, 200)], [r(1520, 108), r(1530, 190)]));
+    t.same(s.provisional(0, 10).bots.map((b) => [b.name, b.rating.rating]), [['two', 1530]]);
+    t.same(s.leaderboard(0, 10).bots.map((b) => b.name), ['one']);
   });
 
   t.test('a batch moves bots on the leaderboard', async (t) => {

@@ -82,6 +82,10 @@ t.test('real bodies of every kind pass', async (t) => {
         { rank: 1, team: 'acme', name: 'alice-v1', rating: 1700.5, rd: 60, onLadder: false, games: 3, wins: 2, draws: 0, losses: 1 },
       ],
       total: 1,
+      provisional: [
+        { rank: 1, team: 'acme', name: 'newbie', rating: 1500, rd: 350, onLadder: true, games: 0, wins: 0, draws: 0, losses: 0 },
+      ],
+      provisionalTotal: 1,
     }),
     ok('GET', '/leaderboard', 404, X.problemOf(404, 'no_persistence'), PROBLEM_CT),
     ok('GET', '/bots/:team/:name', 200, X.profile),

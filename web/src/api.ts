@@ -17,8 +17,8 @@ export type Tree = LegalMoveTree;
 export type Status = GameStatus;
 export type PublicGame = z.output<typeof R.PublicGame>;
 export type GameHistory = z.output<typeof R.GameHistory>;
-/** `provisional` and `ratingHistory` come with the rating ladder; the page reads them when present. */
-export type LeaderRow = z.output<typeof R.LeaderboardRow> & { provisional?: boolean };
+export type LeaderRow = z.output<typeof R.LeaderboardRow>;
+export type Leaderboard = z.output<typeof R.Leaderboard>;
 export interface RatingPoint { at: number | string; rating: number; rd: number }
 export type ProfileGame = z.output<typeof R.ProfileGame>;
 export type Profile = z.output<typeof R.BotProfile> & { ratingHistory?: RatingPoint[]; offLadderReason?: string | null };
@@ -49,7 +49,8 @@ export const api = {
   game: (id: string) => call<GameState>('GET', `/games/${encodeURIComponent(id)}`),
   history: (id: string) => call<GameHistory>('GET', `/games/${encodeURIComponent(id)}/history`),
   moves: (id: string) => call<{ version: number; legalMoves: Tree }>('GET', `/games/${encodeURIComponent(id)}/moves`),
-  leaderboard: () => call<{ leaders: LeaderRow[]; provisional?: LeaderRow[] }>('GET', '/leaderboard'),
+  /** The page shows more rows than the route's default page (50 of each list). */
+  leaderboard: () => call<Leaderboard>('GET', '/leaderboard?limit=100&provisionalLimit=100'),
   profile: (team: string, name: string) =>
     call<Profile>('GET', `/bots/${encodeURIComponent(team)}/${encodeURIComponent(name)}`),
   seeks: () => call<{ seeks: LobbySeek[] }>('GET', '/lobby/seeks'),

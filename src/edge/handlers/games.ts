@@ -3,28 +3,34 @@ import type { Principal, Seat } from '../../domain/types.js';
 import type { GameHandle } from '../../game/types.js';
 import { classifySeed } from '../../wire/requests.js';
 import { myGame, publicGameList } from '../../wire/encode.js';
-import { caller, type Call, type EdgeDeps, type HandlerTable } from '../deps.js';
+import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests, type Reply } from '../reply.js';
 
 import { GAME_OVER } from '../../domain/rules.js';
 const unknownGame = (): Reply => problem(404, 'unknown_game', 'no game with this id');
 const notSeated = (): Reply => problem(403, 'not_seated', 'you are not seated in this game');
 
+/** What the game routes use. */
+export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'store' | 'clock' | 'meter' | 'verdictWaitMs'>;
+
+type GameOps =
+  | 'submitSeed' | 'submitMove' | 'resign' | 'listMyGames' | 'listGames' | 'getGame' | 'getLegalMoves' | 'getGameHistory';
+
 /** The game and the caller's seat in it, or the problem to answer. */
-function seated(deps: EdgeDeps, call: Call): { game: GameHandle; seat: Seat } | Reply {
-  const game = deps.games.find(call.params.id);
+function seated(deps: GameRouteDeps, principal: Principal, gameId: string): { game: GameHandle; seat: Seat } | Reply {
+  const game = deps.games.find(gameId);
   if (!game) return unknownGame();
-  const seat = game.seatOf((caller(call) as Principal).id);
+  const seat = game.seatOf(principal.id);
   if (seat === null) return notSeated();
   return { game, seat };
 }
 
 const isReply = (x: unknown): x is Reply => typeof x === 'object' && x !== null && 'status' in x;
 
-export function gameHandlers(deps: EdgeDeps): HandlerTable {
+export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
   return {
     submitSeed: (call) => {
-      const s = seated(deps, call);
+      const s = seated(deps, call.principal, call.params.id);
       if (isReply(s)) return s;
       const seed = classifySeed(call.body);
       // A malformed seed (wrong length, not a string) is handed on as an empty one: the actor
@@ -34,10 +40,10 @@ export function gameHandlers(deps: EdgeDeps): HandlerTable {
     },
 
     submitMove: async (call) => {
-      const s = seated(deps, call);
+      const s = seated(deps, call.principal, call.params.id);
       if (isReply(s)) return s;
       if (!s.game.isActive()) return json(409, GAME_OVER);
-      const { moves } = call.body as { moves: string[] };
+      const { moves } = call.body;
       const verdictTimed = deps.meter.verdictTimer();
       const pending = s.game.move(s.seat, moves);
       // Timed to the verdict itself, also when the answer to the client was already a 202.
@@ -54,14 +60,14 @@ export function gameHandlers(deps: EdgeDeps): HandlerTable {
     },
 
     resign: (call) => {
-      const s = seated(deps, call);
+      const s = seated(deps, call.principal, call.params.id);
       if (isReply(s)) return s;
       s.game.resign(s.seat);
       return json(202, {});
     },
 
     listMyGames: (call) => {
-      const id = caller(call).id;
+      const id = call.principal.id;
       const games = deps.games.liveFor(id).map((g) => myGame(g.summary(), g.seatOf(id) as Seat));
       return json(200, { games });
     },

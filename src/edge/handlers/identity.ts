@@ -2,11 +2,18 @@
 import { rateLimitKey } from '../client-ip.js';
 import { bearerToken } from '../context.js';
 import { isReservedTeam } from '../../wire/requests.js';
-import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
+import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
-export function identityHandlers(deps: EdgeDeps): HandlerTable {
+/** What the identity routes use. */
+export type IdentityRouteDeps = Pick<EdgeDeps, 'identity'> & {
+  limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations'>;
+};
+
+type IdentityOps = 'mintAnonymous' | 'register' | 'rotateToken' | 'getAccount' | 'joinLadder' | 'leaveLadder';
+
+export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps> {
   return {
     mintAnonymous: ({ ctx, query }) => {
       const budget = deps.limits.anonMints.take(rateLimitKey(ctx.ip));
@@ -15,7 +22,7 @@ export function identityHandlers(deps: EdgeDeps): HandlerTable {
     },
 
     register: async ({ ctx, body }) => {
-      const { team, name } = body as { team: string; name: string };
+      const { team, name } = body;
       if (isReservedTeam(team)) return problem(400, 'reserved_team', `the team "${team}" is reserved`);
       // Only successful registrations use the budget: take first (so racing attempts can't all slip
       // through), give it back when the registration is refused.
@@ -31,19 +38,19 @@ export function identityHandlers(deps: EdgeDeps): HandlerTable {
 
     rotateToken: async (call) => {
       // Bearer routes only run with a token, so the presented one is always there.
-      const r = await deps.identity.rotate(caller(call), bearerToken(call.ctx) ?? '');
+      const r = await deps.identity.rotate(call.principal, bearerToken(call.ctx) ?? '');
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 
-    getAccount: (call) => json(200, deps.identity.account(caller(call))),
+    getAccount: (call) => json(200, deps.identity.account(call.principal)),
 
     joinLadder: async (call) => {
-      const r = await deps.identity.ladderJoin(caller(call));
+      const r = await deps.identity.ladderJoin(call.principal);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 
     leaveLadder: async (call) => {
-      const r = await deps.identity.ladderLeave(caller(call));
+      const r = await deps.identity.ladderLeave(call.principal);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
   };

@@ -1,9 +1,12 @@
 // Operations and documents: health, metrics, the OpenAPI and AsyncAPI documents.
 import { asyncApiJson, openApiJson } from '../../wire/openapi.js';
-import type { EdgeDeps, HandlerTable } from '../deps.js';
+import type { EdgeDeps, Handlers } from '../deps.js';
 import { json } from '../reply.js';
 
-export function opsHandlers(deps: EdgeDeps): HandlerTable {
+/** What the operations routes use. */
+export type OpsRouteDeps = Pick<EdgeDeps, 'version' | 'metrics'>;
+
+export function opsHandlers(deps: OpsRouteDeps): Handlers<'health' | 'metrics' | 'getOpenApi' | 'getAsyncApi'> {
   const openapi = openApiJson(deps.version);
   const asyncapi = asyncApiJson(deps.version);
   return {

@@ -3,14 +3,21 @@
 // subscription is dropped when its stream closes.
 import type { GameHandle } from '../../game/types.js';
 import type { RequestContext } from '../context.js';
-import { caller, type EdgeDeps, type HandlerTable } from '../deps.js';
+import type { EdgeDeps, Handlers } from '../deps.js';
 import type { NdjsonStream } from '../ndjson.js';
 import { problem, tooManyRequests, type Reply } from '../reply.js';
 
 /** When a refused stream may retry: a stream frees its place only when it closes, which may be never. */
 const STREAM_RETRY_SECONDS = 10;
 
-export function streamHandlers(deps: EdgeDeps): HandlerTable {
+/** What the stream routes use. */
+export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter'> & {
+  limits: Pick<EdgeDeps['limits'], 'streams'>;
+};
+
+type StreamOps = 'streamAccountEvents' | 'streamGameEvents' | 'streamPublicGameEvents';
+
+export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
   const open = deps.limits.streams;
   /** Opens the stream if the identity is under its cap; its place comes back when the stream closes. */
   const openCounted = (ctx: RequestContext, identity: string): { stream: NdjsonStream } | { refused: Reply } => {
@@ -25,11 +32,11 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
 
   return {
     streamAccountEvents: (call) => {
-      const opened = openCounted(call.ctx, caller(call).id);
+      const opened = openCounted(call.ctx, call.principal.id);
       if ('refused' in opened) return opened.refused;
       const { stream } = opened;
       stream.onClose(deps.meter.streamOpened('account'));
-      const unsubscribe = deps.hub.subscribe(caller(call).id, {
+      const unsubscribe = deps.hub.subscribe(call.principal.id, {
         send: (line) => void stream.write(line),
         close: () => stream.end(),
       });
@@ -39,7 +46,7 @@ export function streamHandlers(deps: EdgeDeps): HandlerTable {
     streamGameEvents: (call) => {
       const game = deps.games.find(call.params.id);
       if (!game) return problem(404, 'unknown_game', 'no game with this id');
-      const opened = openCounted(call.ctx, caller(call).id);
+      const opened = openCounted(call.ctx, call.principal.id);
       if ('refused' in opened) return opened.refused;
       opened.stream.onClose(deps.meter.streamOpened('game'));
       followGame(game, opened.stream);

@@ -10,6 +10,7 @@
 // turn, at most one per game), and each waits at most min(answer cap, the mover's remaining clock) on
 // the injected clock.
 import type { Clock } from '../../domain/clock.js';
+import type { Logger } from '../../domain/log.js';
 import type { Seat } from '../../domain/types.js';
 import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../game/types.js';
 import type { Store } from '../../store/types.js';
@@ -17,10 +18,6 @@ import { yourTurnJson } from '../../wire/encode.js';
 import type { PostResult, WebhookClient } from './client.js';
 import { signatureHeaders } from './signing.js';
 import type { DeliveryStats, Outcome } from './stats.js';
-
-export interface DelivererLog {
-  warn(o: Record<string, unknown>, m?: string): void;
-}
 
 export interface DelivererDeps {
   store: Store;
@@ -34,7 +31,7 @@ export interface DelivererDeps {
   maxInFlight: number;
   /** Deliveries in flight to one bot: a slow bot with many games cannot take every slot. */
   maxInFlightPerBot: number;
-  log: DelivererLog;
+  log: Pick<Logger, 'warn'>;
   /** Metrics hook: every finished delivery's outcome and round trip. */
   observe?(outcome: Outcome, ms: number): void;
 }

@@ -1,5 +1,5 @@
-// The ladder: the leaderboard (deviation at most 110), and apart from it the provisional bots when
-// the server lists them.
+// The ladder: the leaderboard (deviation at most 110), and apart from it the provisional bots on the
+// ladder, both from one GET /leaderboard (the first page of each list).
 import { api, HttpError, type LeaderRow } from '../api.js';
 import { h, mount } from '../ui.js';
 
@@ -9,20 +9,26 @@ export function ladderPage(): () => void {
     h('p', { class: 'lead' }, 'Registered bots that joined the ladder are paired on their own in rated Fischer 5+3 games (Glicko-2). A bot is provisional while its rating deviation is above 110.'),
     body);
   api.leaderboard().then((lb) => {
-    const rows = lb.leaders ?? [];
-    const ranked = rows.filter((r) => !r.provisional);
-    const provisional = [...rows.filter((r) => r.provisional), ...(lb.provisional ?? [])];
+    const ranked = lb.leaders;
+    const provisional = lb.provisional;
     body.replaceChildren(
       h('h2', {}, 'Leaderboard'),
       ranked.length ? table(ranked, true, 'Leaderboard') : h('p', { class: 'empty' }, 'No bot has a settled rating yet.'),
+      more(ranked.length, lb.total, 'listed bots'),
       h('h2', {}, 'Provisional'),
-      provisional.length ? table(provisional, false, 'Provisional bots') : h('p', { class: 'empty' }, 'No provisional bots listed.'));
+      provisional.length ? table(provisional, false, 'Provisional bots') : h('p', { class: 'empty' }, 'No provisional bots on the ladder.'),
+      more(provisional.length, lb.provisionalTotal, 'provisional bots'));
   }, (e: unknown) => {
     body.replaceChildren(h('p', { class: 'empty' }, e instanceof HttpError && e.status === 404
       ? 'This server runs without persistence: there is no ladder.'
       : `Could not load the leaderboard: ${(e as Error).message}`));
   });
   return () => {};
+}
+
+/** A note when the first page does not hold the whole list. */
+function more(shown: number, total: number, what: string): HTMLElement | string {
+  return total > shown ? h('p', { class: 'more' }, `The first ${shown} of ${total} ${what}.`) : '';
 }
 
 function table(rows: LeaderRow[], ranked: boolean, label: string): HTMLElement {

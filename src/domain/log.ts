@@ -1,0 +1,10 @@
+// The one logger shape of the whole server, as pino logs: structured fields first, then the message.
+// It lives in the domain so the game, the services and the edge can all take one; src/log.ts makes
+// the real one, and tests pass a silent or a recording one.
+export interface Logger {
+  info(fields: Record<string, unknown>, msg?: string): void;
+  warn(fields: Record<string, unknown>, msg?: string): void;
+  error(fields: Record<string, unknown>, msg?: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

@@ -1,0 +1,69 @@
+// The lobby: seeks made and taken by bots, and the public lobby shared with human guests (who hold
+// their seeks by a secret, and play the house bots in one click).
+import { rateLimitKey } from '../client-ip.js';
+import type { EdgeDeps, Handlers } from '../deps.js';
+import { json, noContent, tooManyRequests, type Reply } from '../reply.js';
+import type { RequestContext } from '../context.js';
+import { serviceProblem } from './errors.js';
+
+/** What the lobby routes use. */
+export type LobbyRouteDeps = Pick<EdgeDeps, 'lobby' | 'houseGames'> & {
+  limits: Pick<EdgeDeps['limits'], 'guests'>;
+};
+
+type LobbyOps =
+  | 'createSeek' | 'acceptSeek' | 'listLobbySeeks' | 'createGuestSeek' | 'pollSeek' | 'cancelSeek'
+  | 'guestAcceptSeek' | 'guestPlayHouse';
+
+export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
+  /** Guests have no token, so their lobby actions are budgeted per address. */
+  const guestBudget = (ctx: RequestContext): Reply | null => {
+    const b = deps.limits.guests.take(rateLimitKey(ctx.ip));
+    return b.ok ? null : tooManyRequests(b.retryAfterSeconds, 'too many guest lobby requests from this address', 'too_many_guest_requests');
+  };
+
+  return {
+    createSeek: (call) => {
+      const r = deps.lobby.createBotSeek(call.principal, call.body.timeControl);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
+
+    acceptSeek: async (call) => {
+      const r = await deps.lobby.acceptAsBot(call.principal, call.params.id);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
+
+    listLobbySeeks: () => json(200, { seeks: deps.lobby.list() }),
+
+    createGuestSeek: ({ ctx, body }) => {
+      const limited = guestBudget(ctx);
+      if (limited) return limited;
+      const r = deps.lobby.createGuestSeek(body.timeControl);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
+
+    pollSeek: ({ params, query }) => {
+      const r = deps.lobby.poll(params.id, query.secret);
+      return r.ok ? json(200, r.value) : serviceProblem(r.error);
+    },
+
+    cancelSeek: ({ params, query }) => {
+      const r = deps.lobby.cancel(params.id, query.secret);
+      return r.ok ? noContent() : serviceProblem(r.error);
+    },
+
+    guestAcceptSeek: async ({ ctx, params, body }) => {
+      const limited = guestBudget(ctx);
+      if (limited) return limited;
+      const r = await deps.lobby.acceptAsGuest(body.guestId, params.id);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
+
+    guestPlayHouse: async ({ ctx, params, body }) => {
+      const limited = guestBudget(ctx);
+      if (limited) return limited;
+      const r = await deps.houseGames.start(params.name, body.timeControl);
+      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+    },
+  };
+}
