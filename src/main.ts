@@ -15,7 +15,7 @@ import { SpectatorSeats } from './edge/spectators.js';
 import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
-import { GameRegistry } from './game/registry.js';
+import { GameRegistry } from './game/game-registry.js';
 import type { HouseKind } from './game/house.js';
 import type { Logger } from './domain/log.js';
 import { createLogger } from './log.js';

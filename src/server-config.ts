@@ -1,6 +1,6 @@
 // The server's configuration: its schema, and the one place that reads it (config/default.json, an
 // optional --config file, then DICECHESS_* environment variables, then command-line flags), all
-// validated with zod. The game's own settings are src/game/config.ts.
+// validated with zod. The game's own settings are src/game/game-config.ts.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Result } from './domain/result.js';

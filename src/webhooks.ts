@@ -9,7 +9,7 @@ import type { Logger } from './domain/log.js';
 import { UndiciWebhookClient } from './services/webhooks/client.js';
 import { WebhookDeliverer } from './services/webhooks/deliverer.js';
 import { systemResolver, type Resolver } from './services/webhooks/policy.js';
-import { WebhookRegistry } from './services/webhooks/registry.js';
+import { WebhookRegistry } from './services/webhooks/registration.js';
 import { DeliveryStats, OUTCOMES, type Outcome } from './services/webhooks/stats.js';
 import type { Store } from './store/types.js';
 import { parseBody } from './wire/parse.js';

@@ -127,3 +127,16 @@ export interface SeatPlayer {
 export const botExternalId = (team: string, name: string): string => `bot:team:${team}:${name}`;
 export const botFace = (team: string, name: string): PublicFace => ({ kind: 'Bot', name: `${team} ${name}` });
 export const HUMAN_FACE: PublicFace = { kind: 'Human', name: null };
+
+/** What GET /games and GET /bot/games list of a live game (the wire encoders pick from it). */
+export interface GameSummary {
+  gameId: string;
+  white: SeatPlayer;
+  black: SeatPlayer;
+  timeControl: TimeControl;
+  activeSeat: Seat;
+  dicePending: boolean;
+  clocks: Clocks | null;
+  version: number;
+  dfen: string;
+}

@@ -12,7 +12,7 @@ import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
 import type { Presence } from '../services/presence.js';
-import type { WebhookRegistry } from '../services/webhooks/registry.js';
+import type { WebhookRegistry } from '../services/webhooks/registration.js';
 import type { CatalogueRoute } from '../wire/routes.js';
 import type { RequestContext } from './context.js';
 import type { OpenCounts } from './open-counts.js';

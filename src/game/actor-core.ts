@@ -1,18 +1,18 @@
-// The half of a game actor that holds its state and shows it: the current record and pending tree,
-// the synchronous reads (with their per-version JSON caches), subscribers, and `commit`, the one
-// path by which a new record is persisted and only then published. GameActor (actor.ts) adds the
-// commands on top; nothing here runs outside the actor's mailbox except the reads.
-import type { GameRecord } from '../domain/records.js';
+// The half of a game actor that holds its state and shows it: the current record and pending tree
+// behind one GameView (view.ts, the read model it shares with ended games), subscribers, and
+// `commit`, the one path by which a new record is persisted and only then published. GameActor
+// (actor.ts) adds the commands on top; nothing here runs outside the actor's mailbox except the reads.
+import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { Clock } from '../domain/clock.js';
-import type { Clocks, GameEvent, GameState, HistoryEntry, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
+import type { GameEvent } from '../domain/types.js';
 import type { Store } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
-import type { EventFrame, GameHandle, GameSubscriber, GameSummary, MovesView } from './types.js';
-import type { GameConfig, GameLog } from './config.js';
-import { withDefaults } from './config.js';
-import { liveClocks } from './clocks.js';
+import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
+import type { GameConfig, GameLog } from './game-config.js';
+import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { HistoryJson, PendingTree, StateTemplate, buildState, frameOf, isEnded, snapshotFrame } from './view.js';
+import { HistoryJson } from '../wire/encode.js';
+import { GameView, PendingTree, ViewedGame, frameOf, isEnded } from './view.js';
 
 export interface ActorDeps {
   store: Store;
@@ -28,122 +28,71 @@ export interface ActorDeps {
   onTurn?: () => void;
 }
 
-export abstract class ActorCore {
-  /** The current record: never mutated, replaced whole (the store may hold on to what it was given). */
-  protected rec: GameRecord;
-  /** The published pending roll's tree; null when no decision is pending. */
-  protected tree: PendingTree | null = null;
+export abstract class ActorCore extends ViewedGame {
+  /** The current record and tree with their cached JSON, replaced whole at every version. */
+  protected view: GameView;
   protected readonly cfg: Required<GameConfig>;
   protected readonly subs = new Set<GameSubscriber>();
-  protected endedFrame: EventFrame | null = null;
   private readonly history$: HistoryJson;
-  private template: StateTemplate | null = null;
-  private movesText: string | null = null;
 
   constructor(rec: GameRecord, protected readonly deps: ActorDeps) {
-    this.rec = rec;
+    super();
     this.cfg = withDefaults(deps.config);
     this.history$ = new HistoryJson(rec.history);
+    this.view = this.viewOf(rec, null);
   }
 
-  get id(): string { return this.rec.id; }
-  get white(): SeatPlayer { return this.rec.white; }
-  get black(): SeatPlayer { return this.rec.black; }
-  get timeControl(): TimeControl { return this.rec.timeControl; }
-  get rated(): boolean { return this.rec.rated; }
-
-  seatOf(playerId: string): Seat | null {
-    if (this.rec.white.id === playerId) return 'White';
-    if (this.rec.black.id === playerId) return 'Black';
-    return null;
-  }
-
-  isActive(): boolean {
-    return !isEnded(this.rec);
-  }
-
-  /** The current record, as the store holds it. Read-only. */
-  record(): GameRecord {
-    return this.rec;
-  }
-
-  // ---- reads ----------------------------------------------------------------------------------
-
-  private liveNow(): Clocks | null {
-    return liveClocks(this.rec.clocks, this.rec.activeSeat, this.rec.clockStartedAt, this.deps.clock.now());
-  }
-
-  state(): GameState {
-    return buildState(this.rec, this.tree, this.liveNow(), this.cfg.inlineLeafCap);
-  }
-
-  stateJson(): string {
-    this.template ??= new StateTemplate(this.rec, this.tree, this.cfg.inlineLeafCap);
-    return this.template.render(this.liveNow());
-  }
-
-  history(): HistoryEntry[] {
-    return this.rec.history.slice();
-  }
-
-  summary(): GameSummary {
-    const r = this.rec;
-    return {
-      gameId: r.id,
-      white: r.white,
-      black: r.black,
-      timeControl: r.timeControl,
-      activeSeat: r.activeSeat,
-      dicePending: this.tree !== null,
-      clocks: this.liveNow(),
-      version: r.version,
-      dfen: this.tree ? this.tree.dfen : r.fen,
-    };
-  }
-
-  moves(): MovesView {
-    return {
-      version: this.rec.version,
-      dfen: this.tree ? this.tree.dfen : this.rec.fen,
-      dicePending: this.tree !== null,
-      legalMovesJson: this.tree ? this.tree.fullJson() : '{}',
-    };
-  }
-
-  movesJson(): string {
-    if (this.movesText === null) {
-      const m = this.moves();
-      this.movesText =
-        `{"version":${m.version},"dfen":${JSON.stringify(m.dfen)},"dicePending":${m.dicePending}` +
-        `,"legalMoves":${m.legalMovesJson}}`;
-    }
-    return this.movesText;
-  }
+  /** The current record: never mutated, replaced whole (the store may hold on to what it was given). */
+  protected get rec(): GameRecord { return this.view.rec; }
+  /** The published pending roll's tree; null when no decision is pending. */
+  protected get tree(): PendingTree | null { return this.view.tree; }
 
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
     // Built and registered in one synchronous step: no event can fall between the two.
-    const snapshot = snapshotFrame(this.state(), this.stateJson(), this.rec.history, this.history$.text());
-    if (isEnded(this.rec)) return { snapshot, ended: this.endedFrame, unsubscribe: () => {} };
+    const snapshot = this.view.snapshotFrame();
+    if (isEnded(this.rec)) return { snapshot, ended: this.view.endedFrame(), unsubscribe: () => {} };
     this.subs.add(sub);
     return { snapshot, ended: null, unsubscribe: () => void this.subs.delete(sub) };
   }
 
   // ---- persistence and publication ----------------------------------------------------------------
 
-  /** Persist, adopt, then publish: nobody sees an event the store does not hold. */
-  protected async commit(next: GameRecord, tree: PendingTree | null, events: GameEvent[]): Promise<void> {
-    await this.deps.store.putGame(next);
-    this.adopt(next, tree);
-    for (const e of events) this.publish(frameOf(e));
+  /**
+   * Persist, adopt, then publish: nobody sees an event the store does not hold. Every change of
+   * record goes through here. A final record is written with its result lines in one store call, and
+   * its GameEnded follows `events`. `clockFromPublication`: the mover's clock starts when the roll is
+   * published, not when its write began.
+   */
+  protected async commit(
+    next: GameRecord,
+    tree: PendingTree | null,
+    events: GameEvent[],
+    how: { results?: ResultRecord[]; clockFromPublication?: boolean } = {},
+  ): Promise<void> {
+    if (how.results !== undefined) await this.deps.store.finishGame(next, how.results);
+    else await this.deps.store.putGame(next);
+    this.show(how.clockFromPublication ? { ...next, clockStartedAt: this.deps.clock.now() } : next, tree, events);
   }
 
-  /** Makes `next` the current state and drops every cache made for the previous one. */
-  protected adopt(next: GameRecord, tree: PendingTree | null): void {
+  /**
+   * Adopt and publish without writing: only for what the store already holds (a resumed roll) or
+   * can no longer take (an abort the store refused).
+   */
+  protected show(next: GameRecord, tree: PendingTree | null, events: GameEvent[]): void {
+    this.adopt(next, tree);
+    for (const e of events) this.publish(frameOf(e));
+    const ended = this.view.endedFrame();
+    if (ended !== null) this.publish(ended);
+  }
+
+  /** Makes `next` the current state: a new view, so every cache made for the previous one is gone. */
+  private adopt(next: GameRecord, tree: PendingTree | null): void {
     for (let i = this.history$.count; i < next.history.length; i++) this.history$.append(next.history[i]);
-    this.rec = next;
-    this.tree = tree;
-    this.template = null;
-    this.movesText = null;
+    this.view = this.viewOf(next, tree);
+  }
+
+  private viewOf(rec: GameRecord, tree: PendingTree | null): GameView {
+    return new GameView(rec, tree, this.history$, this.cfg.inlineLeafCap, () => this.deps.clock.now());
   }
 
   protected publish(frame: EventFrame): void {

@@ -1,7 +1,7 @@
 // One actor per game: the only writer of that game's state. Every command (seed, move, resign,
 // timers, rolls) runs through a bounded serial mailbox; each handler computes the next record and the
 // events it implies, then `commit` (actor-core.ts) persists the record and only then publishes the
-// events, each serialised once. Reads are synchronous and never touch the mailbox.
+// events, each serialised once; rolls and endings take that same path. Reads are synchronous and never touch the mailbox.
 import {
   applyTurn, isDraw, parseDfen, passTurn, treeHasPath, withDice,
 } from '../engine/index.js';
@@ -17,11 +17,10 @@ import {
   banksAfterTurn, banksAtRoll, decisionLimitMs, elapsedMs, outOfTime,
 } from './clocks.js';
 import { Mailbox } from './mailbox.js';
-import {
-  GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, SEED_MAX, SEED_MIN, SEED_REASON,
-  describeMoves, drawBy, finalRecord, lossFor, plausibleMoves, resultsOf, winFor,
-} from './outcome.js';
-import { PendingTree, effectiveSeeds, endedEventOf, frameOf, isEnded } from './view.js';
+import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
+import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
+import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
+import { PendingTree, effectiveSeeds, isEnded } from './view.js';
 
 export type { ActorDeps } from './actor-core.js';
 
@@ -123,7 +122,7 @@ export class GameActor extends ActorCore implements GameHandle {
         // was down is not charged, so the clock restarts now from the persisted banks.
         const dfen = must(withDice(rec.fen, rec.dice), 'pending roll');
         const t = await this.treeOf(dfen);
-        this.adopt({ ...rec, clockStartedAt: this.deps.clock.now() }, new PendingTree(dfen, t.bytes, t.leaves));
+        this.show({ ...rec, clockStartedAt: this.deps.clock.now() }, new PendingTree(dfen, t.bytes, t.leaves), []);
         this.armExpiry();
       } else if (rec.ply === 0) {
         this.start();
@@ -169,8 +168,8 @@ export class GameActor extends ActorCore implements GameHandle {
 
   private async onSeed(seat: Seat, seed: unknown): Promise<void> {
     if (isEnded(this.rec)) return;
-    if (typeof seed !== 'string' || seed.length < SEED_MIN || seed.length > SEED_MAX) {
-      await this.rejected(seat, SEED_REASON);
+    if (!isValidSeed(seed)) {
+      await this.rejected(seat, SEED_REJECT_REASON);
       return;
     }
     const rec = this.rec;
@@ -284,10 +283,7 @@ export class GameActor extends ActorCore implements GameHandle {
       const rolled: GameEvent = {
         DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: tree.inline(this.cfg.inlineLeafCap) },
       };
-      await this.deps.store.putGame(next);
-      // The mover's clock starts at publication, not when the write began.
-      this.adopt({ ...next, clockStartedAt: this.deps.clock.now() }, tree);
-      this.publish(frameOf(rolled));
+      await this.commit(next, tree, [rolled], { clockFromPublication: true });
       this.armExpiry();
       return;
     }
@@ -333,8 +329,8 @@ export class GameActor extends ActorCore implements GameHandle {
   private async end(over: GameOver, base: GameRecord = this.rec, lead: GameEvent[] = []): Promise<void> {
     this.cancelTimer();
     const final = this.closing(base, over);
-    await this.deps.store.finishGame(final, resultsOf(final));
-    this.finish(final, lead);
+    await this.commit(final, null, lead, { results: resultsOf(final) });
+    this.afterEnd(final);
   }
 
   /** The final record; a mirror-pair game whose partner still runs keeps its reveal back. */
@@ -343,12 +339,8 @@ export class GameActor extends ActorCore implements GameHandle {
     return this.deps.pair?.ending(this.id) ? { ...final, revealHeld: true } : final;
   }
 
-  /** Adopts the final record and tells everyone; shared by normal endings and failed aborts. */
-  private finish(final: GameRecord, lead: GameEvent[]): void {
-    this.adopt(final, null);
-    for (const e of lead) this.publish(frameOf(e));
-    this.endedFrame = frameOf(endedEventOf(final)!);
-    this.publish(this.endedFrame);
+  /** After GameEnded is published: shared by normal endings and failed aborts. */
+  private afterEnd(final: GameRecord): void {
     this.closeSubscribers();
     try {
       this.deps.onEnded?.(this, final);
@@ -366,7 +358,9 @@ export class GameActor extends ActorCore implements GameHandle {
     } catch (e) {
       // Even the store refuses: end in memory so nobody waits on a game that cannot go on.
       this.deps.log.error({ gameId: this.id, err: String(e) }, 'could not persist the aborted game');
-      this.finish(this.closing(this.rec, drawBy('Aborted')), []);
+      const final = this.closing(this.rec, drawBy('Aborted'));
+      this.show(final, null, []);
+      this.afterEnd(final);
     }
   }
 

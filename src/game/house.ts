@@ -7,7 +7,7 @@
 import { capturedBy, parseDfen } from '../engine/index.js';
 import type { Clock } from '../domain/clock.js';
 import type { LegalMoveTree, Seat } from '../domain/types.js';
-import type { GameLog } from './config.js';
+import type { GameLog } from './game-config.js';
 import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 
 export type HouseKind = 'random' | 'greedy';

@@ -1,7 +1,7 @@
 // The seams around game actors. Transports (ndjson streams, webhook deliverers, built-in house bots)
 // implement GameSubscriber; the lobby, challenges and the ladder create games through GameFactory.
 import type {
-  GameEvent, GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl, Clocks,
+  GameEvent, GameState, GameSummary, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
 import type { GameRecord } from '../domain/records.js';
 
@@ -20,18 +20,8 @@ export interface GameSubscriber {
   close?(): void;
 }
 
-/** Entry of GET /games (public) and the fields GET /bot/games needs. */
-export interface GameSummary {
-  gameId: string;
-  white: SeatPlayer;
-  black: SeatPlayer;
-  timeControl: TimeControl;
-  activeSeat: Seat;
-  dicePending: boolean;
-  clocks: Clocks | null;
-  version: number;
-  dfen: string;
-}
+/** Entry of GET /games (public) and the fields GET /bot/games need; a domain value, so wire encodes it. */
+export type { GameSummary } from '../domain/types.js';
 
 export interface MovesView {
   version: number;

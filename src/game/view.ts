@@ -1,12 +1,15 @@
-// Read models of a game: the GameState object, its JSON text, history and event frames. Everything
-// here is a pure function of a GameRecord (plus the pending roll's tree), so the actor and the edge
-// (serving ended games from the store) render games the same way.
+// The read model of a game: GameView renders one record (plus the pending roll's tree) as the state,
+// history, summary, legal moves and stream frames, with its JSON cached for as long as that record is
+// current. The live actor makes one per version; an ended game read from the store makes one once, so
+// both render a game the same way. The JSON itself comes from wire's encoders.
 import { treeToJson, treeToObject } from '../engine/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type {
-  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players,
+  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
-import type { EventFrame } from './types.js';
+import { HistoryJson, StateTemplate, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
+import type { EventFrame, GameSummary, MovesView } from './types.js';
+import { liveClocks } from './clocks.js';
 
 /** The tree of the roll that is waiting for a move, with its JSON/object forms made once, on demand. */
 export class PendingTree {
@@ -29,7 +32,7 @@ export class PendingTree {
   /** The inline copy: the tree, or null over the leaf cap. Shared between reads: treat as read-only. */
   inline(cap: number): LegalMoveTree | null {
     if (this.leaves > cap) return null;
-    this.obj ??= treeToObject(this.bytes) as LegalMoveTree;
+    this.obj ??= treeToObject(this.bytes);
     return this.obj;
   }
 
@@ -53,112 +56,168 @@ export function effectiveSeeds(rec: GameRecord): ClientSeeds {
   return { white: rec.clientSeeds.white ?? rec.white.id, black: rec.clientSeeds.black ?? rec.black.id };
 }
 
-/** The state object; keys in the same order as StateTemplate writes them. */
-export function buildState(rec: GameRecord, tree: PendingTree | null, clocks: Clocks | null, cap: number): GameState {
-  const { seed, clientSeeds } = revealOf(rec);
-  return {
-    version: rec.version,
-    dfen: tree ? tree.dfen : rec.fen,
-    activeSeat: rec.activeSeat,
-    dicePending: tree !== null,
-    status: rec.status,
-    timeControl: rec.timeControl,
-    clocks,
-    commit: rec.commit,
-    seed,
-    clientSeeds,
-    legalMoves: tree ? tree.inline(cap) : null,
-    players: playersOf(rec),
-  };
-}
-
-/**
- * The state JSON split around `clocks`, made once per version: a read while a clock runs only
- * splices the live clocks in instead of re-serialising the tree.
- */
-export class StateTemplate {
-  private readonly head: string;
-  private readonly tail: string;
-
-  constructor(readonly rec: GameRecord, tree: PendingTree | null, cap: number) {
-    const { seed, clientSeeds } = revealOf(rec);
-    const head = JSON.stringify({
-      version: rec.version,
-      dfen: tree ? tree.dfen : rec.fen,
-      activeSeat: rec.activeSeat,
-      dicePending: tree !== null,
-      status: rec.status,
-      timeControl: rec.timeControl,
-    });
-    this.head = `${head.slice(0, -1)},"clocks":`;
-    this.tail =
-      `,"commit":${JSON.stringify(rec.commit)},"seed":${JSON.stringify(seed)}` +
-      `,"clientSeeds":${JSON.stringify(clientSeeds)}` +
-      `,"legalMoves":${tree ? tree.inlineJson(cap) : 'null'}` +
-      `,"players":${JSON.stringify(playersOf(rec))}}`;
-  }
-
-  render(clocks: Clocks | null): string {
-    return this.head + JSON.stringify(clocks) + this.tail;
-  }
-}
-
-/** History as JSON text, grown one entry at a time (entries never change once written). */
-export class HistoryJson {
-  private parts: string[] = [];
-  private joined: string | null = '[]';
-
-  constructor(entries: readonly HistoryEntry[] = []) {
-    for (const e of entries) this.append(e);
-  }
-
-  get count(): number {
-    return this.parts.length;
-  }
-
-  append(e: HistoryEntry): void {
-    this.parts.push(JSON.stringify(e));
-    this.joined = null;
-  }
-
-  text(): string {
-    this.joined ??= `[${this.parts.join(',')}]`;
-    return this.joined;
-  }
-}
-
 /** Serialises an event once; the same line goes to every subscriber. */
 export function frameOf(event: GameEvent): EventFrame {
   const v = (Object.values(event)[0] as { v: number }).v;
-  return { v, event, line: `${JSON.stringify(event)}\n` };
+  return { v, event, line: eventLine(event) };
 }
 
-/** A Snapshot frame from already-serialised parts (state JSON and history JSON are cached). */
-export function snapshotFrame(state: GameState, stateJson: string, history: HistoryEntry[], historyJson: string): EventFrame {
-  const v = state.version;
-  return {
-    v,
-    event: { Snapshot: { v, state, history } },
-    line: `{"Snapshot":{"v":${v},"state":${stateJson},"history":${historyJson}}}\n`,
-  };
-}
-
-/** The GameEnded event of an ended record (its version is the game's last). */
-export function endedEventOf(rec: GameRecord): GameEvent | null {
+/** The GameEnded event of an ended record (its version is the game's last): built only here. */
+function endedEventOf(rec: GameRecord): GameEvent | null {
   if (!('Ended' in rec.status)) return null;
   const { seed, clientSeeds } = revealOf(rec);
   return { GameEnded: { v: rec.version, over: rec.status.Ended.over, seed, clientSeeds } };
 }
 
-/** State of a record with no live actor (an ended game read from the store or the archive). */
-export function stateOfRecord(rec: GameRecord): GameState {
-  return buildState(rec, null, rec.clocks, 0);
+export class GameView {
+  private template: StateTemplate | null = null;
+  private movesText: string | null = null;
+  private ended: EventFrame | null | undefined;
+
+  constructor(
+    readonly rec: GameRecord,
+    /** The published pending roll's tree; null when no decision is pending. */
+    readonly tree: PendingTree | null,
+    /** History JSON of `rec`, grown by the owner as versions pass (shared between views). */
+    private readonly history$: HistoryJson,
+    private readonly cap: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** An ended record with no actor (from the store or the archive). */
+  static ofRecord(rec: GameRecord): GameView {
+    return new GameView(rec, null, new HistoryJson(rec.history), 0, () => 0);
+  }
+
+  /** Clocks with the mover's elapsed time already subtracted. */
+  clocks(): Clocks | null {
+    return liveClocks(this.rec.clocks, this.rec.activeSeat, this.rec.clockStartedAt, this.now());
+  }
+
+  private fields(): StateFields {
+    const rec = this.rec;
+    const { seed, clientSeeds } = revealOf(rec);
+    return {
+      version: rec.version,
+      dfen: this.dfen(),
+      activeSeat: rec.activeSeat,
+      dicePending: this.tree !== null,
+      status: rec.status,
+      timeControl: rec.timeControl,
+      commit: rec.commit,
+      seed,
+      clientSeeds,
+      players: playersOf(rec),
+    };
+  }
+
+  private dfen(): string {
+    return this.tree ? this.tree.dfen : this.rec.fen;
+  }
+
+  /** The state object; keys in the same order as StateTemplate writes them. */
+  state(): GameState {
+    const f = this.fields();
+    return {
+      version: f.version, dfen: f.dfen, activeSeat: f.activeSeat, dicePending: f.dicePending,
+      status: f.status, timeControl: f.timeControl, clocks: this.clocks(), commit: f.commit,
+      seed: f.seed, clientSeeds: f.clientSeeds, legalMoves: this.tree ? this.tree.inline(this.cap) : null,
+      players: f.players,
+    };
+  }
+
+  stateJson(): string {
+    this.template ??= new StateTemplate(this.fields(), this.tree ? this.tree.inlineJson(this.cap) : 'null');
+    return this.template.render(this.clocks());
+  }
+
+  history(): HistoryEntry[] {
+    return this.rec.history.slice();
+  }
+
+  summary(): GameSummary {
+    const r = this.rec;
+    return {
+      gameId: r.id,
+      white: r.white,
+      black: r.black,
+      timeControl: r.timeControl,
+      activeSeat: r.activeSeat,
+      dicePending: this.tree !== null,
+      clocks: this.clocks(),
+      version: r.version,
+      dfen: this.dfen(),
+    };
+  }
+
+  moves(): MovesView {
+    return {
+      version: this.rec.version,
+      dfen: this.dfen(),
+      dicePending: this.tree !== null,
+      legalMovesJson: this.tree ? this.tree.fullJson() : '{}',
+    };
+  }
+
+  movesJson(): string {
+    if (this.movesText === null) {
+      const m = this.moves();
+      this.movesText = movesJson(m.version, m.dfen, m.dicePending, m.legalMovesJson);
+    }
+    return this.movesText;
+  }
+
+  /** The Snapshot a new subscriber gets first. */
+  snapshotFrame(): EventFrame {
+    const state = this.state();
+    const v = state.version;
+    const history = this.rec.history;
+    return { v, event: { Snapshot: { v, state, history } }, line: snapshotLine(v, this.stateJson(), this.history$.text()) };
+  }
+
+  /** The GameEnded frame of an ended record, made once; null while the game runs. */
+  endedFrame(): EventFrame | null {
+    if (this.ended === undefined) {
+      const ev = endedEventOf(this.rec);
+      this.ended = ev ? frameOf(ev) : null;
+    }
+    return this.ended;
+  }
 }
 
-/** What a stream sends for an ended game: its final Snapshot and its GameEnded, then it closes. */
-export function endedFramesOf(rec: GameRecord): { snapshot: EventFrame; ended: EventFrame | null } {
-  const state = stateOfRecord(rec);
-  const snapshot = snapshotFrame(state, JSON.stringify(state), rec.history, JSON.stringify(rec.history));
-  const ev = endedEventOf(rec);
-  return { snapshot, ended: ev ? frameOf(ev) : null };
+/**
+ * The reads every GameHandle answers from its current view: the live actor (whose view changes with
+ * every version) and the ended game (one view, for good) share them.
+ */
+export abstract class ViewedGame {
+  protected abstract view: GameView;
+
+  get id(): string { return this.view.rec.id; }
+  get white(): SeatPlayer { return this.view.rec.white; }
+  get black(): SeatPlayer { return this.view.rec.black; }
+  get timeControl(): TimeControl { return this.view.rec.timeControl; }
+  get rated(): boolean { return this.view.rec.rated; }
+
+  seatOf(playerId: string): Seat | null {
+    const rec = this.view.rec;
+    if (rec.white.id === playerId) return 'White';
+    if (rec.black.id === playerId) return 'Black';
+    return null;
+  }
+
+  isActive(): boolean {
+    return !isEnded(this.view.rec);
+  }
+
+  /** The current record, as the store holds it. Read-only. */
+  record(): GameRecord {
+    return this.view.rec;
+  }
+
+  state(): GameState { return this.view.state(); }
+  stateJson(): string { return this.view.stateJson(); }
+  history(): HistoryEntry[] { return this.view.history(); }
+  summary(): GameSummary { return this.view.summary(); }
+  moves(): MovesView { return this.view.moves(); }
+  movesJson(): string { return this.view.movesJson(); }
 }

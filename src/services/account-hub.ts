@@ -3,6 +3,7 @@
 // is kept for identities that are not connected (streams are live only).
 import type { AccountEvent } from '../domain/types.js';
 import type { GameHandle, GameLifecycleListener } from '../game/types.js';
+import { eventLine } from '../wire/encode.js';
 
 export interface AccountSink {
   /** Receives one ndjson line (JSON + '\n'). Backpressure and cut-off are the transport's job. */
@@ -29,7 +30,7 @@ export class AccountHub implements GameLifecycleListener {
   publish(principalId: string, event: AccountEvent): void {
     const set = this.sinks.get(principalId);
     if (!set || set.size === 0) return;
-    const line = JSON.stringify(event) + '\n';
+    const line = eventLine(event);
     // Copy first: a sink may unsubscribe itself while being served.
     for (const sink of [...set]) {
       try {

@@ -9,7 +9,8 @@ import type { Store } from '../store/types.js';
 import { fail, type ServiceError, type ServiceResult } from './errors.js';
 import { ExpiringMap } from './expiring.js';
 import { hashToken, newToken, randomHex } from './tokens.js';
-import { BUILT_IN_HOUSE_BOTS, isSlug, type StaticBotConfig } from './static-bots.js';
+import { SLUG_MAX, SLUG_PATTERN, isReservedTeam, isSlug } from '../domain/rules.js';
+import { BUILT_IN_HOUSE_BOTS, type StaticBotConfig } from './static-bots.js';
 
 export { BUILT_IN_HOUSE_BOTS, builtInHouseBotIds, parseHouseBotsEnv, isSlug } from './static-bots.js';
 export type { StaticBotConfig } from './static-bots.js';
@@ -50,7 +51,6 @@ export const DEFAULT_IDENTITY_CONFIG: IdentityConfig = {
   maxGuestTokens: 100_000,
 };
 
-export const RESERVED_TEAMS: ReadonlySet<string> = new Set(['anon', 'house']);
 
 /**
  * Anonymous display-name slug (CONTRACT.md "Identity"): lower-case, each run of characters outside
@@ -153,11 +153,11 @@ export class IdentityService {
 
   /** POST /bot/register. */
   async register(team: string, name: string): Promise<ServiceResult<TokenResponse>> {
-    if (RESERVED_TEAMS.has(team)) {
+    if (isReservedTeam(team)) {
       return fail('bad_request', 'reserved_team', `the team "${team}" is reserved`);
     }
     if (!isSlug(team) || !isSlug(name)) {
-      return fail('bad_request', 'invalid_slug', 'team and name must match ^[a-z0-9][a-z0-9-]*$ and be at most 32 characters');
+      return fail('bad_request', 'invalid_slug', `team and name must match ${SLUG_PATTERN.source} and be at most ${SLUG_MAX} characters`);
     }
     const id = botExternalId(team, name);
     const taken = (): { ok: false; error: ServiceError } =>

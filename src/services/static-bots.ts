@@ -3,6 +3,7 @@
 // message the operator can act on (the composition root refuses to start with it).
 import type { Result } from '../domain/result.js';
 import { botExternalId } from '../domain/types.js';
+import { isSlug } from '../domain/rules.js';
 
 export interface StaticBotConfig {
   team: 'house';
@@ -20,10 +21,7 @@ export const BUILT_IN_HOUSE_BOTS: readonly StaticBotConfig[] = [
 export const builtInHouseBotIds = (): Set<string> =>
   new Set(BUILT_IN_HOUSE_BOTS.map((b) => botExternalId(b.team, b.name)));
 
-const SLUG = /^[a-z0-9][a-z0-9-]*$/;
-
-/** The register-request slug rule: the pattern, at most 32 characters. */
-export const isSlug = (s: string): boolean => s.length <= 32 && SLUG.test(s);
+export { isSlug } from '../domain/rules.js';
 
 export const MIN_STATIC_TOKEN_LENGTH = 16;
 

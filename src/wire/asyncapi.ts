@@ -5,7 +5,7 @@ import './schemas.js'; // every named shape registered before the first conversi
 import type { z } from 'zod';
 import type { JsonObject } from './jsonschema.js';
 import { COMPONENT_PREFIX, componentSchemas, documentCache, reachable } from './jsonschema.js';
-import { componentId, wireRegistry } from './registry.js';
+import { componentId, wireRegistry } from './schema-registry.js';
 import { ACCOUNT_EVENTS, GAME_EVENTS } from './events.js';
 import { CONTENT_TYPES, CONTRACT_VERSION } from './route-spec.js';
 

@@ -2,7 +2,8 @@
 // Response-side objects are strict: the server sends exactly these fields, and a strict schema lets
 // the conformance checker catch a leaked field (a raw id, a token hash) instead of waving it through.
 import { z } from 'zod';
-import { described, named } from './registry.js';
+import { described, named } from './schema-registry.js';
+import type { LegalMoveTree as LegalMoveTreeType } from '../domain/types.js';
 
 /** An integer in [min, max]; every failure (wrong type, fraction, range) says the same short thing. */
 export function intIn(min: number, max: number): z.ZodInt {
@@ -116,11 +117,8 @@ export const GameStatus = named(
   'Single-key status. `Ended` carries `over` (CONTRACT.md) so a polling bot can read the result.',
 );
 
-/** Typed by hand: a recursive schema cannot infer its own type. */
-export interface LegalMoveTreeShape {
-  [uci: string]: LegalMoveTreeShape;
-}
-export const LegalMoveTree: z.ZodType<LegalMoveTreeShape> = named(
+/** Typed by the domain's tree type: a recursive schema cannot infer its own type. */
+export const LegalMoveTree: z.ZodType<LegalMoveTreeType> = named(
   'LegalMoveTree',
   z.lazy(() => z.record(z.string(), LegalMoveTree)),
   'Prefix tree of UCI micro-moves. Each key is a micro-move, its value the legal continuations; ' +

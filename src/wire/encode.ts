@@ -1,82 +1,115 @@
-// Serialising once. Events are encoded a single time and the same text goes to every subscriber
-// (rules of the house); response bodies are plain JSON.stringify, with a few builders for the shapes
-// handlers assemble from domain values.
+// Every response and event body the server builds from domain values is encoded here, once. Events
+// are serialised a single time and the same text goes to every subscriber (rules of the house); the
+// game's hot reads (state, legal moves, history) are templates spliced from cached parts, so a read
+// while a clock runs re-serialises only the clocks, and a tree is written from its flat form, never
+// through an object.
+import { STATUS_CODES } from 'node:http';
 import type {
-  AccountEvent, Clocks, GameEvent, Principal, PublicFace, Seat, TimeControl,
+  AccountEvent, Clocks, GameEvent, GameState, GameSummary, HistoryEntry, Seat,
 } from '../domain/types.js';
 import type { z } from 'zod';
 import type * as R from './responses.js';
 import { PUBLIC_GAMES_MAX } from './responses.js';
 
-export { CONTENT_TYPES } from './route-spec.js';
-
-/** A blank line: the keep-alive of both ndjson streams. */
-export const KEEPALIVE_LINE = '\n';
-
-/** The `{}` of decline (200) and of seed, resign and a move without verdict (202). */
-export const EMPTY_JSON = '{}';
-
-/** One ndjson line: the event as JSON, then a newline. */
+/** One ndjson line: the event as JSON, then a newline (game streams, the account stream). */
 export function eventLine(event: GameEvent | AccountEvent): string {
   return `${JSON.stringify(event)}\n`;
 }
 
-/** A response body. Bodies are plain JSON; this is the one place that says so. */
-export function encode(body: unknown): string {
-  return JSON.stringify(body);
+/** A Snapshot line from already-encoded parts (the state and history JSON are cached per version). */
+export function snapshotLine(v: number, stateJson: string, historyJson: string): string {
+  return `{"Snapshot":{"v":${v},"state":${stateJson},"history":${historyJson}}}\n`;
 }
 
-export const STATUS_TITLES: Readonly<Record<number, string>> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
+/** The webhook `yourTurn` delivery body, around the cached state JSON. */
+export function yourTurnJson(gameId: string, seat: Seat, stateJson: string): string {
+  return `{"type":"yourTurn","gameId":${JSON.stringify(gameId)},"seat":"${seat}","state":${stateJson}}`;
+}
+
+/** The webhook verification handshake body. */
+export function verificationJson(nonce: string): string {
+  return JSON.stringify({ type: 'verification', nonce });
+}
+
+/** Body of GET /games/{id}/moves; `legalMovesJson` is the tree's JSON text (`{}` when none). */
+export function movesJson(version: number, dfen: string, dicePending: boolean, legalMovesJson: string): string {
+  return `{"version":${version},"dfen":${JSON.stringify(dfen)},"dicePending":${dicePending},"legalMoves":${legalMovesJson}}`;
+}
+
+/** A GameState without its two costly parts: the live clocks and the inline tree. */
+export type StateFields = Omit<GameState, 'clocks' | 'legalMoves'>;
+
+/**
+ * The state JSON split around `clocks`, made once per version: a read while a clock runs only
+ * splices the live clocks in instead of re-serialising the tree. Keys in GameState's order.
+ */
+export class StateTemplate {
+  private readonly head: string;
+  private readonly tail: string;
+
+  /** `legalMovesJson`: the inline tree's JSON text, or `null`. */
+  constructor(s: StateFields, legalMovesJson: string) {
+    const head = JSON.stringify({
+      version: s.version,
+      dfen: s.dfen,
+      activeSeat: s.activeSeat,
+      dicePending: s.dicePending,
+      status: s.status,
+      timeControl: s.timeControl,
+    });
+    this.head = `${head.slice(0, -1)},"clocks":`;
+    this.tail =
+      `,"commit":${JSON.stringify(s.commit)},"seed":${JSON.stringify(s.seed)}` +
+      `,"clientSeeds":${JSON.stringify(s.clientSeeds)}` +
+      `,"legalMoves":${legalMovesJson}` +
+      `,"players":${JSON.stringify(s.players)}}`;
+  }
+
+  render(clocks: Clocks | null): string {
+    return this.head + JSON.stringify(clocks) + this.tail;
+  }
+}
+
+/** History as JSON text, grown one entry at a time (entries never change once written). */
+export class HistoryJson {
+  private parts: string[] = [];
+  private joined: string | null = '[]';
+
+  constructor(entries: readonly HistoryEntry[] = []) {
+    for (const e of entries) this.append(e);
+  }
+
+  get count(): number {
+    return this.parts.length;
+  }
+
+  append(e: HistoryEntry): void {
+    this.parts.push(JSON.stringify(e));
+    this.joined = null;
+  }
+
+  text(): string {
+    this.joined ??= `[${this.parts.join(',')}]`;
+    return this.joined;
+  }
+}
 
 export type ProblemBody = z.output<typeof R.Problem>;
 
-/** An RFC 9457 body (CONTRACT.md, Errors); the title follows from the status. */
-export function problem(status: number, code: string, detail: string): ProblemBody {
-  return { type: 'about:blank', title: STATUS_TITLES[status] ?? 'Error', status, detail, code };
-}
-
+/** An RFC 9457 body (CONTRACT.md, Errors); the title is the status's HTTP reason phrase. */
 export function problemJson(status: number, code: string, detail: string): string {
-  return JSON.stringify(problem(status, code, detail));
+  const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Unknown', status, detail, code };
+  return JSON.stringify(body);
 }
 
-export function account(p: Principal): z.output<typeof R.Account> {
-  return { team: p.team, name: p.name, id: p.id };
-}
-
-/**
- * What a game summary looks like to wire (structurally the game layer's GameSummary; wire may
- * not import it). Seats carry their public face, never exposed as raw ids.
- */
-export interface GameSummaryLike {
-  gameId: string;
-  white: { face: PublicFace };
-  black: { face: PublicFace };
-  timeControl: TimeControl;
-  activeSeat: Seat;
-  dicePending: boolean;
-  clocks: Clocks | null;
-  version: number;
-  dfen: string;
-  /** A ladder game, and the seats' current ratings when it is (absent: unrated). */
+/** A live game as GET /games lists it: a ladder game adds whether it is rated and the seats' ratings. */
+export type ListedGame = GameSummary & {
   rated?: boolean;
   ratings?: { white: number | null; black: number | null };
-}
+};
 
 /** Entry of GET /games: only spectator-safe fields, picked one by one so nothing else leaks. */
-export function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
+function publicGame(s: ListedGame): z.output<typeof R.PublicGame> {
   // Rated games only carry `rated` and `ratings`: every other entry keeps the spec's exact shape.
   const rated = s.rated ? { rated: true as const, ratings: s.ratings ?? { white: null, black: null } } : {};
   return {
@@ -93,13 +126,13 @@ export function publicGame(s: GameSummaryLike): z.output<typeof R.PublicGame> {
 }
 
 /** Body of GET /games: by version descending, capped at 50, `total` counting them all. */
-export function publicGameList(live: readonly GameSummaryLike[]): z.output<typeof R.PublicGameList> {
+export function publicGameList(live: readonly ListedGame[]): z.output<typeof R.PublicGameList> {
   const top = [...live].sort((a, b) => b.version - a.version).slice(0, PUBLIC_GAMES_MAX);
   return { games: top.map(publicGame), total: live.length };
 }
 
 /** Entry of GET /bot/games for the caller's seat. */
-export function myGame(s: GameSummaryLike, seat: Seat): z.output<typeof R.MyGame> {
+export function myGame(s: GameSummary, seat: Seat): z.output<typeof R.MyGame> {
   return {
     gameId: s.gameId,
     seat,

@@ -1,7 +1,7 @@
 // Stream events (bot-service-spec.md "Events") and webhook deliveries. Every stream line is a
 // single-key object naming the event; the union schemas describe one line each.
 import { z } from 'zod';
-import { described, named } from './registry.js';
+import { described, named } from './schema-registry.js';
 import {
   ClientSeeds, Clocks, count, Dice, GameOver, HistoryEntry, LegalMoveTree, Participant, Seat, TimeControl,
 } from './common.js';

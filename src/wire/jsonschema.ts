@@ -2,7 +2,7 @@
 // put them under `components.schemas` and point at them with `$ref`, so the recursive legal-move
 // tree is a reference to itself rather than an endless expansion.
 import { z } from 'zod';
-import { componentId, wireRegistry } from './registry.js';
+import { componentId, wireRegistry } from './schema-registry.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };

@@ -2,21 +2,21 @@
 // are dropped, never refused (CONTRACT.md). Arrays and strings are bounded so hostile input is
 // refused cheaply, before any service sees it.
 import { z } from 'zod';
-import { described, named } from './registry.js';
+import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
 import type { Parsed } from './parse.js';
 import { parseBody } from './parse.js';
 
-export const SLUG_PATTERN = /^[a-z0-9][a-z0-9-]*$/;
-export const SLUG_MAX = 32;
-/** Teams nobody may register: `anon` holds anonymous bots, `house` the operator's static bots. */
-export const RESERVED_TEAMS: readonly string[] = ['anon', 'house'];
+import { SEED_MAX, SEED_MIN, SEED_REJECT_REASON, SLUG_MAX, SLUG_PATTERN } from '../domain/rules.js';
 
 /**
- * Kept out of RegisterRequest on purpose: the handler answers a reserved team with its own problem
- * code (`reserved_team`), distinct from a malformed slug, so it asks this after parsing.
+ * Reserved teams are kept out of RegisterRequest on purpose: the handler answers a reserved team
+ * with its own problem code (`reserved_team`), distinct from a malformed slug, so it asks this after
+ * parsing. The rules themselves live in domain/rules.ts.
  */
-export const isReservedTeam = (team: string): boolean => RESERVED_TEAMS.includes(team);
+export {
+  isReservedTeam, RESERVED_TEAMS, SEED_MAX, SEED_MIN, SEED_REJECT_REASON, SLUG_MAX, SLUG_PATTERN,
+} from '../domain/rules.js';
 
 const SLUG_MSG = `must be a slug: 1..${SLUG_MAX} of a-z, 0-9 and '-', not starting with '-'`;
 const slug = (what: string) =>
@@ -78,11 +78,6 @@ export const GuestAcceptRequest = named(
   }),
   'A human guest accepting a lobby seek.',
 );
-
-export const SEED_MIN = 16;
-export const SEED_MAX = 256;
-/** The Rejected-event reason for a malformed seed (CONTRACT.md, Streams). */
-export const SEED_REJECT_REASON = `seed must be ${SEED_MIN}..${SEED_MAX} characters`;
 
 export const SeedRequest = named(
   'SeedRequest',

@@ -1,7 +1,7 @@
 // Response bodies (bot-service-spec.md "Resources", CONTRACT.md for the lobby, history, health and
 // problem shapes). All strict: the documents promise exactly these fields.
 import { z } from 'zod';
-import { described, named } from './registry.js';
+import { described, named } from './schema-registry.js';
 import {
   ClientSeeds, Clocks, count, GameStatus, HistoryEntry, LegalMoveTree, Participant, Players,
   PublicFace, Seat, Termination, TimeControl,

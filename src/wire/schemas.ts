@@ -6,4 +6,4 @@ export * from './responses.js';
 export * from './events.js';
 export { parseBody, parseJsonBody, parseQuery } from './parse.js';
 export type { Parsed } from './parse.js';
-export { wireRegistry, componentId } from './registry.js';
+export { wireRegistry, componentId } from './schema-registry.js';

@@ -7,9 +7,9 @@ import {
   botExternalId, botFace, type GameEvent, type LegalMoveTree, type Seat, type SeatPlayer,
 } from '../../src/domain/types.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
-import { DEFAULT_GAME_CONFIG, type GameConfig, type GameLog } from '../../src/game/config.js';
+import { DEFAULT_GAME_CONFIG, type GameConfig, type GameLog } from '../../src/game/game-config.js';
 import { leafPaths, type HouseKind } from '../../src/game/house.js';
-import { GameRegistry } from '../../src/game/registry.js';
+import { GameRegistry } from '../../src/game/game-registry.js';
 import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../src/game/types.js';
 import { InlineRules } from '../../src/pool/inline.js';
 import type { RulesPort } from '../../src/pool/types.js';

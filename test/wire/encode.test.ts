@@ -1,9 +1,11 @@
-// Encoders: one line per event, problems with their titles, spectator-safe game lists.
+// Encoders: one line per event, the cached state template, problems with their titles,
+// spectator-safe game lists.
 import t from 'tap';
 import {
-  account, EMPTY_JSON, encode, eventLine, KEEPALIVE_LINE, myGame, problem, problemJson, publicGame, publicGameList,
+  eventLine, HistoryJson, movesJson, myGame, problemJson, publicGameList, snapshotLine, StateTemplate, yourTurnJson,
 } from '../../src/wire/encode.js';
-import type { GameSummaryLike } from '../../src/wire/encode.js';
+import { reasonPhrase } from '../../src/edge/reply.js';
+import type { ListedGame } from '../../src/wire/encode.js';
 import { createConformance } from '../helpers/conformance.js';
 import * as X from './examples.js';
 
@@ -14,17 +16,37 @@ t.test('eventLine: one JSON line per event', async (t) => {
     t.equal(line.indexOf('\n'), line.length - 1, 'exactly one newline, at the end');
     t.same(JSON.parse(line), e);
   }
-  t.equal(KEEPALIVE_LINE, '\n');
-  t.equal(EMPTY_JSON, '{}');
-  t.equal(encode({ a: 1 }), '{"a":1}');
+});
+
+t.test('game templates write what JSON.stringify would', async (t) => {
+  const c = createConformance();
+  for (const state of [X.state, X.endedState]) {
+    const { clocks, legalMoves, ...fields } = state;
+    const json = new StateTemplate(fields, JSON.stringify(legalMoves)).render(clocks);
+    t.equal(json, JSON.stringify(state), 'state: same bytes, same key order');
+    const history = new HistoryJson(X.history);
+    t.equal(history.text(), JSON.stringify(X.history));
+    const snap = snapshotLine(state.version, json, history.text());
+    t.equal(snap, eventLine({ Snapshot: { v: state.version, state, history: X.history } }), 'snapshot line');
+    const turn = yourTurnJson('g1', 'White', json);
+    t.same(JSON.parse(turn), { type: 'yourTurn', gameId: 'g1', seat: 'White', state });
+    const moves = movesJson(state.version, state.dfen, state.dicePending, JSON.stringify(legalMoves ?? {}));
+    t.same(JSON.parse(moves), { version: state.version, dfen: state.dfen, dicePending: state.dicePending, legalMoves: legalMoves ?? {} });
+    c.check({ method: 'GET', pattern: '/games/{id}', status: 200, contentType: 'application/json', body: json });
+    c.check({ method: 'GET', pattern: '/games/{id}/moves', status: 200, contentType: 'application/json', body: moves });
+  }
+  t.same(c.mismatches(), [], 'template bodies conform');
 });
 
 t.test('problems', async (t) => {
-  t.same(problem(409, 'identity_taken', 'this bot identity is already taken'), {
+  t.same(JSON.parse(problemJson(409, 'identity_taken', 'this bot identity is already taken')), {
     type: 'about:blank', title: 'Conflict', status: 409, detail: 'this bot identity is already taken', code: 'identity_taken',
   });
-  t.equal(problem(429, 'rate_limited', 'x').title, 'Too Many Requests');
-  t.equal(problem(418, 'teapot', 'x').title, 'Error', 'an unlisted status still has a title');
+  t.equal(JSON.parse(problemJson(429, 'rate_limited', 'x')).title, 'Too Many Requests');
+  t.equal(JSON.parse(problemJson(599, 'odd', 'x')).title, 'Unknown', 'an unlisted status still has a title');
+  for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503]) {
+    t.equal(JSON.parse(problemJson(status, 'c', 'd')).title, reasonPhrase(status), `${status}: the same title as the edge sends`);
+  }
   const c = createConformance();
   for (const status of [400, 401, 403, 413, 422, 429, 500, 503]) {
     c.check({ method: 'POST', pattern: '/bot/webhook', status, contentType: 'application/problem+json', body: problemJson(status, 'some_code', 'why') });
@@ -38,7 +60,7 @@ const seat = (id: string, name: string | null) => ({
   participant: { Guest: { id } },
 });
 
-function summary(version: number): GameSummaryLike {
+function summary(version: number): ListedGame {
   return {
     gameId: `g${version}`, white: seat('bot:team:acme:alice', 'acme alice'), black: seat('guest:g1', null),
     timeControl: X.FISCHER, activeSeat: 'Black', dicePending: false, clocks: { white: 10, black: 20 }, version,
@@ -55,17 +77,13 @@ t.test('public games: sorted, capped, nothing leaks', async (t) => {
   const text = JSON.stringify(list);
   t.notOk(text.includes('bot:team:acme'), 'no raw bot id');
   t.notOk(text.includes('guest:g1'), 'no raw guest id');
-  t.same(publicGame(summary(3)).players, { white: { kind: 'Bot', name: 'acme alice' }, black: { kind: 'Human', name: null } });
+  t.same(publicGameList([summary(3)]).games[0].players, { white: { kind: 'Bot', name: 'acme alice' }, black: { kind: 'Human', name: null } });
 
   const c = createConformance();
-  c.check({ method: 'GET', pattern: '/games', status: 200, contentType: 'application/json', body: encode(list) });
+  c.check({ method: 'GET', pattern: '/games', status: 200, contentType: 'application/json', body: JSON.stringify(list) });
   c.check({
     method: 'GET', pattern: '/bot/games', status: 200, contentType: 'application/json',
-    body: encode({ games: [myGame(summary(4), 'Black')] }),
-  });
-  c.check({
-    method: 'GET', pattern: '/bot/account', status: 200, contentType: 'application/json',
-    body: account({ id: 'bot:team:acme:alice', tier: 'registered', team: 'acme', name: 'alice' }),
+    body: JSON.stringify({ games: [myGame(summary(4), 'Black')] }),
   });
   t.same(c.mismatches(), []);
 });

@@ -1,12 +1,12 @@
 // Playing and watching games: seed, move, resign, the caller's games, and the public reads.
-import type { MoveVerdict, Principal, Seat } from '../../domain/types.js';
+import type { Principal, Seat } from '../../domain/types.js';
 import type { GameHandle } from '../../game/types.js';
 import { classifySeed } from '../../wire/requests.js';
 import { myGame, publicGameList } from '../../wire/encode.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests, type Reply } from '../reply.js';
 
-const GAME_OVER: MoveVerdict = { applied: false, version: null, reason: 'game is over' };
+import { GAME_OVER } from '../../domain/rules.js';
 const unknownGame = (): Reply => problem(404, 'unknown_game', 'no game with this id');
 const notSeated = (): Reply => problem(403, 'not_seated', 'you are not seated in this game');
 

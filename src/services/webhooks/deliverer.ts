@@ -14,6 +14,7 @@ import type { Logger } from '../../domain/log.js';
 import type { Seat } from '../../domain/types.js';
 import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../game/types.js';
 import type { Store } from '../../store/types.js';
+import { yourTurnJson } from '../../wire/encode.js';
 import type { PostResult, WebhookClient } from './client.js';
 import { signatureHeaders } from './signing.js';
 import type { DeliveryStats, Outcome } from './stats.js';
@@ -142,7 +143,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
     const left = bank - (rec.clockStartedAt === null ? 0 : now - rec.clockStartedAt);
     const waitMs = Math.min(this.d.answerCapMs, left);
     if (waitMs <= 0) return;
-    const body = `{"type":"yourTurn","gameId":${JSON.stringify(game.id)},"seat":"${seat}","state":${game.stateJson()}}`;
+    const body = yourTurnJson(game.id, seat, game.stateJson());
     const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs);
     if (res.kind === 'closed') return; // cut off by shutdown: delivered again after the restart
     const outcome = await this.settle(game, seat, res);

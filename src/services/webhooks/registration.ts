@@ -7,6 +7,7 @@ import { ok } from '../../domain/result.js';
 import type { Store } from '../../store/types.js';
 import { fail, type ServiceResult } from '../errors.js';
 import type { PostResult, WebhookClient } from './client.js';
+import { verificationJson } from '../../wire/encode.js';
 import { newNonce, newSecret, signatureHeaders } from './signing.js';
 import type { DeliveryStats, StatsView } from './stats.js';
 
@@ -62,7 +63,7 @@ export class WebhookRegistry {
     if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
     const secret = newSecret();
     const nonce = newNonce();
-    const body = JSON.stringify({ type: 'verification', nonce });
+    const body = verificationJson(nonce);
     const res = await this.d.client.post(url, body, signatureHeaders(secret, this.d.clock.now(), body), this.d.answerCapMs);
     const problem = handshakeProblem(res, nonce, this.d.answerCapMs);
     if (problem !== null) {

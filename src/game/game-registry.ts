@@ -12,7 +12,7 @@ import type { RulesPort } from '../pool/types.js';
 import { GameActor } from './actor.js';
 import { EndedGame } from './ended.js';
 import { initialBanks } from './clocks.js';
-import { withDefaults, type GameConfig, type GameLog } from './config.js';
+import { withDefaults, type GameConfig, type GameLog } from './game-config.js';
 import { HousePlayer, type HouseKind } from './house.js';
 import { MirrorPair, reachedOf } from './mirror-pair.js';
 import type { GameDirectory, GameFactory, GameHandle, GameLifecycleListener, NewGameSpec } from './types.js';
