@@ -26,6 +26,11 @@ export class RateLimiter {
     }
   }
 
+  /** Actions allowed per window (refusal messages say it). */
+  get limit(): number {
+    return this.opts.limit;
+  }
+
   /** Counts one action if the budget allows it. */
   take(key: string): RateVerdict {
     const verdict = this.peek(key);

@@ -17,7 +17,7 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
   return {
     mintAnonymous: ({ ctx, query }) => {
       const budget = deps.limits.anonMints.take(rateLimitKey(ctx.ip));
-      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'at most 30 anonymous mints per hour per address', 'too_many_mints');
+      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, `at most ${deps.limits.anonMints.limit} anonymous mints per hour per address`, 'too_many_mints');
       return json(201, deps.identity.mintAnon(query.name));
     },
 
@@ -27,7 +27,7 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
       // Only successful registrations use the budget: take first (so racing attempts can't all slip
       // through), give it back when the registration is refused.
       const budget = deps.limits.registrations.take(rateLimitKey(ctx.ip));
-      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'at most 5 registrations per hour per address', 'too_many_registrations');
+      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, `at most ${deps.limits.registrations.limit} registrations per hour per address`, 'too_many_registrations');
       const r = await deps.identity.register(team, name);
       if (!r.ok) {
         deps.limits.registrations.refund(rateLimitKey(ctx.ip));

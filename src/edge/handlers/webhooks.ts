@@ -20,7 +20,7 @@ export function webhookHandlers(deps: WebhookRouteDeps): Handlers<'registerWebho
       // Every attempt counts, failed handshakes included: each one makes the server call out.
       const budget = deps.limits.webhookRegistrations.take(rateLimitKey(call.ctx.ip));
       if (!budget.ok) {
-        return tooManyRequests(budget.retryAfterSeconds, 'at most 5 webhook registrations per hour per address', 'too_many_webhook_registrations');
+        return tooManyRequests(budget.retryAfterSeconds, `at most ${deps.limits.webhookRegistrations.limit} webhook registrations per hour per address`, 'too_many_webhook_registrations');
       }
       const r = await hooks.register(p, call.body.url);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
