@@ -6,6 +6,7 @@ import type { BotRecord, ResultRecord } from '../domain/records.js';
 import { HUMAN_FACE, botExternalId, botFace, type Principal, type PublicFace, type Seat, type Termination } from '../domain/types.js';
 import type { GameDirectory } from '../game/types.js';
 import type { Store } from '../store/types.js';
+import { leaderboardBytes } from '../wire/encode.js';
 import { fail, type ServiceResult } from './errors.js';
 import type { IdentityService } from './identity.js';
 
@@ -134,12 +135,12 @@ export class LadderService {
         bots.map((b, i) => leaderRow(b, offset + i + 1, store.ladderStats(b.id)));
       const listed = store.leaderboard(p.offset, p.limit);
       const unsettled = store.provisional(p.provisionalOffset, p.provisionalLimit);
-      page = Buffer.from(JSON.stringify({
+      page = leaderboardBytes({
         leaders: rows(listed, p.offset),
         total: listed.total,
         provisional: rows(unsettled, p.provisionalOffset),
         provisionalTotal: unsettled.total,
-      }));
+      });
       // Bounded: odd page requests cannot grow the cache past a few entries.
       if (this.cache.pages.size >= LadderService.CACHED_PAGES) this.cache.pages.clear();
       this.cache.pages.set(key, page);

@@ -143,3 +143,8 @@ export function myGame(s: GameSummary, seat: Seat): z.output<typeof R.MyGame> {
     version: s.version,
   };
 }
+
+/** GET /leaderboard: both lists and their totals, as the bytes the ladder service caches per page. */
+export function leaderboardBytes(body: z.output<typeof R.Leaderboard>): Buffer {
+  return Buffer.from(JSON.stringify(body));
+}
