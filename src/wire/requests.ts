@@ -10,9 +10,9 @@ import { parseBody } from './parse.js';
 import { SEED_MAX, SEED_MIN, SEED_REJECT_REASON, SLUG_MAX, SLUG_PATTERN } from '../domain/rules.js';
 
 /**
- * Reserved teams are kept out of RegisterRequest on purpose: the handler answers a reserved team
- * with its own problem code (`reserved_team`), distinct from a malformed slug, so it asks this after
- * parsing. The rules themselves live in domain/rules.ts.
+ * Reserved teams are kept out of RegisterRequest on purpose: registration (IdentityService.register)
+ * answers a reserved team with its own problem code (`reserved_team`), distinct from a malformed slug.
+ * The rules themselves live in domain/rules.ts.
  */
 export {
   isReservedTeam, RESERVED_TEAMS, SEED_MAX, SEED_MIN, SEED_REJECT_REASON, SLUG_MAX, SLUG_PATTERN,

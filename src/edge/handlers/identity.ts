@@ -1,9 +1,8 @@
 // Identity routes: anonymous mint, registration, token rotation, account, ladder membership.
 import { rateLimitKey } from '../client-ip.js';
 import { bearerToken } from '../context.js';
-import { isReservedTeam } from '../../wire/requests.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
-import { json, problem, tooManyRequests } from '../reply.js';
+import { json, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
 /** What the identity routes use. */
@@ -23,7 +22,6 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
 
     register: async ({ ctx, body }) => {
       const { team, name } = body;
-      if (isReservedTeam(team)) return problem(400, 'reserved_team', `the team "${team}" is reserved`);
       // Only successful registrations use the budget: take first (so racing attempts can't all slip
       // through), give it back when the registration is refused.
       const budget = deps.limits.registrations.take(rateLimitKey(ctx.ip));
