@@ -2,7 +2,8 @@
 // have room for two more games, and starts a mirror pair for each pair (registry.createMirrorPair).
 // It also keeps each bot's run of ladder games lost on time and takes a bot off the ladder after
 // MAX_TIME_LOSSES in a row. Every bot write goes through IdentityService.editBot (serialised per bot).
-import type { Clock, TimerHandle } from '../domain/clock.js';
+import type { Clock } from '../domain/clock.js';
+import { Periodic } from './periodic.js';
 import type { Logger } from '../domain/log.js';
 import type { BotRecord, GameRecord } from '../domain/records.js';
 import type { TimeControl } from '../domain/types.js';
@@ -49,23 +50,24 @@ export interface LadderSchedulerConfig {
 export const isLadderGame = (rec: GameRecord): boolean => rec.rated && rec.mirrorOf !== null;
 
 export class LadderScheduler implements GameLifecycleListener {
-  private timer: TimerHandle | null = null;
   private running: Promise<number> | null = null;
   private stopped = false;
+  private readonly rounds: Periodic;
 
-  constructor(private readonly deps: LadderSchedulerDeps, private readonly config: LadderSchedulerConfig) {}
+  constructor(private readonly deps: LadderSchedulerDeps, config: LadderSchedulerConfig) {
+    this.rounds = new Periodic(deps.clock, config.pairIntervalMs, () => this.round());
+  }
 
   /** Starts the periodic rounds (the first one after one interval). */
   start(): void {
     this.stopped = false;
-    this.arm();
+    this.rounds.start();
   }
 
   /** No further rounds; resolves once a round in progress has finished. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.timer?.cancel();
-    this.timer = null;
+    this.rounds.stop();
     await this.running;
   }
 
@@ -101,14 +103,6 @@ export class LadderScheduler implements GameLifecycleListener {
       if (this.running === next) this.running = null;
     });
     return next;
-  }
-
-  private arm(): void {
-    if (this.stopped) return;
-    this.timer = this.deps.clock.schedule(this.config.pairIntervalMs, () => {
-      this.timer = null;
-      void this.round().finally(() => this.arm());
-    });
   }
 
   private async pairUp(): Promise<number> {

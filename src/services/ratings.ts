@@ -4,7 +4,8 @@
 // ratings, counts and history points commit in one store transaction together with the removal of
 // the games from the pending set. A crash before that commit leaves the games pending and the
 // ratings untouched; after it, the games are gone from the set: each game is rated exactly once.
-import type { Clock, TimerHandle } from '../domain/clock.js';
+import type { Clock } from '../domain/clock.js';
+import { Periodic } from './periodic.js';
 import type { Logger } from '../domain/log.js';
 import { DEFAULT_RATING, type Rating } from '../domain/records.js';
 import { NO_STATS, addStats, type LadderStats, type PendingRating, type RatingBatch, type RatingUpdate } from '../domain/ratings.js';
@@ -70,9 +71,8 @@ const toPair = (g: PendingRating) => ({ white: g.whiteId, black: g.blackId, whit
 
 export class RatingBatcher {
   private readonly cfg: RatingConfig;
-  private timer: TimerHandle | null = null;
   private running: Promise<BatchOutcome> | null = null;
-  private stopped = true;
+  private readonly batches: Periodic;
 
   constructor(
     private readonly store: Store,
@@ -81,19 +81,21 @@ export class RatingBatcher {
     private readonly log?: Pick<Logger, 'info' | 'error'>,
   ) {
     this.cfg = { ...DEFAULT_RATING_CONFIG, ...cfg };
+    this.batches = new Periodic(clock, this.cfg.batchMs, () =>
+      this.runBatch().catch((e: unknown) =>
+        this.log?.error({ err: e instanceof Error ? e.message : String(e) }, 'rating batch failed; its games stay pending'),
+      ),
+    );
   }
 
   /** Starts the periodic batches (the first one `batchMs` from now). */
   start(): void {
-    this.stopped = false;
-    this.arm();
+    this.batches.start();
   }
 
   /** Stops scheduling and waits for a batch in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.timer?.cancel();
-    this.timer = null;
+    this.batches.stop();
     if (this.running) await this.running.catch(() => undefined);
   }
 
@@ -103,16 +105,6 @@ export class RatingBatcher {
       this.running = null;
     });
     return this.running;
-  }
-
-  private arm(): void {
-    if (this.stopped) return;
-    this.timer = this.clock.schedule(this.cfg.batchMs, () => {
-      this.timer = null;
-      this.runBatch()
-        .catch((e: unknown) => this.log?.error({ err: e instanceof Error ? e.message : String(e) }, 'rating batch failed; its games stay pending'))
-        .finally(() => this.arm());
-    });
   }
 
   private async batch(): Promise<BatchOutcome> {
