@@ -2,6 +2,7 @@
 // the services and the game registry, resumes live games, and listens. Besides the Config it reads
 // only the package's version (package.json) and the built web page.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import type { Config } from './server-config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
@@ -15,12 +16,11 @@ import { SpectatorSeats } from './edge/spectators.js';
 import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
-import { GameRegistry } from './game/game-registry.js';
 import type { HouseKind } from './game/house.js';
 import type { Logger } from './domain/log.js';
 import { createLogger } from './log.js';
 import { ServiceMetrics } from './metrics.js';
-import { PoolRules } from './pool/piscina.js';
+import { InlineRules } from './pool/inline.js';
 import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
@@ -33,7 +33,12 @@ import { LadderService } from './services/ladder.js';
 import { RatingBatcher } from './services/ratings.js';
 import { Presence } from './services/presence.js';
 import { randomBase62 } from './services/tokens.js';
-import { openStore } from './store/index.js';
+import { LmdbStore, openStore } from './store/index.js';
+import { ForwardingStore } from './shard/forwarding-store.js';
+import { ShardedGames } from './shard/sharded-games.js';
+import { LoopbackTransport, type ShardTransport } from './shard/transport.js';
+import { WorkerTransport } from './shard/worker-transport.js';
+import { threadCpuSeconds } from './shard/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
@@ -46,8 +51,13 @@ export const VERSION: string = (
 export interface StartOptions {
   clock?: Clock;
   log?: Logger;
-  /** Rules port override (tests use the in-thread engine). */
+  /** Rules port of loopback shards (tests use the in-thread engine); worker shards run their own. */
   rules?: RulesPort;
+  /**
+   * Where the game shards run: 'worker' (default), a worker thread each; 'loopback', in this
+   * thread over the same protocol, for tests that drive time with a ManualClock.
+   */
+  shards?: 'worker' | 'loopback';
   /** Store override (tests share one across restarts). */
   store?: Store;
   /** Sees every non-stream response (conformance checks). */
@@ -65,7 +75,7 @@ export interface StartOptions {
 export interface RunningServer {
   port: number;
   url: string;
-  registry: GameRegistry;
+  registry: ShardedGames;
   /** The ladder's pairing rounds (tests run one at will with round()). */
   scheduler: LadderScheduler;
   store: Store;
@@ -93,11 +103,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (!opened.ok) return { ok: false, error: opened.error };
     openedStore = opened.value;
   }
-  const rulesPort = opts.rules ?? new PoolRules({ workers: config.workers, maxQueue: config.poolMaxQueue, taskTimeoutMs: config.treeTaskTimeoutMs });
+  const rulesPort = opts.rules ?? new InlineRules();
   // The gauges read the registry (made below) only when /metrics is scraped.
   const metrics: ServiceMetrics = new ServiceMetrics({
-    liveGames: (): number => registry.live().length,
-    rulesQueueDepth: () => (rulesPort instanceof PoolRules ? rulesPort.queued : 0),
+    liveGames: (): number => registry.liveCount(),
+    rulesQueueDepth: () => 0,
+    threadCpu: () => [
+      { thread: 'main', seconds: threadCpuSeconds() },
+      ...registry.shardCpuSeconds().map((seconds, i) => ({ thread: `shard-${i}`, seconds })),
+    ],
   });
   const store = metrics.timedStore(openedStore);
   const rules = metrics.timedRules(rulesPort);
@@ -122,16 +136,43 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       })
     : null;
   webhooks?.registerMetrics(metrics.registry);
-  const registry: GameRegistry = new GameRegistry({
-    store,
-    rules,
+  // Games run in shards; a memory server's shards send their writes here, to the one MemoryStore.
+  // Loopback shards write straight into a store the caller handed in (tests that watch or hold writes).
+  const forwarded = !openedStore.persistent && !(opts.shards === 'loopback' && opts.store !== undefined);
+  const shardCount = config.shards === 'auto' ? Math.max(1, availableParallelism() - 1) : config.shards;
+  let transport: ShardTransport;
+  if (opts.shards === 'loopback') {
+    const shared = openedStore;
+    transport = new LoopbackTransport({
+      rules, clock, config: config.games, log, housePlayers, random: opts.random,
+      storeFor: () => (forwarded ? new ForwardingStore() : shared),
+    });
+  } else {
+    if (!forwarded && !(openedStore instanceof LmdbStore)) {
+      await openedStore.close();
+      return { ok: false, error: 'worker shards need the LMDB store or memory' };
+    }
+    transport = new WorkerTransport(new URL('./shard-worker.js', import.meta.url), {
+      store: openedStore instanceof LmdbStore ? { memory: false, dataDir: openedStore.dir } : { memory: true },
+      config: config.games,
+      house: [...housePlayers],
+      logLevel: config.logLevel,
+      statsEveryMs: 1000,
+    });
+  }
+  const registry: ShardedGames = new ShardedGames({
+    transport,
+    shards: shardCount,
+    // Untimed: the shards report their game writes themselves (onStoreWrite), a forwarded ending included.
+    store: openedStore,
+    forwarded,
     clock,
     config: config.games,
     listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
-    housePlayers,
-    random: opts.random,
+    onRestart: () => metrics.shardRestarted(),
+    onStoreWrite: (op, seconds) => metrics.observeStoreWrite(op, seconds),
   });
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(

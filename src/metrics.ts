@@ -17,6 +17,8 @@ export interface MetricsSources {
   liveGames: () => number;
   /** Rules tasks waiting for a worker (0 when the rules run in-thread). */
   rulesQueueDepth: () => number;
+  /** CPU seconds used so far by each thread that serves (main, then each shard). */
+  threadCpu: () => { thread: string; seconds: number }[];
 }
 
 export class ServiceMetrics {
@@ -29,6 +31,17 @@ export class ServiceMetrics {
   private readonly rulesTasks: Histogram;
   private readonly refusals: Counter<'route'>;
   private readonly storeWrites: Histogram<'op'>;
+  private readonly shardRestarts: Counter;
+
+  /** A game write made in a shard (its own store handle), reported to main. */
+  observeStoreWrite(op: string, seconds: number): void {
+    this.storeWrites.observe({ op }, seconds);
+  }
+
+  /** A shard died and was started again. */
+  shardRestarted(): void {
+    this.shardRestarts.inc();
+  }
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -39,6 +52,20 @@ export class ServiceMetrics {
       help: 'Legal-move tree tasks waiting for a rules worker',
       registers,
       collect() { this.set(sources.rulesQueueDepth()); },
+    });
+    new Gauge({
+      name: 'dicechess_thread_cpu_seconds_total',
+      help: 'CPU time used by each serving thread (main, shard-N), from /proc/thread-self/schedstat',
+      labelNames: ['thread'],
+      registers,
+      collect() {
+        for (const { thread, seconds } of sources.threadCpu()) this.set({ thread }, seconds);
+      },
+    });
+    this.shardRestarts = new Counter({
+      name: 'dicechess_shard_restarts_total',
+      help: 'Game shards started again after dying (an uncaught error in the worker)',
+      registers,
     });
     this.turns = new Counter({ name: 'dicechess_turns_applied_total', help: 'Turns applied (forced passes included)', registers });
     this.started = new Counter({ name: 'dicechess_games_started_total', help: 'Games created (resumed games are not counted again)', registers });

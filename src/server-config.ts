@@ -15,9 +15,8 @@ export const ConfigSchema = z.object({
   dataDir: z.string().min(1),
   memory: z.boolean(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-  workers: z.number().int().min(1).max(64),
-  poolMaxQueue: pos,
-  treeTaskTimeoutMs: pos,
+  /** Game shards (worker threads owning the actors): a count, or 'auto' for cores − 1 (at least 1). */
+  shards: z.union([z.literal('auto'), z.number().int().min(1).max(64)]),
   games: z.object({
     seedGraceMs: ms,
     unlimitedCapMs: pos,
@@ -80,7 +79,7 @@ const ENV: Record<string, string> = {
   DICECHESS_DATA: 'dataDir',
   DICECHESS_MEMORY: 'memory',
   DICECHESS_LOG_LEVEL: 'logLevel',
-  DICECHESS_WORKERS: 'workers',
+  DICECHESS_SHARDS: 'shards',
   DICECHESS_HOUSE_BOTS: 'houseBots',
   DICECHESS_SEED_GRACE_MS: 'games.seedGraceMs',
   DICECHESS_HOUSE_MOVE_DELAY_MS: 'games.houseMoveDelayMs',

@@ -5,7 +5,7 @@
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { Clock } from '../domain/clock.js';
 import type { GameEvent } from '../domain/types.js';
-import type { Store } from '../store/types.js';
+import type { GameStore } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 import type { GameConfig, GameLog } from './game-config.js';
@@ -15,7 +15,7 @@ import { HistoryJson } from '../wire/encode.js';
 import { GameView, PendingTree, ViewedGame, frameOf, isEnded } from './view.js';
 
 export interface ActorDeps {
-  store: Store;
+  store: GameStore;
   rules: RulesPort;
   clock: Clock;
   config: GameConfig;
@@ -26,6 +26,12 @@ export interface ActorDeps {
   pair?: PairLink;
   /** Called after each TurnPlayed is published. */
   onTurn?: () => void;
+  /**
+   * Called at every adopted version, before its frames reach this actor's subscribers: a shard
+   * forwards the version to the main thread from here. `treeChanged`: the pending tree is not the
+   * previous version's.
+   */
+  onShow?: (game: ActorCore, rec: GameRecord, tree: PendingTree | null, treeChanged: boolean, frames: EventFrame[]) => void;
 }
 
 export abstract class ActorCore extends ViewedGame {
@@ -79,10 +85,19 @@ export abstract class ActorCore extends ViewedGame {
    * can no longer take (an abort the store refused).
    */
   protected show(next: GameRecord, tree: PendingTree | null, events: GameEvent[]): void {
+    const treeChanged = tree !== this.view.tree;
     this.adopt(next, tree);
-    for (const e of events) this.publish(frameOf(e));
+    const frames = events.map(frameOf);
     const ended = this.view.endedFrame();
-    if (ended !== null) this.publish(ended);
+    if (ended !== null) frames.push(ended);
+    if (this.deps.onShow !== undefined) {
+      try {
+        this.deps.onShow(this, this.view.rec, tree, treeChanged, frames);
+      } catch (e) {
+        this.deps.log.error({ gameId: this.id, err: String(e) }, 'version observer threw');
+      }
+    }
+    for (const f of frames) this.publish(f);
   }
 
   /** Makes `next` the current state: a new view, so every cache made for the previous one is gone. */

@@ -69,8 +69,14 @@ export class GameActor extends ActorCore implements GameHandle {
 
   move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
     // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
-    const at = this.deps.clock.now();
-    const seen = this.tree ? this.rec.ply : null;
+    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null);
+  }
+
+  /**
+   * A move received elsewhere (the main thread of a sharded server): `at` is when it was received,
+   * `seen` the roll pending there at that instant (null when none was).
+   */
+  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
     if (this.stopping) return Promise.resolve('busy');
     return new Promise((resolve) => {
@@ -141,6 +147,11 @@ export class GameActor extends ActorCore implements GameHandle {
     this.rejectStop(new Stopped());
     await this.mailbox.idle();
     this.closeSubscribers();
+  }
+
+  /** The published pending roll's tree (a shard hands it to main with a resumed game). */
+  pendingTree(): PendingTree | null {
+    return this.tree;
   }
 
   /** Resolves when no command is waiting or running (tests and shutdown). */

@@ -7,10 +7,10 @@ import { commitOf, newServerSeed, seedToHex } from '../fair/index.js';
 import type { Clock } from '../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
-import type { Store } from '../store/types.js';
+import type { GameStore } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
-import { GameActor } from './actor.js';
-import { EndedGame } from './ended.js';
+import { GameActor, type ActorDeps } from './actor.js';
+import { GameShelf } from './shelf.js';
 import { initialBanks } from './clocks.js';
 import { withDefaults, type GameConfig, type GameLog } from './game-config.js';
 import { HousePlayer, type HouseKind } from './house.js';
@@ -19,7 +19,7 @@ import type { GameDirectory, GameFactory, GameHandle, GameLifecycleListener, New
 import { isEnded } from './view.js';
 
 export interface RegistryDeps {
-  store: Store;
+  store: GameStore;
   rules: RulesPort;
   clock: Clock;
   config: GameConfig;
@@ -30,6 +30,8 @@ export interface RegistryDeps {
   housePlayers?: Map<string, HouseKind>;
   /** RNG of the house players (tests inject a seeded one). */
   random?: () => number;
+  /** Sees every adopted version of every game (a shard forwards them to the main thread). */
+  onShow?: ActorDeps['onShow'];
 }
 
 /** The six-field start position of a new game; a caller-supplied one must parse and carry no dice. */
@@ -42,25 +44,18 @@ function startPosition(startFen: string | undefined): { fen: string; seat: Seat 
 }
 
 export class GameRegistry implements GameFactory, GameDirectory {
-  private readonly games = new Map<string, GameActor>();
-  /** Live game ids by seated player id: GET /bot/games must not scan every live game. */
-  private readonly byPlayer = new Map<string, Set<string>>();
-  private readonly archive = new Map<string, GameRecord>();
-  /**
-   * Read handles of recently read ended games, most recent last. An ended game never changes, so its
-   * state JSON and stream frames are built once rather than on every public read.
-   */
-  private readonly endedHandles = new Map<string, EndedGame>();
+  private readonly shelf: GameShelf<GameActor>;
   private readonly cfg;
   private stopping = false;
 
   constructor(private readonly deps: RegistryDeps) {
     this.cfg = withDefaults(deps.config);
+    this.shelf = new GameShelf(deps.store, this.cfg.archiveSize, deps.listeners, deps.log);
   }
 
-  async create(spec: NewGameSpec): Promise<GameHandle> {
+  async create(spec: NewGameSpec, id: string = this.deps.newId()): Promise<GameActor> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const rec = this.newRecord(spec, this.deps.newId(), newServerSeed());
+    const rec = this.newRecord(spec, id, newServerSeed());
     await this.deps.store.putGame(rec);
     const actor = this.register(rec);
     this.attachHouse(actor);
@@ -74,11 +69,13 @@ export class GameRegistry implements GameFactory, GameDirectory {
    * seed and one pair of server-chosen client seeds for both, advancing in lockstep. Both records
    * are stored before either game starts.
    */
-  async createMirrorPair(spec: NewGameSpec): Promise<[GameHandle, GameHandle]> {
+  async createMirrorPair(
+    spec: NewGameSpec,
+    ids: readonly [string, string] = [this.deps.newId(), this.deps.newId()],
+  ): Promise<[GameActor, GameActor]> {
     if (this.stopping) throw new Error('game registry is stopping');
     const seed = newServerSeed();
     const clientSeeds = { white: randomBytes(16).toString('hex'), black: randomBytes(16).toString('hex') };
-    const ids = [this.deps.newId(), this.deps.newId()] as const;
     const recs = [
       { ...this.newRecord(spec, ids[0], seed), clientSeeds, mirrorOf: ids[1] },
       { ...this.newRecord({ ...spec, white: spec.black, black: spec.white }, ids[1], seed), clientSeeds, mirrorOf: ids[0] },
@@ -125,7 +122,12 @@ export class GameRegistry implements GameFactory, GameDirectory {
    * was persisted (see GameActor.resume). Resolves once every game has settled into its wait.
    */
   async resume(): Promise<number> {
-    const recs = this.deps.store.listLiveGames().filter((r) => !isEnded(r) && !this.games.has(r.id));
+    return (await this.resumeRecords(this.deps.store.listLiveGames())).length;
+  }
+
+  /** Rebuilds the given live records (a shard is handed its games); resolves with the ids taken. */
+  async resumeRecords(all: GameRecord[]): Promise<string[]> {
+    const recs = all.filter((r) => !isEnded(r) && !this.shelf.has(r.id));
     const pairs = this.resumePairs(recs);
     await Promise.all(
       recs.map(async (rec) => {
@@ -139,7 +141,7 @@ export class GameRegistry implements GameFactory, GameDirectory {
       }),
     );
     if (recs.length > 0) this.deps.log.info({ games: recs.length }, 'live games resumed');
-    return recs.length;
+    return recs.map((r) => r.id);
   }
 
   /**
@@ -165,69 +167,42 @@ export class GameRegistry implements GameFactory, GameDirectory {
   /** Cancels every timer, lets running commands finish, closes every subscriber. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all([...this.games.values()].map((g) => g.stop()));
+    await Promise.all(this.shelf.live().map((g) => g.stop()));
   }
 
-  get(id: string): GameHandle | undefined {
-    return this.games.get(id);
+  get(id: string): GameActor | undefined {
+    return this.shelf.get(id);
   }
 
   live(): GameHandle[] {
-    return [...this.games.values()];
+    return this.shelf.live();
   }
 
   /** Number of live games (the server-wide cap reads it on every game creation). */
   liveCount(): number {
-    return this.games.size;
+    return this.shelf.liveCount();
   }
 
   /** Number of live games this external id is seated in, without building the list. */
   liveCountFor(playerId: string): number {
-    return this.byPlayer.get(playerId)?.size ?? 0;
+    return this.shelf.liveCountFor(playerId);
   }
 
   liveFor(playerId: string): GameHandle[] {
-    const ids = this.byPlayer.get(playerId);
-    if (!ids) return [];
-    return [...ids].flatMap((id) => {
-      const g = this.games.get(id);
-      return g ? [g] : [];
-    });
+    return this.shelf.liveFor(playerId);
   }
 
   ended(id: string): GameRecord | undefined {
-    const stored = this.deps.store.getGame(id);
-    return this.lifted(stored && isEnded(stored) ? stored : this.archive.get(id));
-  }
-
-  /** A withheld reveal is lifted as soon as the mirror-pair partner is no longer live. */
-  private lifted(rec: GameRecord | undefined): GameRecord | undefined {
-    if (!rec?.revealHeld || (rec.mirrorOf !== null && this.games.has(rec.mirrorOf))) return rec;
-    return { ...rec, revealHeld: false };
+    return this.shelf.ended(id);
   }
 
   find(id: string): GameHandle | undefined {
-    const live = this.games.get(id);
-    if (live) return live;
-    let handle = this.endedHandles.get(id);
-    if (handle?.record().revealHeld && this.lifted(handle.record()) !== handle.record()) handle = undefined;
-    if (handle) {
-      this.endedHandles.delete(id); // re-inserted below: least recently read first
-    } else {
-      const rec = this.ended(id);
-      if (!rec) return undefined;
-      handle = new EndedGame(rec);
-    }
-    this.endedHandles.set(id, handle);
-    while (this.endedHandles.size > this.cfg.archiveSize) {
-      this.endedHandles.delete(this.endedHandles.keys().next().value as string);
-    }
-    return handle;
+    return this.shelf.find(id);
   }
 
   /** Resolves when every live actor's mailbox is empty (tests, shutdown). */
   async idle(): Promise<void> {
-    await Promise.all([...this.games.values()].map((g) => g.idle()));
+    await Promise.all(this.shelf.live().map((g) => g.idle()));
   }
 
   private register(rec: GameRecord, pair?: MirrorPair): GameActor {
@@ -240,34 +215,14 @@ export class GameRegistry implements GameFactory, GameDirectory {
       log: this.deps.log,
       onEnded: (a, final) => this.onEnded(a, final),
       onTurn: () => this.notify('turnApplied', actor),
+      onShow: this.deps.onShow,
     });
-    this.games.set(rec.id, actor);
-    for (const p of new Set([rec.white.id, rec.black.id])) {
-      let ids = this.byPlayer.get(p);
-      if (!ids) this.byPlayer.set(p, (ids = new Set()));
-      ids.add(rec.id);
-    }
+    this.shelf.add(actor);
     return actor;
   }
 
-  private unindex(actor: GameHandle): void {
-    for (const p of [actor.white.id, actor.black.id]) {
-      const ids = this.byPlayer.get(p);
-      ids?.delete(actor.id);
-      if (ids?.size === 0) this.byPlayer.delete(p);
-    }
-  }
-
   private onEnded(actor: GameHandle, final: GameRecord): void {
-    this.games.delete(actor.id);
-    this.unindex(actor);
-    this.archive.delete(actor.id);
-    this.archive.set(actor.id, final);
-    // Oldest first out: Map iteration follows insertion order.
-    while (this.archive.size > this.cfg.archiveSize) {
-      const oldest = this.archive.keys().next().value as string;
-      this.archive.delete(oldest);
-    }
+    this.shelf.retire(actor, final);
     if (final.mirrorOf !== null) this.partnerEnded(final.mirrorOf);
     this.notify('gameEnded', actor, final);
   }
@@ -277,7 +232,7 @@ export class GameRegistry implements GameFactory, GameDirectory {
    * `lifted`); the cached read handle is dropped and the stored record rewritten for other readers.
    */
   private partnerEnded(partnerId: string): void {
-    this.endedHandles.delete(partnerId);
+    this.shelf.forget(partnerId);
     const rec = this.deps.store.getGame(partnerId);
     if (!rec?.revealHeld || !isEnded(rec)) return;
     this.deps.store.putGame({ ...rec, revealHeld: false }).catch((e: unknown) => {
@@ -305,14 +260,8 @@ export class GameRegistry implements GameFactory, GameDirectory {
 
   private notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied', game: GameHandle): void;
   private notify(hook: 'gameEnded', game: GameHandle, rec: GameRecord): void;
-  private notify(hook: keyof GameLifecycleListener, game: GameHandle, rec?: GameRecord): void {
-    for (const l of this.deps.listeners) {
-      try {
-        if (hook === 'gameEnded') l.gameEnded?.(game, rec!);
-        else l[hook]?.(game);
-      } catch (e) {
-        this.deps.log.error({ gameId: game.id, hook, err: String(e) }, 'lifecycle listener threw');
-      }
-    }
+  private notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied' | 'gameEnded', game: GameHandle, rec?: GameRecord): void {
+    if (hook === 'gameEnded') this.shelf.notify(hook, game, rec!);
+    else this.shelf.notify(hook, game);
   }
 }

@@ -113,6 +113,22 @@ export class LmdbStore implements Store {
   ) {}
 
   /**
+   * Opens a data directory another thread of this process has opened (and locked, and checked) with
+   * `open`: a shard's worker thread writes its games into the same environment.
+   */
+  static attach(dir: string, opts: LmdbOptions = {}): Result<LmdbStore, string> {
+    let root: Root;
+    try {
+      root = open({ path: dir, maxDbs: 16, noSubdir: false });
+    } catch (e) {
+      return err(`cannot open data directory ${dir}: ${messageOf(e)}`);
+    }
+    const db = Object.fromEntries(Object.entries(DB_NAMES).map(([k, n]) => [k, root.openDB({ name: n })])) as unknown as Dbs;
+    // The opener holds the directory's lock; this handle only shares its environment.
+    return ok(new LmdbStore(dir, root, db, opts.flushEachWrite === true, { release: () => {} }));
+  }
+
+  /**
    * Opens (creating if needed) the data directory. Expected failures — unusable path, a directory
    * written by a newer schema — are returned as values; the environment is closed again on failure.
    */

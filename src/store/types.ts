@@ -72,3 +72,6 @@ export interface Store {
 
   close(): Promise<void>;
 }
+
+/** The part of the store game actors use: what a shard needs, whatever holds the rest. */
+export type GameStore = Pick<Store, 'putGame' | 'getGame' | 'listLiveGames' | 'finishGame'>;

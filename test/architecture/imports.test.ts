@@ -21,6 +21,7 @@ const ALLOWED: Record<string, string[]> = {
   services: ['domain', 'store', 'game/types', 'wire'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
+  shard: ['domain', 'engine', 'fair', 'store', 'pool', 'wire', 'game'],
 };
 /** Modules that may import node: builtins or packages; the engine may not. */
 const PURE = new Set(['engine']);

@@ -4,7 +4,7 @@
 // and webhooks off (tests that want them turn them on), so no test calls out by accident; when on,
 // webhook host names resolve only through the test's own resolver.
 import { testConfig, type Config } from '../../src/server-config.js';
-import { ManualClock, type Clock } from '../../src/domain/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/domain/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,8 +22,12 @@ export interface BootOptions {
   /** Default: a fresh ManualClock. Pass `systemClock` for real time. */
   clock?: Clock;
   store?: Store;
-  /** 'inline' (default) runs the engine in-thread; 'pool' uses the real Piscina workers; or a port of the test's own. */
-  rules?: 'inline' | 'pool' | RulesPort;
+  /**
+   * 'inline' (default): the game shards run in this thread (loopback transport) with the in-thread
+   * engine; 'workers': real shard worker threads, on the system clock; or a rules port of the
+   * test's own for loopback shards.
+   */
+  rules?: 'inline' | 'workers' | RulesPort;
   random?: () => number;
   /** DNS of webhook hosts. */
   webhookResolver?: (host: string) => Promise<string[]>;
@@ -61,15 +65,19 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     'games.seedGraceMs': 0,
     'games.houseMoveDelayMs': 0,
     'webhooks.enabled': false,
+    shards: 2,
     ...opts.overrides,
   });
-  const clock = opts.clock ?? new ManualClock(undefined, { runDueTimers: true });
+  const workers = opts.rules === 'workers';
+  // Worker shards keep time with the system clock: main's must be the same one.
+  const clock = opts.clock ?? (workers ? systemClock : new ManualClock(undefined, { runDueTimers: true }));
   const conformance = createConformance();
   const started = await startServer(config, {
     clock,
     log: silentLogger,
     store: opts.store,
-    rules: opts.rules === 'pool' ? undefined : typeof opts.rules === 'object' ? opts.rules : new InlineRules(),
+    shards: workers ? 'worker' : 'loopback',
+    rules: typeof opts.rules === 'object' ? opts.rules : new InlineRules(),
     random: opts.random,
     webhookResolver: opts.webhookResolver ?? noDns,
     observe: (info) => conformance.check(info),

@@ -80,8 +80,8 @@ async function audit(t: Test, app: TestApp, gameId: string, events: Ev[], verdic
 }
 
 
-t.test('two bots play a whole game from their streams, on the real worker pool', async (t) => {
-  const app = await bootApp(t, { rules: 'pool' });
+t.test('two bots play a whole game from their streams, on real shard worker threads', async (t) => {
+  const app = await bootApp(t, { rules: 'workers' });
   const alice = await Bot.anon(app, 'alice');
   const bob = await Bot.anon(app, 'bob');
   const aliceAcct = await alice.accountStream();

@@ -1,0 +1,128 @@
+// The lookups every set of games answers, whoever runs the actors: live games by id and by seated
+// player, the bounded archive of recently ended records, read handles over ended games, and the
+// lifecycle listeners. The in-thread GameRegistry and the main thread's ShardedGames both keep their
+// games on one.
+import type { GameRecord } from '../domain/records.js';
+import type { GameStore } from '../store/types.js';
+import type { Logger } from '../domain/log.js';
+import { EndedGame } from './ended.js';
+import type { GameHandle, GameLifecycleListener } from './types.js';
+import { isEnded } from './view.js';
+
+export class GameShelf<G extends GameHandle> {
+  private readonly games = new Map<string, G>();
+  /** Live game ids by seated player id: GET /bot/games must not scan every live game. */
+  private readonly byPlayer = new Map<string, Set<string>>();
+  private readonly archive = new Map<string, GameRecord>();
+  /**
+   * Read handles of recently read ended games, most recent last. An ended game never changes, so its
+   * state JSON and stream frames are built once rather than on every public read.
+   */
+  private readonly endedHandles = new Map<string, EndedGame>();
+
+  constructor(
+    private readonly store: Pick<GameStore, 'getGame'>,
+    private readonly archiveSize: number,
+    private readonly listeners: readonly GameLifecycleListener[],
+    private readonly log: Logger,
+  ) {}
+
+  add(game: G): void {
+    this.games.set(game.id, game);
+    for (const p of new Set([game.white.id, game.black.id])) {
+      let ids = this.byPlayer.get(p);
+      if (!ids) this.byPlayer.set(p, (ids = new Set()));
+      ids.add(game.id);
+    }
+  }
+
+  has(id: string): boolean {
+    return this.games.has(id);
+  }
+
+  /** The game ended with `final`: off the live tables, into the archive (oldest out first). */
+  retire(game: GameHandle, final: GameRecord): void {
+    this.games.delete(game.id);
+    for (const p of [game.white.id, game.black.id]) {
+      const ids = this.byPlayer.get(p);
+      ids?.delete(game.id);
+      if (ids?.size === 0) this.byPlayer.delete(p);
+    }
+    this.archive.delete(game.id);
+    this.archive.set(game.id, final);
+    while (this.archive.size > this.archiveSize) this.archive.delete(this.archive.keys().next().value as string);
+  }
+
+  /** An ended game's cached read handle is stale (a mirror pair's reveal was lifted). */
+  forget(id: string): void {
+    this.endedHandles.delete(id);
+  }
+
+  get(id: string): G | undefined {
+    return this.games.get(id);
+  }
+
+  live(): G[] {
+    return [...this.games.values()];
+  }
+
+  liveCount(): number {
+    return this.games.size;
+  }
+
+  liveCountFor(playerId: string): number {
+    return this.byPlayer.get(playerId)?.size ?? 0;
+  }
+
+  liveFor(playerId: string): G[] {
+    const ids = this.byPlayer.get(playerId);
+    if (!ids) return [];
+    return [...ids].flatMap((id) => {
+      const g = this.games.get(id);
+      return g ? [g] : [];
+    });
+  }
+
+  ended(id: string): GameRecord | undefined {
+    const stored = this.store.getGame(id);
+    return this.lifted(stored && isEnded(stored) ? stored : this.archive.get(id));
+  }
+
+  /** A withheld reveal is lifted as soon as the mirror-pair partner is no longer live. */
+  private lifted(rec: GameRecord | undefined): GameRecord | undefined {
+    if (!rec?.revealHeld || (rec.mirrorOf !== null && this.games.has(rec.mirrorOf))) return rec;
+    return { ...rec, revealHeld: false };
+  }
+
+  find(id: string): GameHandle | undefined {
+    const live = this.games.get(id);
+    if (live) return live;
+    let handle = this.endedHandles.get(id);
+    if (handle?.record().revealHeld && this.lifted(handle.record()) !== handle.record()) handle = undefined;
+    if (handle) {
+      this.endedHandles.delete(id); // re-inserted below: least recently read first
+    } else {
+      const rec = this.ended(id);
+      if (!rec) return undefined;
+      handle = new EndedGame(rec);
+    }
+    this.endedHandles.set(id, handle);
+    while (this.endedHandles.size > this.archiveSize) {
+      this.endedHandles.delete(this.endedHandles.keys().next().value as string);
+    }
+    return handle;
+  }
+
+  notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied', game: GameHandle): void;
+  notify(hook: 'gameEnded', game: GameHandle, rec: GameRecord): void;
+  notify(hook: keyof GameLifecycleListener, game: GameHandle, rec?: GameRecord): void {
+    for (const l of this.listeners) {
+      try {
+        if (hook === 'gameEnded') l.gameEnded?.(game, rec!);
+        else l[hook]?.(game);
+      } catch (e) {
+        this.log.error({ gameId: game.id, hook, err: String(e) }, 'lifecycle listener threw');
+      }
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// The composition root of a shard's worker thread: opens the shard's store (the server's LMDB
+// environment, or a ForwardingStore when the server keeps memory), runs the rules in this thread
+// (a tree costs less than a dispatch to another), and serves the ShardHost over the parent port.
+import { parentPort, workerData } from 'node:worker_threads';
+import { systemClock } from './domain/clock.js';
+import { createLogger } from './log.js';
+import { InlineRules } from './pool/inline.js';
+import { ForwardingStore } from './shard/forwarding-store.js';
+import { ShardHost } from './shard/host.js';
+import type { Command } from './shard/protocol.js';
+import type { ShardWorkerData } from './shard/worker-transport.js';
+import { LmdbStore } from './store/lmdb.js';
+import type { GameStore } from './store/types.js';
+
+const data = workerData as ShardWorkerData;
+const port = parentPort;
+if (!port) throw new Error('shard-worker runs only as a worker thread');
+
+let store: GameStore;
+if (data.store.memory) {
+  store = new ForwardingStore();
+} else {
+  const attached = LmdbStore.attach(data.store.dataDir);
+  if (!attached.ok) throw new Error(attached.error);
+  store = attached.value;
+}
+
+const host = new ShardHost({
+  store,
+  rules: new InlineRules(),
+  clock: systemClock,
+  config: data.config,
+  log: createLogger(data.logLevel),
+  housePlayers: new Map(data.house),
+  statsEveryMs: data.statsEveryMs,
+  post: (batch) => port.postMessage(batch),
+  later: (fn) => setImmediate(fn),
+});
+port.on('message', (batch: Command[]) => host.receive(batch));

@@ -1,0 +1,140 @@
+// A live game as the main thread sees it when its actor runs in a shard: a read model kept current
+// by the shard's `update`s, answering every read synchronously (state, history, legal moves, the
+// Snapshot of a new subscriber), and the place where the game's subscribers on this thread (ndjson
+// streams, webhook deliveries, the account hub's listeners) get its already-encoded event lines.
+// Commands go to the shard through `send`; the actor there decides.
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
+import type { GameRecord } from '../domain/records.js';
+import { GAME_OVER } from '../domain/rules.js';
+import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
+import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
+import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
+import { HistoryJson } from '../wire/encode.js';
+import type { Reply, TreeWire } from './protocol.js';
+
+/** What a mirror asks of its owner: send a command to the game's shard. */
+export interface MirrorLink {
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'>;
+  seed(id: string, seat: Seat, seed: string): void;
+  resign(id: string, seat: Seat): void;
+}
+
+/** A published event as main received it: the line as the shard encoded it, parsed only on demand. */
+class LineFrame implements EventFrame {
+  private parsed: GameEvent | undefined;
+
+  constructor(readonly v: number, readonly line: string) {}
+
+  get event(): GameEvent {
+    this.parsed ??= JSON.parse(this.line) as GameEvent;
+    return this.parsed;
+  }
+}
+
+const pendingOf = (t: TreeWire | null): PendingTree | null => (t ? new PendingTree(t.dfen, t.bytes, t.leaves) : null);
+
+export class MirrorGame extends ViewedGame implements GameHandle {
+  protected view: GameView;
+  private history$: HistoryJson;
+  /** Read by tests that check a subscription was released. */
+  readonly subs = new Set<GameSubscriber>();
+
+  constructor(
+    rec: GameRecord,
+    tree: TreeWire | null,
+    private readonly link: MirrorLink,
+    private readonly clock: Clock,
+    private readonly cap: number,
+    private readonly log: Logger,
+  ) {
+    super();
+    this.history$ = new HistoryJson(rec.history);
+    this.view = this.viewOf(rec, pendingOf(tree));
+  }
+
+  private viewOf(rec: GameRecord, tree: PendingTree | null): GameView {
+    return new GameView(rec, tree, this.history$, this.cap, () => this.clock.now());
+  }
+
+  // ---- commands: to the shard --------------------------------------------------------------------
+
+  seed(seat: Seat, seed: string): void {
+    if (this.isActive()) this.link.seed(this.id, seat, seed);
+  }
+
+  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
+    // Received now: the clock stops here, and the roll pending here is the one the mover answers.
+    const at = this.clock.now();
+    if (!this.isActive()) return Promise.resolve(GAME_OVER);
+    const rec = this.view.rec;
+    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null);
+  }
+
+  resign(seat: Seat): void {
+    if (this.isActive()) this.link.resign(this.id, seat);
+  }
+
+  subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
+    const snapshot = this.view.snapshotFrame();
+    if (isEnded(this.view.rec)) return { snapshot, ended: this.view.endedFrame(), unsubscribe: () => {} };
+    this.subs.add(sub);
+    return { snapshot, ended: null, unsubscribe: () => void this.subs.delete(sub) };
+  }
+
+  // ---- versions: from the shard ------------------------------------------------------------------
+
+  /** The record a shard `update` describes (history joined to what this mirror holds). */
+  recordOf(u: Extract<Reply, { t: 'update' }>): GameRecord {
+    const was = this.view.rec;
+    const had = was.history;
+    const history = u.hist.length === 0 && u.from === had.length ? had : had.slice(0, u.from).concat(u.hist);
+    // The fixed fields stay as they were; an optional moving field absent from the head is unset.
+    const { revealHeld: _held, ...fixed } = was;
+    return { ...fixed, ...u.head, history };
+  }
+
+  /** Adopts the version (`rec` from recordOf) and publishes its lines, in order. */
+  apply(u: Extract<Reply, { t: 'update' }>, rec: GameRecord): void {
+    if (u.from < this.history$.count) this.history$ = new HistoryJson(rec.history);
+    else for (let i = this.history$.count; i < rec.history.length; i++) this.history$.append(rec.history[i]);
+    const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree);
+    this.view = this.viewOf(rec, tree);
+    for (const [v, line] of u.lines) this.publish(new LineFrame(v, line));
+    if (isEnded(rec)) this.closeSubscribers();
+  }
+
+  /** A whole record again (the shard restarted and resumed the game). */
+  reset(rec: GameRecord, tree: TreeWire | null): void {
+    this.history$ = new HistoryJson(rec.history);
+    this.view = this.viewOf(rec, pendingOf(tree));
+  }
+
+  private publish(frame: EventFrame): void {
+    for (const sub of [...this.subs]) {
+      try {
+        sub.deliver(frame);
+      } catch (e) {
+        // A broken subscriber is cut off; it never takes the others down with it.
+        this.subs.delete(sub);
+        this.log.warn({ gameId: this.id, err: String(e) }, 'subscriber threw; dropped');
+        this.closeOne(sub);
+      }
+    }
+  }
+
+  /** Ends every subscription (the game ended, the server stops, or its shard was lost). */
+  closeSubscribers(): void {
+    const subs = [...this.subs];
+    this.subs.clear();
+    for (const s of subs) this.closeOne(s);
+  }
+
+  private closeOne(sub: GameSubscriber): void {
+    try {
+      sub.close?.();
+    } catch (e) {
+      this.log.warn({ gameId: this.id, err: String(e) }, 'subscriber close threw');
+    }
+  }
+}

@@ -1,0 +1,50 @@
+// The server's shard transport: each shard is a worker thread (the script src/shard-worker.ts), and a
+// batch crosses as one postMessage each way. Structured clone carries the batch: see
+// docs/DECISIONS.md for the channels measured against each other.
+import { Worker } from 'node:worker_threads';
+import type { Command, Reply } from './protocol.js';
+import type { ShardChannel, ShardEvents, ShardTransport } from './transport.js';
+
+/** What a shard's worker thread is started with (workerData). */
+export interface ShardWorkerData {
+  index: number;
+  /** Where the games are stored: a ForwardingStore (memory server) or the LMDB directory. */
+  store: { memory: true } | { memory: false; dataDir: string };
+  config: import('../game/game-config.js').GameConfig;
+  /** External ids of the house bots and how each plays. */
+  house: [string, 'random' | 'greedy'][];
+  logLevel: string;
+  statsEveryMs: number;
+}
+
+export class WorkerTransport implements ShardTransport {
+  constructor(
+    private readonly script: URL,
+    private readonly data: Omit<ShardWorkerData, 'index'>,
+  ) {}
+
+  open(index: number, events: ShardEvents): ShardChannel {
+    const worker = new Worker(this.script, { workerData: { ...this.data, index } satisfies ShardWorkerData, name: `shard-${index}` });
+    let closing = false;
+    let dead = false;
+    const die = (err: Error): void => {
+      if (dead || closing) return;
+      dead = true;
+      events.died(err);
+    };
+    worker.on('message', (batch: Reply[]) => {
+      if (!dead) events.replies(batch);
+    });
+    worker.on('error', (e) => die(e));
+    worker.on('exit', (code) => die(new Error(`shard ${index} exited with code ${code}`)));
+    return {
+      send: (batch: Command[]) => {
+        if (!dead) worker.postMessage(batch);
+      },
+      close: async () => {
+        closing = true;
+        await worker.terminate();
+      },
+    };
+  }
+}
