@@ -4,7 +4,7 @@
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { decodeBatch, encodeBatch } from '../src/shard/codec.js';
-import type { Command, Entry } from './shard-channel-actor.js';
+import { StandInShard, type Command, type Entry } from './shard-channel-actor.js';
 
 export interface Link {
   readonly name: string;
@@ -112,4 +112,24 @@ class PlainWorker extends Base implements Link {
 
 export async function openLinks(): Promise<Link[]> {
   return [new PiscinaResult(), await new PiscinaPort().start(), new PlainWorker(false), new PlainWorker(true)];
+}
+
+/** No thread and no channel: each batch answered on the next loop turn (setImmediate) with entries made from cached
+ * lines. What the main thread then spends (making commands, handling entries) is the floor under
+ * every channel's main-thread row. */
+export class FloorLink extends Base implements Link {
+  readonly name = 'floor';
+  readonly note = 'no thread, no channel: the driver alone';
+  private readonly cached = new StandInShard().handle([
+    { gameId: 'g-floor', seat: 'white', moves: ['e2e4', 'e7e5'], at: 0 },
+  ])[0];
+  send(cmds: Command[]): void {
+    const c = this.cached;
+    const out: Entry[] = cmds.map((cmd) => ({ gameId: cmd.gameId, lines: c.lines, patch: c.patch, verdict: c.verdict, at: cmd.at }));
+    setImmediate(() => this.deliver(out));
+  }
+  async workerCpuNs(): Promise<number> {
+    return 0;
+  }
+  async close(): Promise<void> {}
 }

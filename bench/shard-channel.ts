@@ -9,7 +9,7 @@
 // Ratios are against the Piscina channel at the same batch size, in the same run.
 import { cpus, loadavg } from 'node:os';
 import { threadCpuNs, type Command, type Entry } from './shard-channel-actor.js';
-import { openLinks, type Link } from './shard-channel-links.js';
+import { FloorLink, openLinks, type Link } from './shard-channel-links.js';
 import type { BenchRow } from './types.js';
 
 const BATCH_SIZES = [1, 8, 64];
@@ -197,6 +197,7 @@ export async function run(): Promise<BenchRow[]> {
   const out: BenchRow[] = [];
   try {
     const drivers = links.map((l) => new Driver(l));
+    const floor = new Driver(new FloorLink());
     for (const size of BATCH_SIZES) {
       // Every channel at one batch size before the next size, so a burst of load on the shared
       // machine hits neighbours in the table rather than one channel's whole column.
@@ -210,6 +211,12 @@ export async function run(): Promise<BenchRow[]> {
         results.push({ link, size, sat, paced });
       }
       for (const r of results) out.push(...rowsOf(r, results[0]));
+      await floor.saturated(WARM_MS, size);
+      const f = await floor.saturated(PHASE_MS, size);
+      out.push({
+        bench: `channel B=${size} floor`, metric: 'main µs/cmd saturated', value: f.mainUs / f.commands,
+        note: 'the driver alone (commands made, entries handled; no thread, no channel): subtract it from the main rows',
+      });
       out.push({
         bench: `channel B=${size} pacing timer`, metric: 'main µs/cmd paced', value: await pacingOnly(PHASE_MS, size),
         note: `the paced phase's ${tickMs(size)} ms interval alone, per command at ${RATE}/s (inside every paced main row)` +
