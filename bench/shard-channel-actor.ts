@@ -15,8 +15,9 @@ export interface Command {
 /** shard → main: what one command produced. */
 export interface Entry {
   gameId: string;
-  /** Pre-encoded ndjson lines for the stream subscribers (about 200 and 330 bytes). */
-  lines: string[];
+  /** Pre-encoded ndjson lines for the stream subscribers (about 200 and 330 bytes): strings, or
+   * their UTF-8 bytes with BENCH_CHANNEL_LINES=bytes. */
+  lines: string[] | Uint8Array[];
   patch: { version: number; status: string; clocks: { white: number; black: number }; lastMoveAt: number };
   verdict: { accepted: boolean; ply: number };
   at: number;
@@ -41,7 +42,11 @@ interface GameState {
   black: number;
 }
 
+const DFEN = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1';
 const DICE_FACES = ['pawn', 'knight', 'bishop', 'rook', 'queen', 'king'];
+/** Worker threads inherit the environment, so every thread reads the same choice. */
+const AS_BYTES = process.env.BENCH_CHANNEL_LINES === 'bytes';
+const utf8 = new TextEncoder();
 
 /** The actors of one shard: a map of games that lives as long as the worker. */
 export class StandInShard {
@@ -65,17 +70,17 @@ export class StandInShard {
     const ply = g.ply;
     const played = JSON.stringify({
       type: 'TurnPlayed', gameId: c.gameId, ply, seat: c.seat, moves: c.moves,
-      clocks: { white: g.white, black: g.black }, at: Math.round(c.at),
+      clocks: { white: g.white, black: g.black }, at: Math.round(c.at), dfen: DFEN,
     });
     const rolled = JSON.stringify({
       type: 'DiceRolled', gameId: c.gameId, ply: ply + 1, seat: c.seat === 'white' ? 'black' : 'white',
-      dice: [DICE_FACES[ply % 6], DICE_FACES[(ply * 7) % 6], DICE_FACES[(ply * 13) % 6]],
-      legal: { count: 20 + (ply % 40), firstDie: ['a7a6', 'b7b6', 'g8f6', 'b8c6'] },
+      dice: [DICE_FACES[ply % 6], DICE_FACES[(ply + 2) % 6], DICE_FACES[(ply * 5 + 1) % 6]],
+      legal: { count: 20 + (ply % 40), firstDie: ['a7a6', 'b7b6', 'g8f6', 'b8c6', 'g8h6', 'b8a6'] }, dfen: DFEN,
       clocks: { white: g.white, black: g.black }, deadline: Math.round(c.at) + 60_000,
     });
     return {
       gameId: c.gameId,
-      lines: [played + '\n', rolled + '\n'],
+      lines: AS_BYTES ? [utf8.encode(played + '\n'), utf8.encode(rolled + '\n')] : [played + '\n', rolled + '\n'],
       patch: { version: ply, status: 'started', clocks: { white: g.white, black: g.black }, lastMoveAt: c.at },
       verdict: { accepted: true, ply },
       at: c.at,
