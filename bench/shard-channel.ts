@@ -42,6 +42,8 @@ class Driver {
   private lat = new Float64Array(0);
   private latN = 0;
   private onIdle: (() => void) | undefined;
+  /** The saturated phase's top-up, run after each answered batch. */
+  private refill: (() => void) | undefined;
 
   constructor(private readonly link: Link) {
     link.deliver = (entries) => this.receive(entries);
@@ -67,6 +69,7 @@ class Driver {
     }
     this.acked += entries.length;
     this.batchesOut--;
+    this.refill?.();
     if (this.batchesOut === 0) this.onIdle?.();
   }
 
@@ -113,18 +116,11 @@ class Driver {
   saturated(ms: number, size: number): Promise<Measure> {
     const window = Math.max(2, Math.ceil(IN_FLIGHT / size));
     return this.measure(ms, (stop) => {
-      let running = true;
-      void stop.then(() => { running = false; });
-      const top = () => {
-        while (running && this.batchesOut < window) this.send(size);
+      this.refill = () => {
+        while (this.batchesOut < window) this.send(size);
       };
-      const deliver = this.link.deliver;
-      this.link.deliver = (entries) => {
-        deliver(entries);
-        top();
-      };
-      void stop.then(() => { this.link.deliver = deliver; });
-      top();
+      void stop.then(() => { this.refill = undefined; });
+      this.refill();
     }, false);
   }
 
@@ -147,8 +143,7 @@ const tickMs = (size: number): number => Math.max(1, Math.floor((size * 1000) / 
 /** The pacing timer on its own (no channel): the main-thread CPU every paced row includes. */
 async function pacingOnly(ms: number, size: number): Promise<number> {
   const m0 = threadCpuNs();
-  let ticks = 0;
-  const timer = setInterval(() => { ticks++; }, tickMs(size));
+  const timer = setInterval(() => {}, tickMs(size));
   await new Promise((r) => setTimeout(r, ms));
   clearInterval(timer);
   return (threadCpuNs() - m0) / 1000 / (RATE * (ms / 1000));
