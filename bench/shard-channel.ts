@@ -2,7 +2,8 @@
 // its events come back. Four channels (bench/shard-channel-links.ts) carry the same traffic to the
 // same stand-in actors (bench/shard-channel-actor.ts): per command {gameId, seat, moves, at} one
 // way, and back two ndjson lines, a record patch and a verdict. For batch sizes 1, 8 and 64:
-// - saturated: a fixed number of commands in flight, as fast as the channel goes → commands/s;
+// - saturated: a fixed number of commands in flight, as fast as the channel goes → commands/s and
+//   the CPU per command of the main thread and of the worker thread;
 // - paced: the same offered rate for every channel (equal load) → CPU per command of the main
 //   thread (its /proc/thread-self/schedstat), of the worker thread (the same file, read by the
 //   worker) and of the whole process (process.cpuUsage), and the round-trip latency per command.
@@ -35,6 +36,7 @@ interface Measure {
 class Driver {
   private seq = 0;
   private readonly ids = Array.from({ length: GAMES }, (_, i) => `g${i.toString(36).padStart(8, 'x')}`);
+  // What the main thread keeps of the events, so that handling them is real work.
   private readonly records = new Map<string, Entry['patch']>();
   private bytes = 0;
   private acked = 0;
