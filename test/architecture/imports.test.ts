@@ -18,6 +18,8 @@ const ALLOWED: Record<string, string[]> = {
   store: ['domain'],
   pool: ['engine', 'domain'],
   game: ['domain', 'engine', 'fair', 'store', 'pool', 'wire'],
+  // Shard workers host game actors in worker threads; no layer imports shard yet (main wires it).
+  shard: ['domain', 'engine', 'fair', 'store', 'pool', 'game', 'wire'],
   services: ['domain', 'store', 'game/types', 'wire'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
