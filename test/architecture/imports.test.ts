@@ -18,12 +18,11 @@ const ALLOWED: Record<string, string[]> = {
   store: ['domain'],
   pool: ['engine', 'domain'],
   game: ['domain', 'engine', 'fair', 'store', 'pool', 'wire'],
-  // Shard workers host game actors in worker threads; no layer imports shard yet (main wires it).
+  // Game shards: main's mirrors and the shard host; only the composition roots import it.
   shard: ['domain', 'engine', 'fair', 'store', 'pool', 'game', 'wire'],
   services: ['domain', 'store', 'game/types', 'wire'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
-  shard: ['domain', 'engine', 'fair', 'store', 'pool', 'wire', 'game'],
 };
 /** Modules that may import node: builtins or packages; the engine may not. */
 const PURE = new Set(['engine']);
