@@ -1,5 +1,8 @@
-// Pieces the load drivers share (bench/load-driver.ts, bench/webhook-driver.ts, bench/ladder-driver.ts).
+// Pieces the load drivers share (bench/load-driver.ts, bench/pair-play.ts, bench/webhook-driver.ts,
+// bench/ladder-driver.ts). The drivers share two cores with the server they measure, so the hot
+// paths here avoid JSON.parse and needless allocations: what a driver spends is taken from the server.
 import http from 'node:http';
+import type { Dispatcher, Pool } from 'undici';
 
 export type Tree = { [uci: string]: Tree };
 
@@ -14,41 +17,186 @@ export function randomPath(tree: Tree): string[] {
   return path;
 }
 
+const QUOTE = 34;
+const COLON = 58;
+const COMMA = 44;
+const OPEN = 123;
+const CLOSE = 125;
+/** Offsets of the keys of the object being read (reused: one scan at a time). */
+const keyStarts: number[] = [];
+
+/**
+ * The same random path as randomPath, read straight from the tree's compact JSON text (`at` is the
+ * offset of its opening brace), without building the tree: a tree of thousands of leaves costs a
+ * scan of its text instead of a parse and its garbage. Returns undefined when the text is not the
+ * compact `{"uci":{…},…}` form, so the caller can parse it instead.
+ */
+export function randomPathIn(text: string, at: number): string[] | undefined {
+  const path: string[] = [];
+  let i = at;
+  for (;;) {
+    if (text.charCodeAt(i) !== OPEN) return undefined;
+    let j = i + 1;
+    if (text.charCodeAt(j) === CLOSE) return path;
+    keyStarts.length = 0;
+    for (;;) {
+      if (text.charCodeAt(j) !== QUOTE) return undefined;
+      keyStarts.push(j);
+      j = text.indexOf('"', j + 1) + 1;
+      if (j === 0 || text.charCodeAt(j) !== COLON || text.charCodeAt(j + 1) !== OPEN) return undefined;
+      // Skip the value: keys are UCI moves, so braces only ever delimit objects.
+      j += 1;
+      let depth = 0;
+      do {
+        const c = text.charCodeAt(j++);
+        if (c === OPEN) depth++;
+        else if (c === CLOSE) depth--;
+        else if (Number.isNaN(c)) return undefined;
+      } while (depth > 0);
+      const c = text.charCodeAt(j);
+      if (c === COMMA) j++;
+      else if (c === CLOSE) break;
+      else return undefined;
+    }
+    const k = keyStarts[Math.floor(Math.random() * keyStarts.length)];
+    const end = text.indexOf('"', k + 1);
+    path.push(text.slice(k + 1, end));
+    i = end + 2;
+  }
+}
+
+/** The integer after `key` (e.g. '"v":') in `text`, from offset `from`; NaN when absent. */
+export function intAfter(text: string, key: string, from = 0): number {
+  const at = text.indexOf(key, from);
+  if (at < 0) return Number.NaN;
+  let n = 0;
+  let i = at + key.length;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) n = n * 10 + c - 48;
+  return i === at + key.length ? Number.NaN : n;
+}
+
 export interface Answer {
   status: number;
   text: string;
 }
 
-/** A JSON request function against one server, on a shared keep-alive agent, each call bounded in time. */
+/**
+ * A JSON request function against one server, on a shared keep-alive agent, each call bounded in
+ * time. Bodies are read as latin1 (every body the drivers read whole is ASCII JSON; latin1 decodes
+ * for less than utf8); `body` may be pre-serialised JSON text.
+ */
 export function requester(base: URL, agent: http.Agent, timeoutMs: number) {
+  const host = base.hostname;
+  const port = base.port;
   return (method: string, path: string, token?: string, body?: unknown): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const payload = body === undefined ? '' : JSON.stringify(body);
-      const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(payload)) };
+      const payload = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
+      const headers: Record<string, string> = { 'content-length': String(payload.length) };
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const req = http.request({ host: base.hostname, port: base.port, method, path, headers, agent }, (res) => {
+      const req = http.request({ host, port, method, path, headers, agent }, (res) => {
         let text = '';
-        res.setEncoding('utf8');
+        res.setEncoding('latin1');
         res.on('data', (c: string) => (text += c));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
         res.on('error', reject);
       });
       req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
       req.on('error', reject);
-      req.end(payload);
+      req.end(payload, 'latin1');
     });
 }
 
-/** A 'data' handler for an ndjson response (utf8 chunks) that calls onLine per non-empty line. */
+/** A 'data' handler for an ndjson response (string chunks) that calls onLine per non-empty line. */
 export function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
   let buf = '';
   return (chunk) => {
-    buf += chunk;
-    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (line) onLine(line);
+    let from = 0;
+    let i = chunk.indexOf('\n');
+    if (i < 0) {
+      buf += chunk;
+      return;
     }
+    // The first line may continue what the previous chunk left; the others are whole in this chunk.
+    const first = buf + chunk.slice(0, i);
+    buf = '';
+    if (first) onLine(first);
+    for (from = i + 1, i = chunk.indexOf('\n', from); i >= 0; from = i + 1, i = chunk.indexOf('\n', from)) {
+      if (i > from) onLine(chunk.slice(from, i));
+    }
+    if (from < chunk.length) buf = chunk.slice(from);
   };
+}
+
+/**
+ * The same request function on an undici Pool (one origin, keep-alive sockets, no pipelining: a
+ * move's verdict may wait for the turn, and a request queued behind it would wait too). It uses
+ * the Pool's dispatch with a bare handler: no Readable per answer, about half the client CPU of
+ * node:http per request here.
+ */
+export function poolRequester(pool: Pool, timeoutMs: number) {
+  return (method: string, path: string, token?: string, body?: unknown): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      let payload: string | undefined;
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        payload = typeof body === 'string' ? body : JSON.stringify(body);
+      }
+      let status = 0;
+      let text = '';
+      pool.dispatch(
+        { method: method as Dispatcher.HttpMethod, path, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+        {
+          onConnect: () => undefined,
+          onHeaders: (code: number) => {
+            status = code;
+            return true;
+          },
+          onData: (chunk: Buffer) => {
+            text += chunk.toString('latin1');
+            return true;
+          },
+          onComplete: () => resolve({ status, text }),
+          onError: (e: Error) => reject(e),
+        },
+      );
+    });
+}
+
+/**
+ * A 'data' handler for an ndjson response read as bytes: calls onLine(buf, start, end) per
+ * non-empty line without decoding it, so a reader decodes only the lines it needs. A line split
+ * across chunks is joined into a fresh buffer first.
+ */
+export function byteLineSplitter(onLine: (buf: Buffer, start: number, end: number) => void): (chunk: Buffer) => void {
+  let rest: Buffer | undefined;
+  return (chunk) => {
+    const buf = chunk;
+    let from = 0;
+    if (rest) {
+      const nl = chunk.indexOf(10);
+      if (nl < 0) {
+        rest = Buffer.concat([rest, chunk]);
+        return;
+      }
+      const first = Buffer.concat([rest, chunk.subarray(0, nl)]);
+      rest = undefined;
+      if (first.length) onLine(first, 0, first.length);
+      from = nl + 1;
+    }
+    for (let i = buf.indexOf(10, from); i >= 0; from = i + 1, i = buf.indexOf(10, from)) {
+      if (i > from) onLine(buf, from, i);
+    }
+    // A copy: the socket may reuse the chunk's memory.
+    if (from < buf.length) rest = Buffer.from(buf.subarray(from));
+  };
+}
+
+/** True when `buf` holds the ASCII text `prefix` at `at`. */
+export function bytesAt(buf: Buffer, at: number, prefix: Buffer): boolean {
+  if (at < 0 || at + prefix.length > buf.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
+  return true;
 }

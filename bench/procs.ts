@@ -282,6 +282,8 @@ export interface LoadSummary {
   verdictsAfterWindow: number;
   /** The driver's own CPU over the window, % of one core (near 100: the driver is the bottleneck). */
   driverCpuPct: number;
+  /** The driver's own CPU over the window per turn played, in ms. */
+  driverCpuMsPerTurn: number;
   problems: Record<string, number>;
   problemSamples: string[];
 }
@@ -293,12 +295,18 @@ export interface LoadHooks {
   onStop?: () => void | Promise<void>;
 }
 
+/** BENCH_DRIVER_PROF=DIR runs a driver child under `node --cpu-prof` (profiles land in DIR). */
+export function driverProfArgs(): string[] {
+  const dir = process.env.BENCH_DRIVER_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+}
+
 /** Runs the load driver against `url`; resolves with its summary once it has exited. */
 export async function runLoadDriver(url: string, pairs: number, durationMs: number, hooks: LoadHooks = {}): Promise<LoadSummary> {
   const child = fork(
     fileURLToPath(new URL('./load-driver.js', import.meta.url)),
     ['--url', url, '--pairs', String(pairs), '--duration-ms', String(durationMs)],
-    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: driverProfArgs() },
   );
   track(child);
   const pending: Promise<void>[] = [];
