@@ -89,7 +89,14 @@ export interface ServerMetrics {
   cpuSeconds: number;
   rssBytes: number;
   liveGames: number;
+  /**
+   * CPU seconds by thread ('main', 'shard-0', …) from `dicechess_thread_cpu_seconds_total`, when the
+   * server reports it (a sharded server does; an older one does not: then empty).
+   */
+  threadCpuSeconds: Record<string, number>;
 }
+
+const THREAD_CPU = /^dicechess_thread_cpu_seconds_total\{(?:[^}]*,)?thread="([^"]+)"[^}]*\} (\S+)/;
 
 export interface ServerChild {
   readonly url: string;
@@ -207,8 +214,15 @@ export async function scrape(url: string): Promise<ServerMetrics> {
   const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
   if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
   const values = new Map<string, number>();
+  const threadCpuSeconds: Record<string, number> = {};
   for (const line of (await res.text()).split('\n')) {
     if (line.startsWith('#') || !line) continue;
+    const thread = THREAD_CPU.exec(line);
+    if (thread) {
+      const v = Number(thread[2]);
+      if (Number.isFinite(v)) threadCpuSeconds[thread[1]] = v;
+      continue;
+    }
     const [name, value] = line.split(' ');
     if (name && !name.includes('{')) values.set(name, Number(value));
   }
@@ -221,6 +235,7 @@ export async function scrape(url: string): Promise<ServerMetrics> {
     cpuSeconds: get('process_cpu_user_seconds_total') + get('process_cpu_system_seconds_total'),
     rssBytes: get('process_resident_memory_bytes'),
     liveGames: get('dicechess_live_games'),
+    threadCpuSeconds,
   };
 }
 
