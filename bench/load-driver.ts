@@ -31,6 +31,7 @@ process.once('disconnect', () => process.exit(1));
 
 async function main(): Promise<void> {
   const play = new PairPlay(new URL(opt.url ?? ''), PAIRS);
+  await play.prepare();
   const windowStart = performance.now();
   const cpu0 = process.cpuUsage();
   process.send?.({ event: 'start' });

@@ -1,7 +1,7 @@
 // The game load the drivers share (bench/load-driver.ts, bench/stream-driver.ts): N bot pairs play
 // complete games against a running server over HTTP, as fast as they can, until stopped.
 //
-// Each pair mints two anonymous bots once, then loops: White challenges Black, Black accepts (the
+// Each pair's two anonymous bots are minted first (prepare), then each pair loops: White challenges Black, Black accepts (the
 // driver hands it the challenge id instead of running an account stream), each bot opens its own
 // game stream and, when a roll is its own, submits a random root-to-leaf path of the legal-move
 // tree (fetching GET /games/{id}/moves when the inline tree is null; an empty tree is a forced pass
@@ -71,6 +71,7 @@ export class PairPlay {
   private readonly active = new Set<Game>();
   private readonly openStreams = new Set<http.ClientRequest>();
   private loops: Promise<void> | undefined;
+  private readonly bots: [Bot, Bot][] = [];
 
   constructor(
     private readonly base: URL,
@@ -91,8 +92,22 @@ export class PairPlay {
     if (this.problemSamples.length < 10) this.problemSamples.push(`${kind}${detail ? `: ${detail.slice(0, 300)}` : ''}`);
   }
 
+  /** Mints every pair's two bots (before the measurement window: minting is not the load). */
+  async prepare(): Promise<void> {
+    const MINTS_IN_FLIGHT = 64;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < this.pairs; i = next++) {
+        const white = await this.mint(`w${i}`);
+        const black = await this.mint(`b${i}`);
+        if (white && black) this.bots.push([white, black]);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MINTS_IN_FLIGHT, this.pairs) }, worker));
+  }
+
   start(): void {
-    this.loops = Promise.all(Array.from({ length: this.pairs }, (_, i) => this.pair(i))).then(() => undefined);
+    this.loops = Promise.all(this.bots.map(([white, black]) => this.pair(white, black))).then(() => undefined);
   }
 
   /** Stops playing: resigns the running games and waits up to `windDownMs` for them to end. */
@@ -293,10 +308,7 @@ export class PairPlay {
     return this.expectJson<Bot>('mint', 201, this.request('POST', `/bot/anon?name=${label}`));
   }
 
-  private async pair(i: number): Promise<void> {
-    const white = await this.mint(`w${i}`);
-    const black = await this.mint(`b${i}`);
-    if (!white || !black) return;
+  private async pair(white: Bot, black: Bot): Promise<void> {
     const challenge = JSON.stringify({ team: black.team, name: black.name });
     while (!this.stopping) {
       const ch = await this.expectJson<{ id: string }>('challenge', 201, this.request('POST', '/bot/challenge', white.token, challenge));
