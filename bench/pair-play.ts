@@ -33,10 +33,10 @@ interface Game {
 }
 
 export interface PairPlayHooks {
-  /** A game started (both seats about to open their streams). */
-  onGame?: (gameId: string) => void;
-  /** A move verdict arrived: `v` is the TurnPlayed version, `at` performance.now() on arrival. */
-  onVerdict?: (gameId: string, v: number, at: number) => void;
+  /** A game started (both seats about to open their streams): when the accept was sent and answered. */
+  onGame?: (gameId: string, sentAt: number, at: number) => void;
+  /** A move verdict arrived: `v` is the TurnPlayed version; when the move was sent and answered (performance.now()). */
+  onVerdict?: (gameId: string, v: number, sentAt: number, at: number) => void;
 }
 
 function pct(sorted: number[], p: number): number {
@@ -90,6 +90,11 @@ export class PairPlay {
   problem(kind: string, detail = ''): void {
     this.problems[kind] = (this.problems[kind] ?? 0) + 1;
     if (this.problemSamples.length < 10) this.problemSamples.push(`${kind}${detail ? `: ${detail.slice(0, 300)}` : ''}`);
+  }
+
+  /** The minted bots' tokens (after prepare). */
+  tokens(): string[] {
+    return this.bots.flatMap(([w, b]) => [w.token, b.token]);
   }
 
   /** Mints every pair's two bots (before the measurement window: minting is not the load). */
@@ -200,7 +205,8 @@ export class PairPlay {
         this.problem('GET moves failed', String(e));
         return undefined;
       });
-      if (!a) return undefined;
+      // Resigned under us when the load stopped: the version moved on, nothing to report.
+      if (!a || this.stopping) return undefined;
       if (a.status !== 200) {
         this.problem(`GET moves ${a.status}`, a.text);
         return undefined;
@@ -253,7 +259,7 @@ export class PairPlay {
       this.statuses[a.status] = (this.statuses[a.status] ?? 0) + 1;
       if (a.status === 200) {
         this.moves++;
-        this.hooks.onVerdict?.(game.id, intAfter(a.text, '"version":'), t1);
+        this.hooks.onVerdict?.(game.id, intAfter(a.text, '"version":'), t0, t1);
       } else if (a.status === 202) this.problem('verdict late (202)');
       else this.problem(`move ${a.status}`, a.text);
     };
@@ -312,6 +318,7 @@ export class PairPlay {
     const challenge = JSON.stringify({ team: black.team, name: black.name });
     while (!this.stopping) {
       const ch = await this.expectJson<{ id: string }>('challenge', 201, this.request('POST', '/bot/challenge', white.token, challenge));
+      const acceptSent = performance.now();
       const created = ch && (await this.expectJson<{ gameId: string }>('accept', 201, this.request('POST', `/bot/challenge/${ch.id}/accept`, black.token)));
       if (!created) {
         await new Promise((r) => setTimeout(r, 100)); // a refused set-up is reported; do not spin on it
@@ -324,7 +331,7 @@ export class PairPlay {
       this.gamesStarted++;
       const game: Game = { id: created.gameId, white, ended: false, lastEvent: performance.now() };
       this.active.add(game);
-      this.hooks.onGame?.(game.id);
+      this.hooks.onGame?.(game.id, acceptSent, game.lastEvent);
       await Promise.all([this.playSeat(game, 'White', white), this.playSeat(game, 'Black', black)]);
       this.active.delete(game);
     }

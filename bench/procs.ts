@@ -120,6 +120,10 @@ export interface ServerOptions {
   limits?: Record<string, unknown>;
   /** Extra environment variables. */
   env?: Record<string, string>;
+  /** Other sections of the config file (e.g. `spectators`, `games`), beside `limits`. */
+  config?: Record<string, unknown>;
+  /** How long to wait for "listening on" (resuming many live games takes a while). */
+  startTimeoutMs?: number;
 }
 
 export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
@@ -133,7 +137,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
   const cfgDir = tempDir('dicechess-bench-cfg-');
   const cfg = join(cfgDir.path, 'bench.json');
-  writeFileSync(cfg, JSON.stringify({ limits: opts.limits ?? LOAD_LIMITS }));
+  writeFileSync(cfg, JSON.stringify({ ...opts.config, limits: opts.limits ?? LOAD_LIMITS }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const child = spawn(
@@ -164,7 +168,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   const cleanup = () => cfgDir.remove();
   let url: string;
   try {
-    url = await within(START_TIMEOUT_MS, urlSeen, child, () => `server did not start:\n${tail.text()}`);
+    url = await within(opts.startTimeoutMs ?? START_TIMEOUT_MS, urlSeen, child, () => `server did not start:\n${tail.text()}`);
   } catch (e) {
     await stopChild(child);
     cleanup();
@@ -314,6 +318,16 @@ export interface LoadHooks {
 export function driverProfArgs(): string[] {
   const dir = process.env.BENCH_DRIVER_PROF;
   return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+}
+
+/** Forks a driver script of this directory (e.g. 'stream-driver.js'), tracked like every child here. */
+export function forkDriver(script: string, args: string[]): ChildProcess {
+  const child = fork(fileURLToPath(new URL(`./${script}`, import.meta.url)), args, {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    execArgv: driverProfArgs(),
+  });
+  track(child);
+  return child;
 }
 
 /** Runs the load driver against `url`; resolves with its summary once it has exited. */
