@@ -89,6 +89,8 @@ export interface ServerMetrics {
   cpuSeconds: number;
   rssBytes: number;
   liveGames: number;
+  /** V8 heap in use (main thread), NaN when absent. */
+  heapUsedBytes: number;
   /**
    * CPU seconds by thread ('main', 'shard-0', …) from `dicechess_thread_cpu_seconds_total`, when the
    * server reports it (a sharded server does; an older one does not: then empty).
@@ -108,6 +110,12 @@ export interface ServerChild {
   alive(): boolean;
   metrics(): Promise<ServerMetrics>;
   stop(): Promise<void>;
+}
+
+/** A server child this module spawned, which can also be killed as a crash would. */
+export interface SpawnedServer extends ServerChild {
+  /** SIGKILL: nothing is flushed or closed (the data directory stays). */
+  kill(): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -133,7 +141,7 @@ export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_0
  * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
  * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops).
  */
-export async function startServer(opts: ServerOptions): Promise<ServerChild> {
+export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
   const cfgDir = tempDir('dicechess-bench-cfg-');
   const cfg = join(cfgDir.path, 'bench.json');
@@ -184,6 +192,14 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
     metrics: () => scrape(url),
     stop: async () => {
       await stopChild(child);
+      cleanup();
+    },
+    kill: async () => {
+      if (!exited(child)) {
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await gone;
+      }
       cleanup();
     },
   };
@@ -239,6 +255,7 @@ export async function scrape(url: string): Promise<ServerMetrics> {
     cpuSeconds: get('process_cpu_user_seconds_total') + get('process_cpu_system_seconds_total'),
     rssBytes: get('process_resident_memory_bytes'),
     liveGames: get('dicechess_live_games'),
+    heapUsedBytes: values.get('nodejs_heap_size_used_bytes') ?? Number.NaN,
     threadCpuSeconds,
   };
 }

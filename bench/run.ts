@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, scaling, streams)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, scaling, streams, idle-games)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -14,6 +14,7 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   webhooks: () => import('./webhooks.js'),
   scaling: () => import('./scaling.js'),
   streams: () => import('./streams.js'),
+  'idle-games': () => import('./idle-games.js'),
 };
 
 function fmt(n: number | undefined): string {
