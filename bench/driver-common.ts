@@ -200,3 +200,19 @@ export function bytesAt(buf: Buffer, at: number, prefix: Buffer): boolean {
   for (let i = 0; i < prefix.length; i++) if (buf[at + i] !== prefix[i]) return false;
   return true;
 }
+
+/** A time control under which an untouched game stays live for the whole run: a day on each clock. */
+export const LONG_CLOCK = { Fischer: { initialSeconds: 86_400, incrementSeconds: 0 } };
+
+export interface AnonBot {
+  token: string;
+  team: string;
+  name: string;
+}
+
+/** Mints an anonymous bot; throws when the server refuses. */
+export async function mintAnon(request: (method: string, path: string) => Promise<Answer>, label: string): Promise<AnonBot> {
+  const a = await request('POST', `/bot/anon?name=${label}`);
+  if (a.status !== 201) throw new Error(`mint ${a.status}: ${a.text}`);
+  return JSON.parse(a.text) as AnonBot;
+}

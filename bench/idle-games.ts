@@ -9,9 +9,9 @@
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { poolRequester } from './driver-common.js';
+import { LONG_CLOCK, mintAnon, poolRequester } from './driver-common.js';
 import { dirBytes } from './persistence.js';
-import { startServer, tempDir, type ServerOptions, type SpawnedServer } from './procs.js';
+import { LIFTED_CAPS_ENV, startServer, tempDir, type ServerOptions, type SpawnedServer } from './procs.js';
 import type { BenchRow } from './types.js';
 
 const GAMES = Number(process.env.BENCH_IDLE_GAMES ?? 10_000);
@@ -19,15 +19,8 @@ const PAIRS = 50;
 /** Creating the games is bounded in time; what was made by then is measured (and said). */
 const CREATE_BUDGET_MS = 180_000;
 const RESUME_TIMEOUT_MS = 300_000;
-const LONG_CLOCK = { Fischer: { initialSeconds: 86_400, incrementSeconds: 0 } };
 const MB = 1024 * 1024;
 
-const ENV = {
-  DICECHESS_LIVE_GAMES_ANONYMOUS: '1000000',
-  DICECHESS_MAX_LIVE_GAMES: '1000000',
-  DICECHESS_CHALLENGES_PER_HOUR: '100000000',
-  DICECHESS_CONNECTIONS_PER_IP: '1000000',
-};
 
 /** Makes `games` live games over PAIRS bot pairs; returns how many were made. */
 async function createGames(url: string, games: number): Promise<{ made: number; failures: string[] }> {
@@ -37,14 +30,9 @@ async function createGames(url: string, games: number): Promise<{ made: number; 
   const deadline = performance.now() + CREATE_BUDGET_MS;
   let made = 0;
   let next = 0;
-  const mint = async (label: string) => {
-    const a = await request('POST', `/bot/anon?name=${label}`);
-    if (a.status !== 201) throw new Error(`mint ${a.status}: ${a.text}`);
-    return JSON.parse(a.text) as { token: string; team: string; name: string };
-  };
   const pair = async (i: number) => {
-    const white = await mint(`iw${i}`);
-    const black = await mint(`ib${i}`);
+    const white = await mintAnon(request, `iw${i}`);
+    const black = await mintAnon(request, `ib${i}`);
     const body = JSON.stringify({ team: black.team, name: black.name, timeControl: LONG_CLOCK });
     // Games are handed out one by one from a shared counter, so the pairs share the work evenly.
     while (next < games && performance.now() < deadline && failures.length < 20) {
@@ -81,7 +69,7 @@ async function timedStart(opts: ServerOptions): Promise<{ server: SpawnedServer;
 export async function run(): Promise<BenchRow[]> {
   const tmp = tempDir('dicechess-bench-idle-');
   const load = loadavg()[0];
-  const opts: ServerOptions = { store: { dataDir: join(tmp.path, 'data') }, env: ENV, startTimeoutMs: RESUME_TIMEOUT_MS };
+  const opts: ServerOptions = { store: { dataDir: join(tmp.path, 'data') }, env: LIFTED_CAPS_ENV, startTimeoutMs: RESUME_TIMEOUT_MS };
   let server: SpawnedServer | undefined;
   try {
     const first = await timedStart(opts);

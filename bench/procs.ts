@@ -134,6 +134,19 @@ export interface ServerOptions {
   startTimeoutMs?: number;
 }
 
+/**
+ * Environment that lifts the per-identity and whole-server caps a large load meets (streams per
+ * identity, live games per anonymous bot and in all, challenges per hour, connections per address),
+ * for the suites that measure the server at scale rather than its limits (scaling, streams, idle-games).
+ */
+export const LIFTED_CAPS_ENV: Record<string, string> = {
+  DICECHESS_CONNECTIONS_PER_IP: '1000000',
+  DICECHESS_STREAMS_PER_IDENTITY: '100000',
+  DICECHESS_LIVE_GAMES_ANONYMOUS: '1000000',
+  DICECHESS_MAX_LIVE_GAMES: '1000000',
+  DICECHESS_CHALLENGES_PER_HOUR: '100000000',
+};
+
 export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
 
 /**

@@ -21,7 +21,7 @@ import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { byteLineSplitter, bytesAt, intAfter, poolRequester } from './driver-common.js';
+import { byteLineSplitter, bytesAt, intAfter, LONG_CLOCK, mintAnon, poolRequester } from './driver-common.js';
 import { PairPlay } from './pair-play.js';
 import { phase } from './phased.js';
 
@@ -49,7 +49,6 @@ const ACCOUNT_STREAMS = Number(opt['account-streams']);
 const PER_IDLE_GAME = 100;
 const OPENING_AT_ONCE = 256;
 const WIND_DOWN_MS = 5_000;
-const LONG_CLOCK = { Fischer: { initialSeconds: 86_400, incrementSeconds: 0 } };
 process.once('disconnect', () => process.exit(1));
 
 const request = poolRequester(new Pool(base.origin, { connections: 32 }), 10_000);
@@ -173,17 +172,11 @@ const GAME_START = Buffer.from('{"GameStart":{"gameId":"');
 // ---------------------------------------------------------------------------------------------
 // Phases.
 
-async function mintBot(label: string): Promise<{ token: string; team: string; name: string }> {
-  const a = await request('POST', `/bot/anon?name=${label}`);
-  if (a.status !== 201) throw new Error(`mint ${a.status}: ${a.text}`);
-  return JSON.parse(a.text) as { token: string; team: string; name: string };
-}
-
 /** Idle games between two fresh bots (long clocks; nobody moves) and `n` streams spread over them. */
 async function holdIdle(n: number): Promise<Held[]> {
   if (n <= 0) return [];
-  const white = await mintBot('idle-w');
-  const black = await mintBot('idle-b');
+  const white = await mintAnon(request, 'idle-w');
+  const black = await mintAnon(request, 'idle-b');
   const games: string[] = [];
   const body = JSON.stringify({ team: black.team, name: black.name, timeControl: LONG_CLOCK });
   for (let g = 0; g < Math.ceil(n / PER_IDLE_GAME); g++) {
@@ -202,7 +195,7 @@ async function holdIdle(n: number): Promise<Held[]> {
   });
 }
 
-interface PhaseResult {
+export interface PhaseResult {
   play: ReturnType<PairPlay['summary']>;
   turnDelivery: ReturnType<typeof bracket>;
   gameStartDelivery: ReturnType<typeof bracket>;
@@ -277,6 +270,18 @@ async function play(label: string, accountPerBot: number, beforeStart: () => Pro
   };
 }
 
+/** The driver's last stdout line. */
+export interface StreamSummary {
+  baseline: PhaseResult;
+  held: PhaseResult;
+  heldStreams: number;
+  idleGameStreams: number;
+  idleStillOpenAtEnd: number;
+  closedEarly: number;
+  problems: Record<string, number>;
+  problemSamples: string[];
+}
+
 async function main(): Promise<void> {
   const baseline = await play('baseline', 1, async () => undefined);
   let idle: Held[] = [];
@@ -292,7 +297,7 @@ async function main(): Promise<void> {
   });
   const stillOpen = idle.filter((h) => !h.req.destroyed).length;
   closeAll(idle);
-  const summary = {
+  const summary: StreamSummary = {
     baseline,
     held: loaded,
     heldStreams: heldTotal,

@@ -5,7 +5,8 @@
 // BENCH_STREAMS_MS=MS shorten a quick check.
 import { loadavg } from 'node:os';
 import { runPhased } from './phased.js';
-import { startServer, type ServerMetrics } from './procs.js';
+import { LIFTED_CAPS_ENV, startServer, type ServerMetrics } from './procs.js';
+import type { PhaseResult, StreamSummary as Summary } from './stream-driver.js';
 import type { BenchRow } from './types.js';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 10_000);
@@ -15,40 +16,8 @@ const SPECTATORS = 4;
 const ACCOUNT_STREAMS = 40;
 const MB = 1024 * 1024;
 
-const ENV = {
-  DICECHESS_CONNECTIONS_PER_IP: '1000000',
-  DICECHESS_STREAMS_PER_IDENTITY: '100000',
-  DICECHESS_LIVE_GAMES_ANONYMOUS: '100000',
-  DICECHESS_MAX_LIVE_GAMES: '1000000',
-  DICECHESS_CHALLENGES_PER_HOUR: '100000000',
-};
+/** Spectator caps have no environment variable: the config file lifts them. */
 const CONFIG = { spectators: { maxPerGame: 100_000, maxTotal: 1_000_000 } };
-
-interface Stats {
-  count: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-interface PhaseResult {
-  play: { turns: number; turnsPerS: number; verdictMs: Stats; problems: Record<string, number> };
-  turnDelivery: { fromFirst: Stats; fromSent: Stats };
-  gameStartDelivery: { fromFirst: Stats; fromSent: Stats };
-  accountStreams: number;
-  spectatorStreams: number;
-  driverCpuPct: number;
-  loopDelayP99Ms: number;
-}
-interface Summary {
-  baseline: PhaseResult;
-  held: PhaseResult;
-  heldStreams: number;
-  idleGameStreams: number;
-  idleStillOpenAtEnd: number;
-  closedEarly: number;
-  problems: Record<string, number>;
-  problemSamples: string[];
-}
 
 /**
  * Four rows per event kind: p50 and p99 from the event's first sign (lower bound of publish →
@@ -75,7 +44,7 @@ function deliveryRows(
 
 export async function run(): Promise<BenchRow[]> {
   const load = loadavg()[0];
-  const server = await startServer({ store: 'memory', env: ENV, config: CONFIG });
+  const server = await startServer({ store: 'memory', env: LIFTED_CAPS_ENV, config: CONFIG });
   const at: Record<string, ServerMetrics> = {};
   let summary: Summary;
   try {
