@@ -4,7 +4,7 @@
 //   node stream-driver.js --url URL [--pairs 32] [--streams 10000] [--duration-ms 10000]
 //                         [--spectators 4] [--account-streams 40]
 //
-// Two phases of play (bench/pair-play.ts), `--pairs` pairs each, with fresh bots:
+// After a 3-second warm-up, two phases of play (bench/pair-play.ts), `--pairs` pairs each, with fresh bots:
 // - baseline: each bot holds one account stream besides its game stream, and each game gets
 //   `--spectators` public game streams (GET /games/{id}/stream) for its lifetime;
 // - held: first, `--account-streams` account streams per bot and, on idle games (long clocks,
@@ -49,6 +49,7 @@ const ACCOUNT_STREAMS = Number(opt['account-streams']);
 const PER_IDLE_GAME = 100;
 const OPENING_AT_ONCE = 256;
 const WIND_DOWN_MS = 5_000;
+const WARMUP_MS = 3_000;
 process.once('disconnect', () => process.exit(1));
 
 const request = poolRequester(new Pool(base.origin, { connections: 32 }), 10_000);
@@ -209,7 +210,7 @@ export interface PhaseResult {
  * One phase of play with `accountPerBot` account streams per bot and SPECTATORS per game.
  * `beforeStart` runs once the bots and their account streams are ready.
  */
-async function play(label: string, accountPerBot: number, beforeStart: () => Promise<void>): Promise<PhaseResult> {
+async function play(label: string, accountPerBot: number, durationMs: number, beforeStart: () => Promise<void>): Promise<PhaseResult> {
   const turns = new Deliveries();
   const starts = new Deliveries();
   const spectators = new Set<Held>();
@@ -250,7 +251,7 @@ async function play(label: string, accountPerBot: number, beforeStart: () => Pro
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   pp.start();
-  await new Promise((r) => setTimeout(r, DURATION_MS));
+  await new Promise((r) => setTimeout(r, durationMs));
   const cpu = process.cpuUsage(cpu0);
   const windowMs = performance.now() - t0;
   loop.disable();
@@ -283,12 +284,14 @@ export interface StreamSummary {
 }
 
 async function main(): Promise<void> {
-  const baseline = await play('baseline', 1, async () => undefined);
+  // A short unmeasured round first, so the baseline does not pay for the server's warm-up (JIT, heap).
+  await play('warmup', 1, WARMUP_MS, async () => undefined);
+  const baseline = await play('baseline', 1, DURATION_MS, async () => undefined);
   let idle: Held[] = [];
   let heldTotal = 0;
   // Before the held phase's bots open their account streams: the RSS delta covers every held stream.
   await phase('idle-before');
-  const loaded = await play('held', ACCOUNT_STREAMS, async () => {
+  const loaded = await play('held', ACCOUNT_STREAMS, DURATION_MS, async () => {
     // The players' own game streams and the spectators come on top of what is held here.
     const accountHeld = 2 * PAIRS * ACCOUNT_STREAMS;
     idle = await holdIdle(STREAMS - accountHeld - 2 * PAIRS - PAIRS * SPECTATORS);
