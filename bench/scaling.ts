@@ -37,13 +37,13 @@ function rows(n: number, r: LoadResult, base: LoadResult | undefined, baseN: num
   ];
 }
 
-function writeChart(results: [number, LoadResult][]): string {
+function writeChart(results: [number, LoadResult][], load: number): string {
   const path = process.env.BENCH_SCALING_SVG ?? projectFile('docs', 'bench-scaling.svg');
   const day = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const svg = lineChart({
     title: 'Game throughput as concurrent games grow',
-    subtitle: `memory store, ${DURATION_MS / 1000} s per point, ${cpus().length} cores shared with the load driver; ${day} UTC`,
-    xLabel: 'bot pairs playing at once (one game each)',
+    subtitle: `memory store, ${DURATION_MS / 1000} s per point, ${cpus().length} cores shared with the load driver (load average ${load.toFixed(1)}); ${day} UTC`,
+    xLabel: 'bot pairs playing at once (one game each; ×4 per step)',
     xTicks: results.map(([n]) => String(n)),
     left: { label: 'throughput', unit: 'turns/s', values: results.map(([, r]) => r.summary.turnsPerS), colour: '#1f77b4' },
     right: { label: 'verdict p99', unit: 'ms', values: results.map(([, r]) => r.summary.verdictMs.p99), colour: '#d62728' },
@@ -55,6 +55,7 @@ function writeChart(results: [number, LoadResult][]): string {
 export async function run(): Promise<BenchRow[]> {
   const out: BenchRow[] = [];
   const results: [number, LoadResult][] = [];
+  const loadAtStart = loadavg()[0];
   for (const n of PAIR_COUNTS) {
     const load = loadavg()[0];
     const server = await startServer({ store: 'memory', env: LIFTED_CAPS_ENV });
@@ -68,7 +69,7 @@ export async function run(): Promise<BenchRow[]> {
       await server.stop();
     }
   }
-  const path = writeChart(results);
+  const path = writeChart(results, loadAtStart);
   console.error(`scaling: chart written to ${path}`);
   return out;
 }
