@@ -26,64 +26,72 @@ const CLOSE = 125;
 const keyStarts: number[] = [];
 
 /**
- * The same random path as randomPath, read straight from the tree's compact JSON text (`at` is the
- * offset of its opening brace), without building the tree: a tree of thousands of leaves costs a
- * scan of its text instead of a parse and its garbage. Returns undefined when the text is not the
- * compact `{"uci":{…},…}` form, so the caller can parse it instead.
+ * The same random path as randomPath, read straight from the tree's compact JSON bytes (`at` is the
+ * offset of its opening brace), without decoding or building the tree: a tree of thousands of
+ * leaves costs a scan of its bytes instead of a parse and its garbage. Returns undefined when the
+ * bytes are not the compact `{"uci":{…},…}` form, so the caller can parse them instead.
  */
-export function randomPathIn(text: string, at: number): string[] | undefined {
+export function randomPathIn(buf: Buffer, at: number): string[] | undefined {
   const path: string[] = [];
+  const n = buf.length;
   let i = at;
   for (;;) {
-    if (text.charCodeAt(i) !== OPEN) return undefined;
+    if (buf[i] !== OPEN) return undefined;
     let j = i + 1;
-    if (text.charCodeAt(j) === CLOSE) return path;
+    if (buf[j] === CLOSE) return path;
     keyStarts.length = 0;
     for (;;) {
-      if (text.charCodeAt(j) !== QUOTE) return undefined;
+      if (buf[j] !== QUOTE) return undefined;
       keyStarts.push(j);
-      j = text.indexOf('"', j + 1) + 1;
-      if (j === 0 || text.charCodeAt(j) !== COLON || text.charCodeAt(j + 1) !== OPEN) return undefined;
+      j = buf.indexOf(QUOTE, j + 1) + 1;
+      if (j === 0 || buf[j] !== COLON || buf[j + 1] !== OPEN) return undefined;
       // Skip the value: keys are UCI moves, so braces only ever delimit objects.
       j += 1;
       let depth = 0;
       do {
-        const c = text.charCodeAt(j++);
+        if (j >= n) return undefined;
+        const c = buf[j++];
         if (c === OPEN) depth++;
         else if (c === CLOSE) depth--;
-        else if (Number.isNaN(c)) return undefined;
       } while (depth > 0);
-      const c = text.charCodeAt(j);
+      const c = buf[j];
       if (c === COMMA) j++;
       else if (c === CLOSE) break;
       else return undefined;
     }
     const k = keyStarts[Math.floor(Math.random() * keyStarts.length)];
-    const end = text.indexOf('"', k + 1);
-    path.push(text.slice(k + 1, end));
+    const end = buf.indexOf(QUOTE, k + 1);
+    path.push(buf.toString('latin1', k + 1, end));
     i = end + 2;
   }
 }
 
-/** The integer after `key` (e.g. '"v":') in `text`, from offset `from`; NaN when absent. */
-export function intAfter(text: string, key: string, from = 0): number {
-  const at = text.indexOf(key, from);
+/** The integer after `key` (e.g. '"v":') in `buf`, from offset `from`; NaN when absent. */
+export function intAfter(buf: Buffer, key: string, from = 0): number {
+  const at = buf.indexOf(key, from, 'latin1');
   if (at < 0) return Number.NaN;
   let n = 0;
   let i = at + key.length;
-  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) n = n * 10 + c - 48;
+  for (let c = buf[i]; c >= 48 && c <= 57; c = buf[++i]) n = n * 10 + c - 48;
   return i === at + key.length ? Number.NaN : n;
 }
 
-export interface Answer {
-  status: number;
-  text: string;
+/** An HTTP answer: its status and body bytes (decoded as text only when asked). */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly bytes: Buffer,
+  ) {}
+  get text(): string {
+    return this.bytes.toString('utf8');
+  }
 }
+
+const bodyOf = (chunks: Buffer[]): Buffer => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
 
 /**
  * A JSON request function against one server, on a shared keep-alive agent, each call bounded in
- * time. Bodies are read as latin1 (every body the drivers read whole is ASCII JSON; latin1 decodes
- * for less than utf8); `body` may be pre-serialised JSON text.
+ * time. `body` may be pre-serialised JSON text (ASCII: its length is its byte count).
  */
 export function requester(base: URL, agent: http.Agent, timeoutMs: number) {
   const host = base.hostname;
@@ -95,10 +103,9 @@ export function requester(base: URL, agent: http.Agent, timeoutMs: number) {
       if (token) headers.authorization = `Bearer ${token}`;
       if (body !== undefined) headers['content-type'] = 'application/json';
       const req = http.request({ host, port, method, path, headers, agent }, (res) => {
-        let text = '';
-        res.setEncoding('latin1');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(new Answer(res.statusCode ?? 0, bodyOf(chunks))));
         res.on('error', reject);
       });
       req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${path}: no answer in ${timeoutMs} ms`)));
@@ -145,7 +152,7 @@ export function poolRequester(pool: Pool, timeoutMs: number) {
         payload = typeof body === 'string' ? body : JSON.stringify(body);
       }
       let status = 0;
-      let text = '';
+      const chunks: Buffer[] = [];
       pool.dispatch(
         { method: method as Dispatcher.HttpMethod, path, headers, body: payload, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
         {
@@ -155,10 +162,10 @@ export function poolRequester(pool: Pool, timeoutMs: number) {
             return true;
           },
           onData: (chunk: Buffer) => {
-            text += chunk.toString('latin1');
+            chunks.push(chunk);
             return true;
           },
-          onComplete: () => resolve({ status, text }),
+          onComplete: () => resolve(new Answer(status, bodyOf(chunks))),
           onError: (e: Error) => reject(e),
         },
       );

@@ -8,11 +8,11 @@
 // the server plays). Once stopped, the games still running are resigned.
 //
 // Cheap on purpose (it shares the cores with the server): stream lines are told apart by their
-// prefix, and only the Snapshot is JSON-parsed; a bot reads its own rolls' trees straight from the
-// text (randomPathIn) and skips the other seat's.
+// first bytes and never decoded, only the Snapshot is JSON-parsed, and a bot reads its own rolls'
+// trees straight from the bytes (randomPathIn) and skips the other seat's.
 import http from 'node:http';
 import { Pool } from 'undici';
-import { byteLineSplitter, bytesAt, intAfter, poolRequester, randomPath, randomPathIn, requester, type Answer, type Tree } from './driver-common.js';
+import { Answer, byteLineSplitter, bytesAt, intAfter, poolRequester, randomPath, randomPathIn, requester, type Tree } from './driver-common.js';
 
 type Seat = 'White' | 'Black';
 interface Bot {
@@ -53,6 +53,9 @@ const PREFIX = {
 };
 const SEAT_KEY = Buffer.from('"seat":"');
 const EMPTY_MOVES = Buffer.from('"moves":[]');
+const LEGAL_MOVES = Buffer.from('"legalMoves":');
+const NULL = Buffer.from('null');
+const EMPTY_TREE = Buffer.from('{}');
 
 export class PairPlay {
   private stopping = false;
@@ -198,9 +201,9 @@ export class PairPlay {
     });
   }
 
-  /** A random path for the roll `v` from the text `text` whose tree starts at `at` (null: fetch it). */
-  private async pathFor(game: Game, v: number, text: string, at: number): Promise<string[] | undefined> {
-    if (text.startsWith('null', at)) {
+  /** A random path for the roll `v` from the bytes `buf` whose tree starts at `at` (null: fetch it). */
+  private async pathFor(game: Game, v: number, buf: Buffer, at: number): Promise<string[] | undefined> {
+    if (bytesAt(buf, at, NULL)) {
       const a = await this.request('GET', `/games/${game.id}/moves`).catch((e: unknown) => {
         this.problem('GET moves failed', String(e));
         return undefined;
@@ -211,21 +214,21 @@ export class PairPlay {
         this.problem(`GET moves ${a.status}`, a.text);
         return undefined;
       }
-      const version = intAfter(a.text, '"version":');
+      const version = intAfter(a.bytes, '"version":');
       if (version !== v) this.problem('moves version mismatch', `roll v${v}, /moves v${version}`);
-      const treeAt = a.text.indexOf('"legalMoves":');
+      const treeAt = a.bytes.indexOf(LEGAL_MOVES);
       if (treeAt < 0) {
         this.problem('moves without legalMoves', a.text);
         return undefined;
       }
-      text = a.text;
-      at = treeAt + '"legalMoves":'.length;
+      buf = a.bytes;
+      at = treeAt + LEGAL_MOVES.length;
     }
-    const path = randomPathIn(text, at);
+    const path = randomPathIn(buf, at);
     if (path) return path;
     // Not the compact form the scanner reads: parse it (counted, since it costs the driver more).
     this.problem('tree text not compact (parsed instead)');
-    const whole = JSON.parse(text) as Record<string, Record<string, unknown>>;
+    const whole = JSON.parse(buf.toString('utf8')) as Record<string, Record<string, unknown>>;
     const tree = (whole.legalMoves ?? whole.DiceRolled?.legalMoves) as Tree;
     return randomPath(tree);
   }
@@ -235,11 +238,11 @@ export class PairPlay {
     let acted = -1;
     let sawEnd = false;
     const seatMark = Buffer.from(`"seat":"${seat}"`);
-    const act = async (v: number, text: string, at: number): Promise<void> => {
+    const act = async (v: number, buf: Buffer, at: number): Promise<void> => {
       if (this.stopping || v <= acted) return;
       acted = v;
-      if (text.startsWith('{}', at)) return; // forced pass: the server plays it
-      const path = await this.pathFor(game, v, text, at);
+      if (bytesAt(buf, at, EMPTY_TREE)) return; // forced pass: the server plays it
+      const path = await this.pathFor(game, v, buf, at);
       if (!path || this.stopping) return;
       const t0 = performance.now();
       let a: Answer;
@@ -259,7 +262,7 @@ export class PairPlay {
       this.statuses[a.status] = (this.statuses[a.status] ?? 0) + 1;
       if (a.status === 200) {
         this.moves++;
-        this.hooks.onVerdict?.(game.id, intAfter(a.text, '"version":'), t0, t1);
+        this.hooks.onVerdict?.(game.id, intAfter(a.bytes, '"version":'), t0, t1);
       } else if (a.status === 202) this.problem('verdict late (202)');
       else this.problem(`move ${a.status}`, a.text);
     };
@@ -271,9 +274,12 @@ export class PairPlay {
         // and are never decoded.
         const seatAt = buf.indexOf(SEAT_KEY, start + PREFIX.dice.length);
         if (seatAt < 0 || seatAt >= end || !bytesAt(buf, seatAt, seatMark)) return;
-        const line = buf.toString('latin1', start, end);
-        const treeAt = line.indexOf('"legalMoves":');
-        void run(act(intAfter(line, '"v":'), line, treeAt + '"legalMoves":'.length));
+        const treeAt = buf.indexOf(LEGAL_MOVES, seatAt);
+        if (treeAt < 0 || treeAt >= end) {
+          this.problem('DiceRolled without legalMoves', buf.toString('utf8', start, Math.min(end, start + 300)));
+          return;
+        }
+        void run(act(intAfter(buf, '"v":', start), buf, treeAt + LEGAL_MOVES.length));
       } else if (bytesAt(buf, start, PREFIX.turn)) {
         if (seat === 'White' && !this.stopping) {
           this.turns++;
@@ -295,8 +301,7 @@ export class PairPlay {
         }
         if (!st.dicePending || st.activeSeat !== seat) return;
         // Rare (a roll made before the stream opened): re-serialise the tree for the scanner.
-        const text = st.legalMoves === null ? 'null' : JSON.stringify(st.legalMoves);
-        void run(act(st.version, text, 0));
+        void run(act(st.version, Buffer.from(st.legalMoves === null ? 'null' : JSON.stringify(st.legalMoves)), 0));
       } else if (bytesAt(buf, start, PREFIX.rejected)) {
         if (!this.stopping) this.problem('Rejected event', buf.toString('utf8', start, end));
       } else {

@@ -223,7 +223,7 @@ async function play(label: string, accountPerBot: number, durationMs: number, be
       if (!playing) return;
       for (let k = 0; k < SPECTATORS; k++) {
         void open(`/games/${id}/stream`, undefined, (buf, s) => {
-          if (bytesAt(buf, s, TURN)) turns.arrival(`${id}:${intAfter(buf.toString('latin1', s, s + 40), '"v":')}`, performance.now());
+          if (bytesAt(buf, s, TURN)) turns.arrival(`${id}:${intAfter(buf, '"v":', s)}`, performance.now());
         }).then((h) => {
           if (!h) return;
           spectatorStreams++;

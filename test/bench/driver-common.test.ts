@@ -24,7 +24,7 @@ t.test('randomPathIn picks the path randomPath picks, on engine trees', async (t
     const text = treeToJson(legalTree(pos).bytes);
     const tree = JSON.parse(text) as Tree;
     if (Object.keys(tree).length) nonEmpty++;
-    const a = seeded(i + 1, () => randomPathIn(text, 0));
+    const a = seeded(i + 1, () => randomPathIn(Buffer.from(text), 0));
     const b = seeded(i + 1, () => randomPath(tree));
     if (!t.same(a, b, `position ${i}`)) break;
   }
@@ -32,14 +32,16 @@ t.test('randomPathIn picks the path randomPath picks, on engine trees', async (t
 });
 
 t.test('randomPathIn reads a tree inside a larger text, and refuses what is not the compact form', async (t) => {
-  const line = '{"DiceRolled":{"v":7,"seat":"White","legalMoves":{"e2e4":{"d2d4":{}},"g1f3":{}}}}';
+  const line = Buffer.from('{"DiceRolled":{"v":7,"seat":"White","legalMoves":{"e2e4":{"d2d4":{}},"g1f3":{}}}}');
   const at = line.indexOf('"legalMoves":') + '"legalMoves":'.length;
   const path = seeded(3, () => randomPathIn(line, at));
   t.ok(path && (path.join() === 'e2e4,d2d4' || path.join() === 'g1f3'), `a root-to-leaf path: ${path}`);
-  t.same(randomPathIn('{}', 0), [], 'the empty tree is a forced pass');
-  t.equal(randomPathIn('{ "e2e4": {} }', 0), undefined, 'whitespace: not the compact form');
-  t.equal(randomPathIn('null', 0), undefined);
-  t.equal(randomPathIn('{"e2e4":{', 0), undefined, 'truncated');
+  const b = (s: string) => Buffer.from(s);
+  t.same(randomPathIn(b('{}'), 0), [], 'the empty tree is a forced pass');
+  t.equal(randomPathIn(b('{ "e2e4": {} }'), 0), undefined, 'whitespace: not the compact form');
+  t.equal(randomPathIn(b('null'), 0), undefined);
+  t.equal(randomPathIn(b('{"e2e4":{'), 0), undefined, 'truncated');
+  t.equal(randomPathIn(b('{"e2e4":{}'), 0), undefined, 'unclosed root');
   t.equal(intAfter(line, '"v":'), 7);
   t.ok(Number.isNaN(intAfter(line, '"version":')));
 });
@@ -55,7 +57,7 @@ const treeArb: fc.Arbitrary<Tree> = fc.letrec<{ tree: Tree }>((tie) => ({
 t.test('randomPathIn agrees with randomPath on arbitrary trees', async (t) => {
   fc.assert(
     fc.property(treeArb, fc.integer({ min: 1, max: 2 ** 31 }), (tree, seed) => {
-      const text = JSON.stringify(tree);
+      const text = Buffer.from(JSON.stringify(tree));
       const a = seeded(seed, () => randomPathIn(text, 0));
       const b = seeded(seed, () => randomPath(tree));
       return JSON.stringify(a) === JSON.stringify(b);
