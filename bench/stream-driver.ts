@@ -50,6 +50,7 @@ const PER_IDLE_GAME = 100;
 const OPENING_AT_ONCE = 256;
 const WIND_DOWN_MS = 5_000;
 const WARMUP_MS = 3_000;
+const HEAD_TIMEOUT_MS = 10_000;
 process.once('disconnect', () => process.exit(1));
 
 const request = poolRequester(new Pool(base.origin, { connections: 32 }), 10_000);
@@ -76,8 +77,11 @@ function open(path: string, token: string | undefined, onLine?: OnLine): Promise
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     const held: Held = { req: undefined as unknown as http.ClientRequest, closing: false };
     let answered = false;
+    // No socket timeout (a held stream is silent for up to 25 s between keep-alives): a head timeout.
+    const head = setTimeout(() => held.req.destroy(new Error(`no answer head in ${HEAD_TIMEOUT_MS} ms`)), HEAD_TIMEOUT_MS);
     held.req = http.get({ host: base.hostname, port: base.port, path, headers, agent: false }, (res) => {
       answered = true;
+      clearTimeout(head);
       if (res.statusCode !== 200) {
         problem(`stream ${res.statusCode}`, path);
         res.resume();
@@ -92,6 +96,7 @@ function open(path: string, token: string | undefined, onLine?: OnLine): Promise
       resolve(held);
     });
     held.req.on('error', (e) => {
+      clearTimeout(head);
       if (!held.closing) problem('stream failed', e.message);
       if (!answered) resolve(undefined);
     });
