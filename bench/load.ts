@@ -60,11 +60,7 @@ export async function measureLoad(server: ServerChild, pairs: number, durationMs
   if (!m0 || !m1) throw new Error('the load driver never opened or closed its window');
   const after = await server.metrics();
   const cpu = m1.cpuSeconds - m0.cpuSeconds;
-  const threadCpuMsPerTurn: Record<string, number> = {};
-  for (const [thread, end] of Object.entries(m1.threadCpuSeconds)) {
-    const start = m0.threadCpuSeconds[thread];
-    if (start !== undefined && end >= start && summary.turns) threadCpuMsPerTurn[thread] = ((end - start) * 1000) / summary.turns;
-  }
+  const threadCpuMsPerTurn = threadMsPerTurn(m0, m1, summary.turns);
   return {
     summary,
     cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
@@ -76,6 +72,20 @@ export async function measureLoad(server: ServerChild, pairs: number, durationMs
     liveAfter: after.liveGames,
     serverWarnings: server.warnings() - warningsBefore,
   };
+}
+
+/**
+ * CPU ms per turn of each server thread between two scrapes. A thread seen at only one end, or whose
+ * counter went back (a restarted shard), is left out; no turns, no figures.
+ */
+export function threadMsPerTurn(m0: ServerMetrics, m1: ServerMetrics, turns: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!turns) return out;
+  for (const [thread, end] of Object.entries(m1.threadCpuSeconds)) {
+    const start = m0.threadCpuSeconds[thread];
+    if (start !== undefined && end >= start) out[thread] = ((end - start) * 1000) / turns;
+  }
+  return out;
 }
 
 /** Short text naming whatever went wrong in a run (empty when nothing did), for notes and stderr. */

@@ -242,13 +242,18 @@ function within<T>(ms: number, p: Promise<T>, child: ChildProcess, why: () => st
   });
 }
 
-/** The few prom-client default metrics (whole process: main thread and rules workers) we use. */
+/** The few prom-client default metrics (whole process: every thread) we use. */
 export async function scrape(url: string): Promise<ServerMetrics> {
   const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
   if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+  return parseMetrics(await res.text());
+}
+
+/** Reads ServerMetrics from a Prometheus text exposition; throws when a required metric is missing. */
+export function parseMetrics(text: string): ServerMetrics {
   const values = new Map<string, number>();
   const threadCpuSeconds: Record<string, number> = {};
-  for (const line of (await res.text()).split('\n')) {
+  for (const line of text.split('\n')) {
     if (line.startsWith('#') || !line) continue;
     const thread = THREAD_CPU.exec(line);
     if (thread) {
