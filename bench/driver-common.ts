@@ -114,6 +114,49 @@ export function requester(base: URL, agent: http.Agent, timeoutMs: number) {
     });
 }
 
+/** A long-lived GET on a Pool (an ndjson stream): its status, then its bytes as they come. */
+export interface PoolStreamHandlers {
+  onStatus(status: number): void;
+  onChunk(chunk: Buffer): void;
+  /** The answer ended (`error` undefined) or failed. */
+  onEnd(error?: Error): void;
+}
+
+/**
+ * Opens a stream through `pool` (keep-alive: the connection is reused once the answer ends, as a
+ * bot on a keep-alive client would) with undici's bare dispatch handler: no Readable and no
+ * IncomingMessage per stream, the bytes handed straight to `onChunk`. Never times out while open
+ * (the server's keep-alive lines come every 25 s). Returns a function that aborts it.
+ */
+export function poolStream(pool: Pool, path: string, token: string | undefined, h: PoolStreamHandlers, headTimeoutMs = 10_000): () => void {
+  let abort: ((e?: Error) => void) | undefined;
+  let aborted = false;
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  pool.dispatch(
+    { method: 'GET', path, headers, headersTimeout: headTimeoutMs, bodyTimeout: 0 },
+    {
+      onConnect: (a: (e?: Error) => void) => {
+        abort = a;
+        if (aborted) a(new Error('closed by the driver'));
+      },
+      onHeaders: (status: number) => {
+        h.onStatus(status);
+        return true;
+      },
+      onData: (chunk: Buffer) => {
+        h.onChunk(chunk);
+        return true;
+      },
+      onComplete: () => h.onEnd(),
+      onError: (e: Error) => h.onEnd(e),
+    },
+  );
+  return () => {
+    aborted = true;
+    abort?.(new Error('closed by the driver'));
+  };
+}
+
 /** A 'data' handler for an ndjson response (string chunks) that calls onLine per non-empty line. */
 export function lineSplitter(onLine: (line: string) => void): (chunk: string) => void {
   let buf = '';

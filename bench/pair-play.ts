@@ -12,7 +12,7 @@
 // trees straight from the bytes (randomPathIn) and skips the other seat's.
 import http from 'node:http';
 import { Pool } from 'undici';
-import { Answer, byteLineSplitter, bytesAt, intAfter, poolRequester, randomPath, randomPathIn, requester, type Tree } from './driver-common.js';
+import { Answer, byteLineSplitter, bytesAt, intAfter, poolRequester, poolStream, randomPath, randomPathIn, requester, type Tree } from './driver-common.js';
 
 type Seat = 'White' | 'Black';
 interface Bot {
@@ -72,7 +72,9 @@ export class PairPlay {
   private gamesResignedAtEnd = 0;
   private afterWindow = 0;
   private readonly active = new Set<Game>();
-  private readonly openStreams = new Set<http.ClientRequest>();
+  private readonly openStreams = new Set<() => void>();
+  /** Game streams have their own pool: a stream holds its connection for the whole game. */
+  private readonly streamPool: Pool;
   private loops: Promise<void> | undefined;
   private readonly bots: [Bot, Bot][] = [];
 
@@ -88,6 +90,7 @@ export class PairPlay {
     } else {
       this.request = poolRequester(new Pool(base.origin, { connections: 2 * pairs + 16, pipelining: 1 }), REQUEST_TIMEOUT_MS);
     }
+    this.streamPool = new Pool(base.origin, { connections: 2 * pairs + 16, pipelining: 1 });
   }
 
   problem(kind: string, detail = ''): void {
@@ -136,7 +139,8 @@ export class PairPlay {
     ]);
     const unfinished = this.unfinished();
     if (!settled) this.problem('games not ended after resign', `${unfinished} still open ${windDownMs} ms after resigning`);
-    for (const req of this.openStreams) req.destroy();
+    for (const close of this.openStreams) close();
+    await this.streamPool.destroy().catch(() => undefined);
   }
 
   unfinished(): number {
@@ -177,27 +181,21 @@ export class PairPlay {
     return undefined;
   }
 
-  /** An ndjson stream on its own connection; resolves when it is over. */
+  /** An ndjson stream (on the streams pool); resolves when it is over. */
   private stream(path: string, token: string, onLine: (buf: Buffer, start: number, end: number) => void): Promise<void> {
     return new Promise((resolve) => {
-      const req = http.get(
-        { host: this.base.hostname, port: this.base.port, path, headers: { authorization: `Bearer ${token}` }, agent: false },
-        (res) => {
-          if (res.statusCode !== 200) this.problem(`stream ${res.statusCode}`);
-          res.on('data', byteLineSplitter(onLine));
-          res.on('error', () => undefined);
-          res.on('close', () => resolve());
+      const close = poolStream(this.streamPool, path, token, {
+        onStatus: (status) => {
+          if (status !== 200) this.problem(`stream ${status}`);
         },
-      );
-      this.openStreams.add(req);
-      req.on('error', (e) => {
-        if (!this.stopping) this.problem('stream failed', e.message);
-        resolve();
+        onChunk: byteLineSplitter(onLine),
+        onEnd: (e) => {
+          this.openStreams.delete(close);
+          if (e && !this.stopping) this.problem('stream failed', e.message);
+          resolve();
+        },
       });
-      req.on('close', () => {
-        this.openStreams.delete(req);
-        resolve();
-      });
+      this.openStreams.add(close);
     });
   }
 
