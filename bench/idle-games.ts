@@ -5,7 +5,8 @@
 // Then the server is killed with SIGKILL and started again on the same directory: the live games
 // are resumed before it listens (src/main.ts), so the time from spawn to "listening" and to the
 // first /health answer is the time to resume them. The baseline of that time is the first start on
-// the empty directory, in the same run. BENCH_IDLE_GAMES=N shortens a quick check.
+// the empty directory, in the same run. Then it is stopped cleanly (SIGTERM, timed) and started
+// once more. BENCH_IDLE_GAMES=N shortens a quick check.
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -19,6 +20,7 @@ const PAIRS = 50;
 /** Creating the games is bounded in time; what was made by then is measured (and said). */
 const CREATE_BUDGET_MS = 180_000;
 const RESUME_TIMEOUT_MS = 300_000;
+const STOP_GRACE_MS = 60_000;
 const MB = 1024 * 1024;
 
 
@@ -87,6 +89,12 @@ export async function run(): Promise<BenchRow[]> {
     const again = await timedStart(opts);
     server = again.server;
     const resumed = await server.metrics();
+    // Then a clean stop (SIGTERM) with every game live, and a start after it.
+    const stopped = await server.terminate(STOP_GRACE_MS);
+    server = undefined;
+    const third = await timedStart(opts);
+    server = third.server;
+    const afterClean = await server.metrics();
     const bench = `idle-games ${GAMES.toLocaleString('en-US')}`;
     const live = after.liveGames - before.liveGames;
     const perGameKb = (after.rssBytes - before.rssBytes) / 1024 / Math.max(1, live);
@@ -95,6 +103,8 @@ export async function run(): Promise<BenchRow[]> {
       failures.length ? `${failures.length} failed set-ups` : '',
       made < GAMES ? `only ${made} games made in ${CREATE_BUDGET_MS / 1000} s` : '',
       resumed.liveGames !== after.liveGames ? `${resumed.liveGames} live after the restart, ${after.liveGames} before` : '',
+      afterClean.liveGames !== after.liveGames ? `${afterClean.liveGames} live after the clean restart` : '',
+      stopped.clean ? '' : `SIGTERM did not stop the server within ${STOP_GRACE_MS / 1000} s (killed)`,
     ].filter(Boolean).join('; ');
     return [
       {
@@ -110,6 +120,14 @@ export async function run(): Promise<BenchRow[]> {
       {
         bench, metric: 'restart to /health ms', value: again.healthMs, baseline: first.healthMs, baselineName: 'empty data dir',
         note: `${resumed.liveGames} live games after the restart`,
+      },
+      {
+        bench, metric: 'clean stop ms', value: stopped.ms,
+        note: `SIGTERM to exit with ${resumed.liveGames} live games${stopped.clean ? '' : ' (did not exit: killed)'}`,
+      },
+      {
+        bench, metric: 'restart after clean stop to /health ms', value: third.healthMs, baseline: first.healthMs, baselineName: 'empty data dir',
+        note: `${afterClean.liveGames} live games after it`,
       },
       {
         bench, metric: 'RSS MB after resume', value: resumed.rssBytes / MB, baseline: after.rssBytes / MB, baselineName: 'before the kill',

@@ -116,6 +116,8 @@ export interface ServerChild {
 export interface SpawnedServer extends ServerChild {
   /** SIGKILL: nothing is flushed or closed (the data directory stays). */
   kill(): Promise<void>;
+  /** SIGTERM and wait up to `graceMs` for a clean exit (then SIGKILL); says how it ended. */
+  terminate(graceMs: number): Promise<{ ms: number; clean: boolean }>;
 }
 
 export interface ServerOptions {
@@ -206,6 +208,12 @@ export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
     stop: async () => {
       await stopChild(child);
       cleanup();
+    },
+    terminate: async (graceMs) => {
+      const t0 = performance.now();
+      await stopChild(child, graceMs);
+      cleanup();
+      return { ms: performance.now() - t0, clean: child.signalCode === null };
     },
     kill: async () => {
       if (!exited(child)) {
