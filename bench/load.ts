@@ -1,6 +1,7 @@
 // One measured load run: the load driver against a running server child, with the server's CPU and
 // memory read from its /metrics around the driver's measurement window. Shared by the throughput
 // and persistence suites.
+import type { BenchRow } from './types.js';
 import { runLoadDriver, type LoadSummary, type ServerChild, type ServerMetrics } from './procs.js';
 
 export interface LoadResult {
@@ -9,6 +10,11 @@ export interface LoadResult {
   cpuPct: number;
   /** Server CPU milliseconds per turn played (passes included). */
   cpuMsPerTurn: number;
+  /**
+   * CPU milliseconds per turn by server thread ('main', 'shard-0', …), when the server reports
+   * per-thread CPU (empty otherwise). Threads seen only at one end of the window are left out.
+   */
+  threadCpuMsPerTurn: Record<string, number>;
   rssStartMb: number;
   rssEndMb: number;
   rssPeakMb: number;
@@ -54,16 +60,32 @@ export async function measureLoad(server: ServerChild, pairs: number, durationMs
   if (!m0 || !m1) throw new Error('the load driver never opened or closed its window');
   const after = await server.metrics();
   const cpu = m1.cpuSeconds - m0.cpuSeconds;
+  const threadCpuMsPerTurn = threadMsPerTurn(m0, m1, summary.turns);
   return {
     summary,
     cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
     cpuMsPerTurn: summary.turns ? (cpu * 1000) / summary.turns : 0,
+    threadCpuMsPerTurn,
     rssStartMb: m0.rssBytes / MB,
     rssEndMb: m1.rssBytes / MB,
     rssPeakMb: peak / MB,
     liveAfter: after.liveGames,
     serverWarnings: server.warnings() - warningsBefore,
   };
+}
+
+/**
+ * CPU ms per turn of each server thread between two scrapes. A thread seen at only one end, or whose
+ * counter went back (a restarted shard), is left out; no turns, no figures.
+ */
+export function threadMsPerTurn(m0: ServerMetrics, m1: ServerMetrics, turns: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (!turns) return out;
+  for (const [thread, end] of Object.entries(m1.threadCpuSeconds)) {
+    const start = m0.threadCpuSeconds[thread];
+    if (start !== undefined && end >= start) out[thread] = ((end - start) * 1000) / turns;
+  }
+  return out;
 }
 
 /** Short text naming whatever went wrong in a run (empty when nothing did), for notes and stderr. */
@@ -73,4 +95,40 @@ export function problemsOf(r: LoadResult): string {
   if (r.liveAfter > 0) out.push(`${r.liveAfter} games still live after the run`);
   if (r.serverWarnings > 0) out.push(`server logged ${r.serverWarnings} warnings/errors`);
   return out.join('; ');
+}
+
+/** Thread names in a stable order: main first, then shards by number, then anything else. */
+function threadOrder(a: string, b: string): number {
+  const rank = (t: string) => (t === 'main' ? -1 : Number(/^shard-(\d+)$/.exec(t)?.[1] ?? 1e6));
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
+/**
+ * The CPU rows of a load run: the driver's CPU per turn beside the server's and, when the server
+ * reports per-thread CPU, each thread's CPU per turn and the ceiling the main thread sets
+ * (1000 / its ms per turn: the turns/s a machine with enough cores for the shards could reach).
+ * `vs` adds the baseline run's figure to each row.
+ */
+export function cpuRows(bench: string, r: LoadResult, base?: LoadResult, baselineName?: string): BenchRow[] {
+  const vs = (value: number, baseline: number | undefined): Pick<BenchRow, 'value' | 'baseline' | 'baselineName'> =>
+    base && baseline !== undefined ? { value, baseline, baselineName } : { value };
+  const rows: BenchRow[] = [
+    {
+      bench, metric: 'driver CPU ms/turn', ...vs(r.summary.driverCpuMsPerTurn, base?.summary.driverCpuMsPerTurn),
+      note: `the load driver's own CPU (user+sys) over the window; server ${r.cpuMsPerTurn.toFixed(3)} ms/turn`,
+    },
+  ];
+  const threads = Object.keys(r.threadCpuMsPerTurn).sort(threadOrder);
+  for (const t of threads) {
+    rows.push({ bench, metric: `CPU ms/turn thread=${t}`, ...vs(r.threadCpuMsPerTurn[t], base?.threadCpuMsPerTurn[t]) });
+  }
+  const main = r.threadCpuMsPerTurn.main;
+  if (main !== undefined && main > 0) {
+    const baseMain = base?.threadCpuMsPerTurn.main;
+    rows.push({
+      bench, metric: 'main-thread ceiling turns/s', ...vs(1000 / main, baseMain ? 1000 / baseMain : undefined),
+      note: `1000 / main-thread CPU ms per turn; threads: ${threads.join(', ')}`,
+    });
+  }
+  return rows;
 }

@@ -4,7 +4,7 @@
 // is where a slow store would show up for a bot.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { measureLoad, problemsOf, type LoadResult } from './load.js';
+import { cpuRows, measureLoad, problemsOf, type LoadResult } from './load.js';
 import { startServer, tempDir, type ServerOptions } from './procs.js';
 import type { BenchRow } from './types.js';
 
@@ -58,6 +58,7 @@ export async function run(): Promise<BenchRow[]> {
       { bench, metric: 'verdict p50 ms', value: l.verdictMs.p50, baseline: m.verdictMs.p50, ...vs },
       { bench, metric: 'verdict p99 ms', value: l.verdictMs.p99, baseline: m.verdictMs.p99, ...vs },
       { bench, metric: 'server CPU ms/turn', value: lmdb.cpuMsPerTurn, baseline: memory.cpuMsPerTurn, ...vs },
+      ...cpuRows(bench, lmdb, memory, 'memory'),
       {
         bench, metric: 'server RSS MB', value: lmdb.rssEndMb, baseline: memory.rssEndMb, ...vs,
         note: `data directory after the run: ${disk.toFixed(1)} MB (${l.gamesStarted} games)`,

@@ -89,7 +89,16 @@ export interface ServerMetrics {
   cpuSeconds: number;
   rssBytes: number;
   liveGames: number;
+  /** V8 heap in use (main thread), NaN when absent. */
+  heapUsedBytes: number;
+  /**
+   * CPU seconds by thread ('main', 'shard-0', …) from `dicechess_thread_cpu_seconds_total`, when the
+   * server reports it (a sharded server does; an older one does not: then empty).
+   */
+  threadCpuSeconds: Record<string, number>;
 }
+
+const THREAD_CPU = /^dicechess_thread_cpu_seconds_total\{(?:[^}]*,)?thread="([^"]+)"[^}]*\} (\S+)/;
 
 export interface ServerChild {
   readonly url: string;
@@ -103,6 +112,14 @@ export interface ServerChild {
   stop(): Promise<void>;
 }
 
+/** A server child this module spawned, which can also be killed as a crash would. */
+export interface SpawnedServer extends ServerChild {
+  /** SIGKILL: nothing is flushed or closed (the data directory stays). */
+  kill(): Promise<void>;
+  /** SIGTERM and wait up to `graceMs` for a clean exit (then SIGKILL); says how it ended. */
+  terminate(graceMs: number): Promise<{ ms: number; clean: boolean }>;
+}
+
 export interface ServerOptions {
   /** `memory` for --memory; otherwise an LMDB data directory (--data). */
   store: 'memory' | { dataDir: string };
@@ -113,7 +130,24 @@ export interface ServerOptions {
   limits?: Record<string, unknown>;
   /** Extra environment variables. */
   env?: Record<string, string>;
+  /** Other sections of the config file (e.g. `spectators`, `games`), beside `limits`. */
+  config?: Record<string, unknown>;
+  /** How long to wait for "listening on" (resuming many live games takes a while). */
+  startTimeoutMs?: number;
 }
+
+/**
+ * Environment that lifts the per-identity and whole-server caps a large load meets (streams per
+ * identity, live games per anonymous bot and in all, challenges per hour, connections per address),
+ * for the suites that measure the server at scale rather than its limits (scaling, streams, idle-games).
+ */
+export const LIFTED_CAPS_ENV: Record<string, string> = {
+  DICECHESS_CONNECTIONS_PER_IP: '1000000',
+  DICECHESS_STREAMS_PER_IDENTITY: '100000',
+  DICECHESS_LIVE_GAMES_ANONYMOUS: '1000000',
+  DICECHESS_MAX_LIVE_GAMES: '1000000',
+  DICECHESS_CHALLENGES_PER_HOUR: '100000000',
+};
 
 export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
 
@@ -122,11 +156,11 @@ export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_0
  * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
  * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops).
  */
-export async function startServer(opts: ServerOptions): Promise<ServerChild> {
+export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
   const cfgDir = tempDir('dicechess-bench-cfg-');
   const cfg = join(cfgDir.path, 'bench.json');
-  writeFileSync(cfg, JSON.stringify({ limits: opts.limits ?? LOAD_LIMITS }));
+  writeFileSync(cfg, JSON.stringify({ ...opts.config, limits: opts.limits ?? LOAD_LIMITS }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   const child = spawn(
@@ -157,7 +191,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
   const cleanup = () => cfgDir.remove();
   let url: string;
   try {
-    url = await within(START_TIMEOUT_MS, urlSeen, child, () => `server did not start:\n${tail.text()}`);
+    url = await within(opts.startTimeoutMs ?? START_TIMEOUT_MS, urlSeen, child, () => `server did not start:\n${tail.text()}`);
   } catch (e) {
     await stopChild(child);
     cleanup();
@@ -173,6 +207,20 @@ export async function startServer(opts: ServerOptions): Promise<ServerChild> {
     metrics: () => scrape(url),
     stop: async () => {
       await stopChild(child);
+      cleanup();
+    },
+    terminate: async (graceMs) => {
+      const t0 = performance.now();
+      await stopChild(child, graceMs);
+      cleanup();
+      return { ms: performance.now() - t0, clean: child.signalCode === null };
+    },
+    kill: async () => {
+      if (!exited(child)) {
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        child.kill('SIGKILL');
+        await gone;
+      }
       cleanup();
     },
   };
@@ -202,13 +250,25 @@ function within<T>(ms: number, p: Promise<T>, child: ChildProcess, why: () => st
   });
 }
 
-/** The few prom-client default metrics (whole process: main thread and rules workers) we use. */
+/** The few prom-client default metrics (whole process: every thread) we use. */
 export async function scrape(url: string): Promise<ServerMetrics> {
   const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
   if (res.status !== 200) throw new Error(`GET /metrics: ${res.status}`);
+  return parseMetrics(await res.text());
+}
+
+/** Reads ServerMetrics from a Prometheus text exposition; throws when a required metric is missing. */
+export function parseMetrics(text: string): ServerMetrics {
   const values = new Map<string, number>();
-  for (const line of (await res.text()).split('\n')) {
+  const threadCpuSeconds: Record<string, number> = {};
+  for (const line of text.split('\n')) {
     if (line.startsWith('#') || !line) continue;
+    const thread = THREAD_CPU.exec(line);
+    if (thread) {
+      const v = Number(thread[2]);
+      if (Number.isFinite(v)) threadCpuSeconds[thread[1]] = v;
+      continue;
+    }
     const [name, value] = line.split(' ');
     if (name && !name.includes('{')) values.set(name, Number(value));
   }
@@ -221,6 +281,8 @@ export async function scrape(url: string): Promise<ServerMetrics> {
     cpuSeconds: get('process_cpu_user_seconds_total') + get('process_cpu_system_seconds_total'),
     rssBytes: get('process_resident_memory_bytes'),
     liveGames: get('dicechess_live_games'),
+    heapUsedBytes: values.get('nodejs_heap_size_used_bytes') ?? Number.NaN,
+    threadCpuSeconds,
   };
 }
 
@@ -282,6 +344,8 @@ export interface LoadSummary {
   verdictsAfterWindow: number;
   /** The driver's own CPU over the window, % of one core (near 100: the driver is the bottleneck). */
   driverCpuPct: number;
+  /** The driver's own CPU over the window per turn played, in ms. */
+  driverCpuMsPerTurn: number;
   problems: Record<string, number>;
   problemSamples: string[];
 }
@@ -293,12 +357,28 @@ export interface LoadHooks {
   onStop?: () => void | Promise<void>;
 }
 
+/** BENCH_DRIVER_PROF=DIR runs a driver child under `node --cpu-prof` (profiles land in DIR). */
+export function driverProfArgs(): string[] {
+  const dir = process.env.BENCH_DRIVER_PROF;
+  return dir ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
+}
+
+/** Forks a driver script of this directory (e.g. 'stream-driver.js'), tracked like every child here. */
+export function forkDriver(script: string, args: string[]): ChildProcess {
+  const child = fork(fileURLToPath(new URL(`./${script}`, import.meta.url)), args, {
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    execArgv: driverProfArgs(),
+  });
+  track(child);
+  return child;
+}
+
 /** Runs the load driver against `url`; resolves with its summary once it has exited. */
 export async function runLoadDriver(url: string, pairs: number, durationMs: number, hooks: LoadHooks = {}): Promise<LoadSummary> {
   const child = fork(
     fileURLToPath(new URL('./load-driver.js', import.meta.url)),
     ['--url', url, '--pairs', String(pairs), '--duration-ms', String(durationMs)],
-    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] },
+    { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: driverProfArgs() },
   );
   track(child);
   const pending: Promise<void>[] = [];

@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -13,6 +13,9 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   ratings: () => import('./ladder-ratings.js'),
   webhooks: () => import('./webhooks.js'),
   channel: () => import('./shard-channel.js'),
+  scaling: () => import('./scaling.js'),
+  streams: () => import('./streams.js'),
+  'idle-games': () => import('./idle-games.js'),
 };
 
 function fmt(n: number | undefined): string {

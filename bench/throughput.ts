@@ -4,7 +4,7 @@
 // seen by the bots, and the server's CPU and memory from its /metrics. Each N after the first is
 // compared with the first: the ratio says how the server scales with concurrent games.
 import { loadavg } from 'node:os';
-import { measureLoad, problemsOf, type LoadResult } from './load.js';
+import { cpuRows, measureLoad, problemsOf, type LoadResult } from './load.js';
 import { startServer } from './procs.js';
 import type { BenchRow } from './types.js';
 
@@ -30,9 +30,10 @@ function rows(n: number, r: LoadResult, base: LoadResult | undefined, baseN: num
     { bench, metric: 'verdict p99 ms', ...vs(s.verdictMs.p99, b?.verdictMs.p99), note: `max ${s.verdictMs.max.toFixed(1)} ms` },
     {
       bench, metric: 'server CPU % of a core', ...vs(r.cpuPct, base?.cpuPct),
-      note: `user+sys, main thread and rules workers; the load driver used ${s.driverCpuPct.toFixed(0)}% of a core`,
+      note: `user+sys, every thread of the server (main, rules workers, shards); the load driver used ${s.driverCpuPct.toFixed(0)}% of a core`,
     },
-    { bench, metric: 'server CPU ms/turn', ...vs(r.cpuMsPerTurn, base?.cpuMsPerTurn) },
+    { bench, metric: 'server CPU ms/turn', ...vs(r.cpuMsPerTurn, base?.cpuMsPerTurn), note: 'whole process, every thread' },
+    ...cpuRows(bench, r, base, `N=${baseN}`),
     {
       bench, metric: 'server RSS MB', ...vs(r.rssEndMb, base?.rssEndMb),
       note: `at the end of the window; ${r.rssStartMb.toFixed(0)} MB at its start, peak ${r.rssPeakMb.toFixed(0)} MB`,

@@ -1,0 +1,61 @@
+// The throughput rows read per-thread CPU from the server's /metrics when it is there (a sharded
+// server) and do without it otherwise; the rows must name each thread and the main-thread ceiling.
+import t from 'tap';
+import { cpuRows, threadMsPerTurn, type LoadResult } from '../../bench/load.js';
+import { parseMetrics } from '../../bench/procs.js';
+import type { LoadSummary } from '../../bench/procs.js';
+
+const BASE = [
+  '# HELP process_cpu_user_seconds_total x',
+  'process_cpu_user_seconds_total 1.5',
+  'process_cpu_system_seconds_total 0.5',
+  'process_resident_memory_bytes 104857600',
+  'nodejs_heap_size_used_bytes 2048',
+  'dicechess_live_games 3',
+].join('\n');
+
+const threads = (main: number, s0: number, s1: number) =>
+  `${BASE}\ndicechess_thread_cpu_seconds_total{thread="main"} ${main}\n` +
+  `dicechess_thread_cpu_seconds_total{thread="shard-1"} ${s1}\ndicechess_thread_cpu_seconds_total{thread="shard-0"} ${s0}\n`;
+
+function result(threadCpuMsPerTurn: Record<string, number>): LoadResult {
+  const summary = { driverCpuMsPerTurn: 0.25 } as LoadSummary;
+  return { summary, cpuPct: 100, cpuMsPerTurn: 0.5, threadCpuMsPerTurn, rssStartMb: 1, rssEndMb: 1, rssPeakMb: 1, liveAfter: 0, serverWarnings: 0 };
+}
+
+t.test('parseMetrics reads the process figures, with or without per-thread CPU', async (t) => {
+  const plain = parseMetrics(BASE);
+  t.equal(plain.cpuSeconds, 2);
+  t.equal(plain.rssBytes, 100 * 1024 * 1024);
+  t.equal(plain.liveGames, 3);
+  t.same(plain.threadCpuSeconds, {});
+  t.same(parseMetrics(threads(1, 2, 3)).threadCpuSeconds, { main: 1, 'shard-0': 2, 'shard-1': 3 });
+  t.throws(() => parseMetrics('process_cpu_user_seconds_total 1'), /process_cpu_system_seconds_total/);
+});
+
+t.test('per-thread ms per turn and the rows built from them', async (t) => {
+  const ms = threadMsPerTurn(parseMetrics(threads(1, 2, 3)), parseMetrics(threads(1.1, 2.5, 2)), 100);
+  t.same(Object.keys(ms).sort(), ['main', 'shard-0'], 'a counter that went back (restarted shard) is left out');
+  t.ok(Math.abs(ms.main - 1) < 1e-9, 'main: 0.1 s over 100 turns = 1 ms per turn');
+  t.ok(Math.abs(ms['shard-0'] - 5) < 1e-9);
+  t.same(threadMsPerTurn(parseMetrics(threads(1, 2, 3)), parseMetrics(threads(2, 3, 4)), 0), {}, 'no turns, no figures');
+
+  const rows = cpuRows('b', result({ 'shard-0': 0.1, main: 0.05, 'shard-10': 0.1, 'shard-2': 0.1 }));
+  t.same(rows.map((r) => r.metric), [
+    'driver CPU ms/turn',
+    'CPU ms/turn thread=main',
+    'CPU ms/turn thread=shard-0',
+    'CPU ms/turn thread=shard-2',
+    'CPU ms/turn thread=shard-10',
+    'main-thread ceiling turns/s',
+  ]);
+  t.equal(rows[rows.length - 1].value, 1000 / 0.05);
+  t.equal(rows[0].value, 0.25);
+
+  const without = cpuRows('b', result({}));
+  t.same(without.map((r) => r.metric), ['driver CPU ms/turn'], 'no per-thread metric: only the driver row');
+  const vs = cpuRows('b', result({ main: 0.1 }), result({ main: 0.2 }), 'N=8');
+  t.equal(vs[1].baseline, 0.2);
+  t.equal(vs[2].baseline, 5000, 'the ceiling has its baseline too');
+  t.equal(vs[2].baselineName, 'N=8');
+});
