@@ -8,6 +8,7 @@ import { InlineRules } from './pool/inline.js';
 import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardHost } from './shard/host.js';
 import type { Command } from './shard/protocol.js';
+import { batchOf, wireOf } from './shard/codec.js';
 import type { ShardWorkerData } from './shard/worker-transport.js';
 import { LmdbStore } from './store/lmdb.js';
 import type { GameStore } from './store/types.js';
@@ -33,7 +34,10 @@ const host = new ShardHost({
   log: createLogger(data.logLevel),
   housePlayers: new Map(data.house),
   statsEveryMs: data.statsEveryMs,
-  post: (batch) => port.postMessage(batch),
+  post: (batch) => {
+    const { data, transfer } = wireOf(batch);
+    port.postMessage(data, transfer);
+  },
   later: (fn) => setImmediate(fn),
 });
-port.on('message', (batch: Command[]) => host.receive(batch));
+port.on('message', (data: unknown) => host.receive(batchOf(data) as Command[]));

@@ -1,6 +1,5 @@
-// The rules port run in-thread: the same engine calls the Piscina workers make, without the pool.
-// For the tests, where blocking the event loop for a tree is fine and starting worker threads for
-// every test server would only cost time; a server always runs the Piscina pool.
+// The rules port run in-thread: a game shard computes each roll's tree in its own thread (a tree
+// costs tens of microseconds, less than a dispatch to another thread would), and tests use the same.
 import { legalTree, parseDfen } from '../engine/index.js';
 import type { RulesPort, TreeResult } from './types.js';
 

@@ -25,3 +25,21 @@ export function decodeBatch(buf: Uint8Array): unknown[] {
   if (!Array.isArray(out)) throw new TypeError('shard codec: the buffer does not hold a batch (an array)');
   return out;
 }
+
+/**
+ * Below this many messages a batch crosses as plain objects (structured clone is cheaper for one or
+ * two); from it on, as one packed buffer (docs/DECISIONS.md, "Shard channel").
+ */
+export const PACK_FROM = 4;
+
+/** What to post for a batch, and what to transfer with it. */
+export function wireOf(batch: unknown[]): { data: unknown[] | Uint8Array; transfer: ArrayBuffer[] } {
+  if (batch.length < PACK_FROM) return { data: batch, transfer: [] };
+  const buf = encodeBatch(batch);
+  return { data: buf, transfer: [buf.buffer] };
+}
+
+/** The batch a posted message carries, whichever way it crossed. */
+export function batchOf(data: unknown): unknown[] {
+  return data instanceof Uint8Array ? decodeBatch(data) : (data as unknown[]);
+}

@@ -1,8 +1,9 @@
 // The server's shard transport: each shard is a worker thread (the script src/shard-worker.ts), and a
-// batch crosses as one postMessage each way. Structured clone carries the batch: see
-// docs/DECISIONS.md for the channels measured against each other.
+// batch crosses as one postMessage each way: small batches as objects, larger ones packed by
+// msgpackr into one transferred buffer (codec.ts; docs/DECISIONS.md has the channels measured).
 import { Worker } from 'node:worker_threads';
 import type { Command, Reply } from './protocol.js';
+import { batchOf, wireOf } from './codec.js';
 import type { ShardChannel, ShardEvents, ShardTransport } from './transport.js';
 
 /** What a shard's worker thread is started with (workerData). */
@@ -32,14 +33,16 @@ export class WorkerTransport implements ShardTransport {
       dead = true;
       events.died(err);
     };
-    worker.on('message', (batch: Reply[]) => {
-      if (!dead) events.replies(batch);
+    worker.on('message', (data: unknown) => {
+      if (!dead) events.replies(batchOf(data) as Reply[]);
     });
     worker.on('error', (e) => die(e));
     worker.on('exit', (code) => die(new Error(`shard ${index} exited with code ${code}`)));
     return {
       send: (batch: Command[]) => {
-        if (!dead) worker.postMessage(batch);
+        if (dead) return;
+        const { data, transfer } = wireOf(batch);
+        worker.postMessage(data, transfer);
       },
       close: async () => {
         closing = true;
