@@ -16,6 +16,11 @@ export interface EventFrame {
 export interface GameSubscriber {
   /** Called after the event is persisted, in version order. Must not throw and must not block. */
   deliver(frame: EventFrame): void;
+  /**
+   * Optional: the events of one version at once (a turn and the next roll), for a subscriber that
+   * can hand them on together (a stream writes them in one socket write). Else `deliver` each.
+   */
+  deliverAll?(frames: readonly EventFrame[]): void;
   /** Called once when the subscription ends (game ended and GameEnded delivered, or server stopping). */
   close?(): void;
 }

@@ -100,7 +100,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     else for (let i = this.history$.count; i < rec.history.length; i++) this.history$.append(rec.history[i]);
     const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree);
     this.view = this.viewOf(rec, tree);
-    for (const [v, line] of u.lines) this.publish(new LineFrame(v, line));
+    if (u.lines.length > 0) this.publish(u.lines.map(([v, line]) => new LineFrame(v, line)));
     if (isEnded(rec)) this.closeSubscribers();
   }
 
@@ -110,10 +110,11 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     this.view = this.viewOf(rec, pendingOf(tree));
   }
 
-  private publish(frame: EventFrame): void {
+  private publish(frames: EventFrame[]): void {
     for (const sub of [...this.subs]) {
       try {
-        sub.deliver(frame);
+        if (sub.deliverAll !== undefined && frames.length > 1) sub.deliverAll(frames);
+        else for (const f of frames) sub.deliver(f);
       } catch (e) {
         // A broken subscriber is cut off; it never takes the others down with it.
         this.subs.delete(sub);

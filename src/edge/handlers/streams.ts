@@ -75,6 +75,7 @@ function followGame(game: GameHandle, stream: NdjsonStream): void {
   // Snapshot and subscription happen in one synchronous step: no event can fall between them.
   const sub = game.subscribe({
     deliver: (frame) => void stream.write(frame.line),
+    deliverAll: (frames) => void stream.write(frames.length === 1 ? frames[0].line : frames.map((f) => f.line).join('')),
     close: () => stream.end(),
   });
   stream.write(sub.snapshot.line);
