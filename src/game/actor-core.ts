@@ -12,7 +12,7 @@ import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
 import { HistoryJson } from '../wire/encode.js';
-import { GameView, PendingTree, ViewedGame, frameOf, isEnded } from './view.js';
+import { GameView, PendingTree, ViewedGame, asFrame, isEnded } from './view.js';
 
 export interface ActorDeps {
   store: GameStore;
@@ -72,7 +72,7 @@ export abstract class ActorCore extends ViewedGame {
   protected async commit(
     next: GameRecord,
     tree: PendingTree | null,
-    events: GameEvent[],
+    events: (GameEvent | EventFrame)[],
     how: { results?: ResultRecord[]; clockFromPublication?: boolean } = {},
   ): Promise<void> {
     if (how.results !== undefined) await this.deps.store.finishGame(next, how.results);
@@ -84,10 +84,10 @@ export abstract class ActorCore extends ViewedGame {
    * Adopt and publish without writing: only for what the store already holds (a resumed roll) or
    * can no longer take (an abort the store refused).
    */
-  protected show(next: GameRecord, tree: PendingTree | null, events: GameEvent[]): void {
+  protected show(next: GameRecord, tree: PendingTree | null, events: (GameEvent | EventFrame)[]): void {
     const treeChanged = tree !== this.view.tree;
     this.adopt(next, tree);
-    const frames = events.map(frameOf);
+    const frames = events.map(asFrame);
     const ended = this.view.endedFrame();
     if (ended !== null) frames.push(ended);
     if (this.deps.onShow !== undefined) {

@@ -20,7 +20,7 @@ import { Mailbox } from './mailbox.js';
 import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
 import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
 import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
-import { PendingTree, effectiveSeeds, isEnded } from './view.js';
+import { PendingTree, effectiveSeeds, isEnded, rolledFrame } from './view.js';
 
 export type { ActorDeps } from './actor-core.js';
 
@@ -291,9 +291,7 @@ export class GameActor extends ActorCore implements GameHandle {
       const tree = new PendingTree(dfen, t.bytes, t.leaves);
       const now = this.deps.clock.now();
       const next: GameRecord = { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: v };
-      const rolled: GameEvent = {
-        DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: tree.inline(this.cfg.inlineLeafCap) },
-      };
+      const rolled = rolledFrame(v, mover, dice, clocks, tree, this.cfg.inlineLeafCap);
       await this.commit(next, tree, [rolled], { clockFromPublication: true });
       this.armExpiry();
       return;

@@ -7,7 +7,7 @@ import type { GameRecord } from '../domain/records.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
-import { HistoryJson, StateTemplate, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
+import { HistoryJson, StateTemplate, diceRolledLine, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
 import type { EventFrame, GameSummary, MovesView } from './types.js';
 import { liveClocks } from './clocks.js';
 
@@ -61,6 +61,29 @@ export function frameOf(event: GameEvent): EventFrame {
   const v = (Object.values(event)[0] as { v: number }).v;
   return { v, event, line: eventLine(event) };
 }
+
+/**
+ * The DiceRolled of a roll with a decision pending: its line spliced from the tree's JSON text (made
+ * once, and kept for the roll's reads), its event object built only if a subscriber in this thread
+ * asks for it (a house player).
+ */
+export function rolledFrame(
+  v: number, seat: Seat, dice: number[], clocks: Clocks | null, tree: PendingTree, cap: number,
+): EventFrame {
+  const line = diceRolledLine(v, seat, dice, tree.dfen, clocks, tree.inlineJson(cap));
+  let event: GameEvent | undefined;
+  return {
+    v,
+    line,
+    get event(): GameEvent {
+      event ??= { DiceRolled: { v, seat, dice, dfen: tree.dfen, clocks, legalMoves: tree.inline(cap) } };
+      return event;
+    },
+  };
+}
+
+/** An event to publish, or one already made into its frame. */
+export const asFrame = (e: GameEvent | EventFrame): EventFrame => ('line' in e ? (e as EventFrame) : frameOf(e as GameEvent));
 
 /** The GameEnded event of an ended record (its version is the game's last): built only here. */
 function endedEventOf(rec: GameRecord): GameEvent | null {

@@ -16,6 +16,14 @@ export function eventLine(event: GameEvent | AccountEvent): string {
   return `${JSON.stringify(event)}\n`;
 }
 
+/**
+ * A DiceRolled line with the tree already in JSON text (`legalMoves`: the tree's JSON or `null`):
+ * the same bytes as `eventLine` of the event, without building the tree as objects to stringify it.
+ */
+export function diceRolledLine(v: number, seat: Seat, dice: readonly number[], dfen: string, clocks: Clocks | null, legalMoves: string): string {
+  return `{"DiceRolled":{"v":${v},"seat":"${seat}","dice":${JSON.stringify(dice)},"dfen":${JSON.stringify(dfen)},"clocks":${JSON.stringify(clocks)},"legalMoves":${legalMoves}}}\n`;
+}
+
 /** A Snapshot line from already-encoded parts (the state and history JSON are cached per version). */
 export function snapshotLine(v: number, stateJson: string, historyJson: string): string {
   return `{"Snapshot":{"v":${v},"state":${stateJson},"history":${historyJson}}}\n`;
