@@ -12,7 +12,7 @@ import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
 import { HistoryJson } from '../wire/encode.js';
-import { GameView, PendingTree, ViewedGame, asFrame, isEnded } from './view.js';
+import { GameView, PendingTree, ViewedGame, asFrame, isEnded, isTurnPlayed } from './view.js';
 
 export interface ActorDeps {
   store: GameStore;
@@ -111,7 +111,7 @@ export abstract class ActorCore extends ViewedGame {
   }
 
   protected publish(frame: EventFrame): void {
-    if (this.deps.onTurn !== undefined && 'TurnPlayed' in frame.event) this.deps.onTurn();
+    if (this.deps.onTurn !== undefined && isTurnPlayed(frame)) this.deps.onTurn();
     for (const sub of [...this.subs]) {
       try {
         sub.deliver(frame);

@@ -2,7 +2,7 @@
 // history, summary, legal moves and stream frames, with its JSON cached for as long as that record is
 // current. The live actor makes one per version; an ended game read from the store makes one once, so
 // both render a game the same way. The JSON itself comes from wire's encoders.
-import { treeToJson, treeToObject } from '../engine/index.js';
+import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
@@ -11,17 +11,27 @@ import { HistoryJson, StateTemplate, diceRolledLine, eventLine, movesJson, snaps
 import type { EventFrame, GameSummary, MovesView } from './types.js';
 import { liveClocks } from './clocks.js';
 
-/** The tree of the roll that is waiting for a move, with its JSON/object forms made once, on demand. */
+/**
+ * The tree of the roll that is waiting for a move, with its JSON/object forms made once, on demand.
+ * Made from the engine's bytes (an actor), or from the JSON text a shard already published (main's
+ * mirror of the game): then the bytes are rebuilt from the DFEN only if something asks for them.
+ */
 export class PendingTree {
-  private json: string | undefined;
   private obj: LegalMoveTree | undefined;
 
   constructor(
     /** DFEN with the dice field. */
     readonly dfen: string,
-    readonly bytes: Uint8Array,
+    private b: Uint8Array | null,
     readonly leaves: number,
+    private json?: string,
   ) {}
+
+  /** The engine's bytes of the tree. */
+  get bytes(): Uint8Array {
+    this.b ??= rebuildTree(this.dfen, this.leaves);
+    return this.b;
+  }
 
   /** The whole tree as JSON text (GET /games/{id}/moves never caps it). */
   fullJson(): string {
@@ -32,13 +42,22 @@ export class PendingTree {
   /** The inline copy: the tree, or null over the leaf cap. Shared between reads: treat as read-only. */
   inline(cap: number): LegalMoveTree | null {
     if (this.leaves > cap) return null;
-    this.obj ??= treeToObject(this.bytes);
+    this.obj ??= this.b === null && this.json !== undefined ? (JSON.parse(this.json) as LegalMoveTree) : treeToObject(this.bytes);
     return this.obj;
   }
 
   inlineJson(cap: number): string {
     return this.leaves > cap ? 'null' : this.fullJson();
   }
+}
+
+/** A pending roll's tree again, from its DFEN; a different leaf count would be an engine bug. */
+function rebuildTree(dfen: string, leaves: number): Uint8Array {
+  const pos = parseDfen(dfen);
+  if (!pos.ok) throw new Error(`pending tree: bad dfen ${dfen}: ${pos.error.message}`);
+  const t = legalTree(pos.value);
+  if (t.leaves !== leaves) throw new Error(`pending tree of ${dfen} rebuilt with ${t.leaves} leaves, not ${leaves}`);
+  return t.bytes;
 }
 
 export const isEnded = (rec: GameRecord): boolean => 'Ended' in rec.status;
@@ -81,6 +100,9 @@ export function rolledFrame(
     },
   };
 }
+
+/** A TurnPlayed frame, told by its line (reading `event` may build a tree of objects). */
+export const isTurnPlayed = (f: EventFrame): boolean => f.line.startsWith('{"TurnPlayed"');
 
 /** An event to publish, or one already made into its frame. */
 export const asFrame = (e: GameEvent | EventFrame): EventFrame => ('line' in e ? (e as EventFrame) : frameOf(e as GameEvent));

@@ -12,7 +12,7 @@ import type { HouseKind } from '../game/house.js';
 import type { GameActor } from '../game/actor.js';
 import type { ActorCore } from '../game/actor-core.js';
 import type { EventFrame } from '../game/types.js';
-import type { PendingTree } from '../game/view.js';
+import { isTurnPlayed, type PendingTree } from '../game/view.js';
 import type { RulesPort } from '../pool/types.js';
 import type { GameStore } from '../store/types.js';
 import { ForwardingStore } from './forwarding-store.js';
@@ -37,6 +37,14 @@ export interface ShardHostDeps {
 }
 
 const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen, bytes: t.bytes, leaves: t.leaves } : null);
+
+/** A new tree whose JSON the version's DiceRolled line already carries goes without its bytes. */
+function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): TreeWire | null {
+  if (t === null) return null;
+  const rolled = frames.find((f) => f.line.startsWith('{"DiceRolled"'));
+  if (rolled !== undefined && !rolled.line.endsWith('"legalMoves":null}}\n')) return { dfen: t.dfen, leaves: t.leaves, inLine: true };
+  return treeWire(t);
+}
 
 /** The shard's store, with the duration of each game's latest write kept for its next update. */
 class TimedStore implements GameStore {
@@ -181,9 +189,9 @@ export class ShardHost {
       from,
       hist: rec.history.length > from ? rec.history.slice(from) : [],
       lines: frames.map((f) => [f.v, f.line]),
-      turns: frames.reduce((n, f) => n + ('TurnPlayed' in f.event ? 1 : 0), 0),
+      turns: frames.reduce((n, f) => n + (isTurnPlayed(f) ? 1 : 0), 0),
     };
-    if (treeChanged) update.tree = treeWire(tree);
+    if (treeChanged) update.tree = newTreeWire(tree, frames);
     const wrote = this.timed.last.get(game.id);
     if (wrote) {
       this.timed.last.delete(game.id);

@@ -11,7 +11,7 @@ import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
 import { HistoryJson } from '../wire/encode.js';
-import type { Reply, TreeWire } from './protocol.js';
+import { treeJsonOfLine, type Reply, type TreeWire } from './protocol.js';
 
 /** What a mirror asks of its owner: send a command to the game's shard. */
 export interface MirrorLink {
@@ -32,7 +32,17 @@ class LineFrame implements EventFrame {
   }
 }
 
-const pendingOf = (t: TreeWire | null): PendingTree | null => (t ? new PendingTree(t.dfen, t.bytes, t.leaves) : null);
+/** The mirror's pending tree: from the bytes sent, or from the JSON in the update's DiceRolled line. */
+function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []): PendingTree | null {
+  if (t === null) return null;
+  if (t.bytes !== undefined) return new PendingTree(t.dfen, t.bytes, t.leaves);
+  for (const [, line] of lines) {
+    const json = treeJsonOfLine(line);
+    if (json !== undefined) return new PendingTree(t.dfen, null, t.leaves, json);
+  }
+  // Not found (never, by the shard's rule): the bytes are rebuilt from the DFEN when first read.
+  return new PendingTree(t.dfen, null, t.leaves);
+}
 
 export class MirrorGame extends ViewedGame implements GameHandle {
   protected view: GameView;
@@ -98,7 +108,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   apply(u: Extract<Reply, { t: 'update' }>, rec: GameRecord): void {
     if (u.from < this.history$.count) this.history$ = new HistoryJson(rec.history);
     else for (let i = this.history$.count; i < rec.history.length; i++) this.history$.append(rec.history[i]);
-    const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree);
+    const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree, u.lines);
     this.view = this.viewOf(rec, tree);
     if (u.lines.length > 0) this.publish(u.lines.map(([v, line]) => new LineFrame(v, line)));
     if (isEnded(rec)) this.closeSubscribers();

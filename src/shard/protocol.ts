@@ -75,11 +75,28 @@ export type Reply =
   /** Every second: the shard thread's CPU time so far (seconds) and its live games. */
   | { t: 'stats'; cpuSeconds: number; live: number };
 
-/** A pending roll's tree as it crosses: the position with dice, the engine's bytes, leaf count. */
+/**
+ * A pending roll's tree as it crosses: the position with dice and its leaf count, and either the
+ * engine's bytes or `inLine`: the update's DiceRolled line carries the whole tree as JSON (at most
+ * the inline cap of leaves), so main takes it from there instead of receiving it twice.
+ */
 export interface TreeWire {
   dfen: string;
-  bytes: Uint8Array;
   leaves: number;
+  bytes?: Uint8Array;
+  inLine?: true;
+}
+
+const LEGAL_MOVES_KEY = '"legalMoves":';
+
+/** The tree JSON of a DiceRolled line (diceRolledLine's format: legalMoves is its last field). */
+export function treeJsonOfLine(line: string): string | undefined {
+  if (!line.startsWith('{"DiceRolled"') || !line.endsWith('}}\n')) return undefined;
+  // The tree's own text is move keys and braces: the last occurrence of the key is the field.
+  const at = line.lastIndexOf(LEGAL_MOVES_KEY);
+  if (at < 0) return undefined;
+  const json = line.slice(at + LEGAL_MOVES_KEY.length, -3);
+  return json.startsWith('{') ? json : undefined;
 }
 
 /** Which shard owns a game: a mirror pair's two games hash by their smaller id, so they share one. */

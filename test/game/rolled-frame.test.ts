@@ -5,6 +5,7 @@ import t from 'tap';
 import { applyTurn, legalTree, parseDfen, passTurn, START_FEN, treePaths, withDice } from '../../src/engine/index.js';
 import { eventLine } from '../../src/wire/encode.js';
 import { PendingTree, rolledFrame } from '../../src/game/view.js';
+import { treeJsonOfLine } from '../../src/shard/protocol.js';
 import type { Clocks } from '../../src/domain/types.js';
 import { prng as rng } from '../helpers/prng.js';
 
@@ -25,6 +26,8 @@ t.test('a spliced DiceRolled line is the stringified event, along random games',
       for (const clocks of clockSets) {
         const f = rolledFrame(ply + 1, ply % 2 === 0 ? 'White' : 'Black', dice, clocks, pending, cap);
         t.equal(f.line, eventLine(f.event), `ply ${ply}, ${tree.leaves} leaves, cap ${cap}`);
+        // What main's mirror reads back from the line instead of receiving the tree's bytes.
+        t.equal(treeJsonOfLine(f.line), tree.leaves > cap ? undefined : pending.fullJson());
         checked++;
       }
     }
