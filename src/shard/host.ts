@@ -36,7 +36,7 @@ export interface ShardHostDeps {
   statsEveryMs: number;
 }
 
-const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen, bytes: t.bytes, leaves: t.leaves } : null);
+const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen, leaves: t.leaves, json: t.fullJson() } : null);
 
 /** A new tree whose JSON the version's DiceRolled line already carries goes without its bytes. */
 function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): TreeWire | null {

@@ -32,10 +32,10 @@ class LineFrame implements EventFrame {
   }
 }
 
-/** The mirror's pending tree: from the bytes sent, or from the JSON in the update's DiceRolled line. */
+/** The mirror's pending tree: from the JSON sent, or from the JSON in the update's DiceRolled line. */
 function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []): PendingTree | null {
   if (t === null) return null;
-  if (t.bytes !== undefined) return new PendingTree(t.dfen, t.bytes, t.leaves);
+  if (t.json !== undefined) return new PendingTree(t.dfen, null, t.leaves, t.json);
   for (const [, line] of lines) {
     const json = treeJsonOfLine(line);
     if (json !== undefined) return new PendingTree(t.dfen, null, t.leaves, json);

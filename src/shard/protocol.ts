@@ -76,14 +76,14 @@ export type Reply =
   | { t: 'stats'; cpuSeconds: number; live: number };
 
 /**
- * A pending roll's tree as it crosses: the position with dice and its leaf count, and either the
- * engine's bytes or `inLine`: the update's DiceRolled line carries the whole tree as JSON (at most
- * the inline cap of leaves), so main takes it from there instead of receiving it twice.
+ * A pending roll's tree as it crosses: the position with dice and its leaf count, and its JSON text
+ * (main serves it and never runs the engine): `json`, or `inLine` when the update's DiceRolled line
+ * already carries it (at most the inline cap of leaves), so it does not cross twice.
  */
 export interface TreeWire {
   dfen: string;
   leaves: number;
-  bytes?: Uint8Array;
+  json?: string;
   inLine?: true;
 }
 
