@@ -11,6 +11,7 @@ import { buildEdge } from './edge/app.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
+import { gatherWrites } from './edge/ndjson.js';
 import { OpenCounts } from './edge/open-counts.js';
 import { SpectatorSeats } from './edge/spectators.js';
 import { loadWebAssets } from './edge/web.js';
@@ -173,6 +174,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log,
     onRestart: () => metrics.shardRestarted(),
     onStoreWrite: (op, seconds) => metrics.observeStoreWrite(op, seconds),
+    aroundBatch: gatherWrites,
   });
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(

@@ -73,6 +73,29 @@ export function openNdjson(res: Responder, opts: Partial<NdjsonOptions> = {}): N
   return stream;
 }
 
+/** Streams holding lines written inside `gatherWrites`, to send when it returns. */
+let gathering: Set<Stream> | null = null;
+
+/**
+ * Runs `fn`, holding back every stream line it writes, then sends each stream's lines in one socket
+ * write. The game shards' replies are applied inside it: a batch often holds several versions of
+ * one game (a turn, then the next roll), and each subscriber then gets one write for all of them.
+ */
+export function gatherWrites(fn: () => void): void {
+  if (gathering !== null) {
+    fn();
+    return;
+  }
+  const held = new Set<Stream>();
+  gathering = held;
+  try {
+    fn();
+  } finally {
+    gathering = null;
+    for (const s of held) s.sendGathered();
+  }
+}
+
 class Stream implements NdjsonStream {
   private queue: string[] = [];
   private pendingBytes = 0;
@@ -85,6 +108,8 @@ class Stream implements NdjsonStream {
   private closedWith: CloseReason | undefined;
   /** Set before we close the socket ourselves, so the abort it triggers reports the real cause. */
   private cutReason: CloseReason | undefined;
+  /** Lines written inside gatherWrites, sent when it returns. */
+  private gathered = '';
 
   constructor(
     private readonly res: Responder,
@@ -127,7 +152,12 @@ class Stream implements NdjsonStream {
     const s = line.charCodeAt(line.length - 1) === 10 ? line : line + '\n';
     this.lastWriteAt = this.o.clock.now();
     if (!this.blocked) {
-      raw.cork(() => this.push(raw, s));
+      if (gathering !== null) {
+        this.gathered += s;
+        gathering.add(this);
+      } else {
+        raw.cork(() => this.push(raw, s));
+      }
       return true;
     }
     this.queue.push(s);
@@ -139,10 +169,20 @@ class Stream implements NdjsonStream {
     return true;
   }
 
+  /** The lines held by gatherWrites, in one write. */
+  sendGathered(): void {
+    const data = this.gathered;
+    this.gathered = '';
+    const raw = this.raw;
+    if (data === '' || this.closedWith !== undefined || raw === undefined) return;
+    raw.cork(() => this.push(raw, data));
+  }
+
   end(): void {
     const raw = this.raw;
     if (this.closedWith !== undefined || raw === undefined) return;
-    const rest = this.takeQueue();
+    const rest = this.gathered + this.takeQueue();
+    this.gathered = '';
     // uWS keeps whatever the socket cannot take yet and sends it before the final chunk.
     raw.cork(() => {
       if (rest !== '') raw.write(rest);
@@ -215,6 +255,7 @@ class Stream implements NdjsonStream {
     this.timer?.cancel();
     this.timer = undefined;
     this.queue = [];
+    this.gathered = '';
     this.pendingBytes = 0;
     const hs = this.handlers;
     this.handlers = [];

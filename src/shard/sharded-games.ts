@@ -36,6 +36,8 @@ export interface ShardedGamesDeps {
   onRestart?: (index: number, err: Error) => void;
   /** A shard's store write (reported with the version it persisted). */
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
+  /** Wraps the handling of each batch of replies (the edge gathers the stream writes it makes). */
+  aroundBatch?: (fn: () => void) => void;
 }
 
 type Pending =
@@ -239,6 +241,11 @@ export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirecto
   }
 
   private receive(index: number, batch: readonly Reply[]): void {
+    if (this.d.aroundBatch) this.d.aroundBatch(() => this.replies(index, batch));
+    else this.replies(index, batch);
+  }
+
+  private replies(index: number, batch: readonly Reply[]): void {
     for (const r of batch) {
       try {
         this.reply(index, r);
