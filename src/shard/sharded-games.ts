@@ -64,7 +64,7 @@ interface Shard {
 }
 
 /** Commands one restarting shard may hold for later; past it they are answered at once. */
-const HELD_MAX = 10_000;
+export const HELD_MAX = 10_000;
 
 export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirectory, MirrorLink {
   private readonly shelf: GameShelf<MirrorGame>;

@@ -1,0 +1,83 @@
+// ShardedGames against a stand-in transport (no threads): a shard's death answers what waited on it,
+// closes its games' subscribers and restarts it; commands made while it comes back are held (at most
+// HELD_MAX, the rest answered at once) and sent, in order, once its games are resumed.
+import t from 'tap';
+import { ManualClock } from '../../src/domain/clock.js';
+import { silentLogger } from '../../src/domain/log.js';
+import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
+import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import type { Command, Reply } from '../../src/shard/protocol.js';
+import { HELD_MAX, ShardedGames } from '../../src/shard/sharded-games.js';
+import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
+import { tick, until } from '../helpers/poll.js';
+
+const bot = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
+
+const rec = (id: string): GameRecord => ({
+  schema: SCHEMA_VERSION, id, white: bot('w'), black: bot('b'), timeControl: { Unlimited: {} }, rated: false, createdAt: 1,
+  serverSeed: '00'.repeat(32), commit: '11'.repeat(32), clientSeeds: { white: null, black: null }, ply: 1,
+  fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', activeSeat: 'White', dice: [1, 2, 3],
+  clocks: { white: null, black: null } as unknown as GameRecord['clocks'], clockStartedAt: 1, version: 1, history: [],
+  status: { Active: {} }, revealedSeeds: null, finishedAt: null, mirrorOf: null,
+});
+
+/** One shard that records what it is sent and answers only when the test says. */
+class StandIn implements ShardTransport {
+  opened = 0;
+  events!: ShardEvents;
+  sent: Command[][] = [];
+  open(_index: number, events: ShardEvents) {
+    this.opened++;
+    this.events = events;
+    this.sent = [];
+    return { send: (batch: Command[]) => void this.sent.push(batch), close: async () => {} };
+  }
+  reply(...r: Reply[]): void {
+    this.events.replies(r);
+  }
+  commands(): Command[] {
+    return this.sent.flat();
+  }
+}
+
+t.test('a dead shard: waiters answered, streams closed, restart, held commands sent once resumed', async (t) => {
+  const transport = new StandIn();
+  let restarts = 0;
+  const games = new ShardedGames({
+    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    listeners: [], newId: () => 'unused', log: silentLogger, onRestart: () => restarts++,
+  });
+  transport.reply({ t: 'started', rec: rec('g1') });
+  const g = games.get('g1')!;
+  let closed = 0;
+  g.subscribe({ deliver: () => {}, close: () => closed++ });
+
+  const waiting = g.move('White', ['e2e4']);
+  await tick();
+  t.equal(transport.commands().filter((c) => c.t === 'move').length, 1, 'the move went to the shard');
+  transport.events.died(new Error('boom'));
+  t.equal(await waiting, 'busy', 'the move that waited on the dead shard is answered');
+  t.equal(closed, 1, 'the streams of its games are closed');
+
+  await until(() => (transport.opened === 2 ? true : undefined), 'the restart');
+  t.equal(restarts, 1, 'counted');
+  await tick();
+  const resume = transport.commands().find((c) => c.t === 'resume');
+  t.ok(resume && resume.t === 'resume' && resume.recs.map((r) => r.id).join() === 'g1', 'its live game handed back');
+
+  // While the shard resumes, commands wait; past the bound they are answered at once.
+  const moves = Array.from({ length: HELD_MAX + 1 }, () => g.move('White', ['e2e4']));
+  const last = await Promise.race([moves[HELD_MAX], tick().then(() => 'still waiting')]);
+  t.equal(last, 'busy', `command ${HELD_MAX + 1} is refused at once`);
+  await tick();
+  t.equal(transport.commands().filter((c) => c.t === 'move').length, 0, 'held, not sent, until the games are back');
+
+  transport.reply({ t: 'done', rid: (resume as { rid: number }).rid });
+  await until(() => (transport.commands().filter((c) => c.t === 'move').length === HELD_MAX ? true : undefined), 'the held moves');
+  const rids = transport.commands().flatMap((c) => (c.t === 'move' ? [c.rid] : []));
+  t.same(rids, [...rids].sort((a, b) => a - b), 'sent in the order they came');
+  transport.reply(...rids.map((rid): Reply => ({ t: 'verdict', rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
+  const verdicts = await Promise.all(moves.slice(0, HELD_MAX));
+  t.ok(verdicts.every((v) => v !== 'busy'), 'every held move got its verdict');
+});
