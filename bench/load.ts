@@ -15,6 +15,8 @@ export interface LoadResult {
    * per-thread CPU (empty otherwise). Threads seen only at one end of the window are left out.
    */
   threadCpuMsPerTurn: Record<string, number>;
+  /** Main-thread µs per turn spent on the shards, by part (dispatch, apply), when reported. */
+  shardMainUsPerTurn: Record<string, number>;
   rssStartMb: number;
   rssEndMb: number;
   rssPeakMb: number;
@@ -61,11 +63,17 @@ export async function measureLoad(server: ServerChild, pairs: number, durationMs
   const after = await server.metrics();
   const cpu = m1.cpuSeconds - m0.cpuSeconds;
   const threadCpuMsPerTurn = threadMsPerTurn(m0, m1, summary.turns);
+  const shardMainUsPerTurn: Record<string, number> = {};
+  for (const [part, end] of Object.entries(m1.shardMainSeconds)) {
+    const start = m0.shardMainSeconds[part];
+    if (start !== undefined && summary.turns) shardMainUsPerTurn[part] = ((end - start) * 1e6) / summary.turns;
+  }
   return {
     summary,
     cpuPct: (cpu / ((t1 - t0) / 1000)) * 100,
     cpuMsPerTurn: summary.turns ? (cpu * 1000) / summary.turns : 0,
     threadCpuMsPerTurn,
+    shardMainUsPerTurn,
     rssStartMb: m0.rssBytes / MB,
     rssEndMb: m1.rssBytes / MB,
     rssPeakMb: peak / MB,
@@ -121,6 +129,10 @@ export function cpuRows(bench: string, r: LoadResult, base?: LoadResult, baselin
   const threads = Object.keys(r.threadCpuMsPerTurn).sort(threadOrder);
   for (const t of threads) {
     rows.push({ bench, metric: `CPU ms/turn thread=${t}`, ...vs(r.threadCpuMsPerTurn[t], base?.threadCpuMsPerTurn[t]) });
+  }
+  for (const [part, what] of [['dispatch', 'packing, posting and unpacking shard batches'], ['apply', 'applying replies: mirrors, stream fan-out']] as const) {
+    const us = r.shardMainUsPerTurn[part];
+    if (us !== undefined) rows.push({ bench, metric: `main ${part} µs/turn`, ...vs(us, base?.shardMainUsPerTurn[part]), note: `main-thread time ${what}` });
   }
   const main = r.threadCpuMsPerTurn.main;
   if (main !== undefined && main > 0) {

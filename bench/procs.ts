@@ -96,8 +96,11 @@ export interface ServerMetrics {
    * server reports it (a sharded server does; an older one does not: then empty).
    */
   threadCpuSeconds: Record<string, number>;
+  /** Main-thread seconds spent on the shards, by part ('dispatch', 'apply'), when reported. */
+  shardMainSeconds: Record<string, number>;
 }
 
+const SHARD_MAIN = /^dicechess_shard_main_seconds_total\{(?:[^}]*,)?part="([^"]+)"[^}]*\} (\S+)/;
 const THREAD_CPU = /^dicechess_thread_cpu_seconds_total\{(?:[^}]*,)?thread="([^"]+)"[^}]*\} (\S+)/;
 
 export interface ServerChild {
@@ -261,8 +264,15 @@ export async function scrape(url: string): Promise<ServerMetrics> {
 export function parseMetrics(text: string): ServerMetrics {
   const values = new Map<string, number>();
   const threadCpuSeconds: Record<string, number> = {};
+  const shardMainSeconds: Record<string, number> = {};
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || !line) continue;
+    const part = SHARD_MAIN.exec(line);
+    if (part) {
+      const v = Number(part[2]);
+      if (Number.isFinite(v)) shardMainSeconds[part[1]] = v;
+      continue;
+    }
     const thread = THREAD_CPU.exec(line);
     if (thread) {
       const v = Number(thread[2]);
@@ -283,6 +293,7 @@ export function parseMetrics(text: string): ServerMetrics {
     liveGames: get('dicechess_live_games'),
     heapUsedBytes: values.get('nodejs_heap_size_used_bytes') ?? Number.NaN,
     threadCpuSeconds,
+    shardMainSeconds,
   };
 }
 

@@ -113,6 +113,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { thread: 'main', seconds: threadCpuSeconds() },
       ...registry.shardCpuSeconds().map((seconds, i) => ({ thread: `shard-${i}`, seconds })),
     ],
+    shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
   });
   const store = metrics.timedStore(openedStore);
   const rules = metrics.timedRules(rulesPort);

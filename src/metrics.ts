@@ -19,6 +19,8 @@ export interface MetricsSources {
   rulesQueueDepth: () => number;
   /** CPU seconds used so far by each thread that serves (main, then each shard). */
   threadCpu: () => { thread: string; seconds: number }[];
+  /** Main-thread seconds spent on the shards: crossing the channel, and applying what comes back. */
+  shardTime: () => { dispatch: number; apply: number };
 }
 
 export class ServiceMetrics {
@@ -60,6 +62,17 @@ export class ServiceMetrics {
       registers,
       collect() {
         for (const { thread, seconds } of sources.threadCpu()) this.set({ thread }, seconds);
+      },
+    });
+    new Gauge({
+      name: 'dicechess_shard_main_seconds_total',
+      help: 'Main-thread time spent on the game shards: dispatch (packing, posting, unpacking batches), apply (mirrors and stream fan-out)',
+      labelNames: ['part'],
+      registers,
+      collect() {
+        const t = sources.shardTime();
+        this.set({ part: 'dispatch' }, t.dispatch);
+        this.set({ part: 'apply' }, t.apply);
       },
     });
     this.shardRestarts = new Counter({

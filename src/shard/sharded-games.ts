@@ -71,6 +71,8 @@ export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirecto
   private readonly cfg;
   private readonly shards: Shard[];
   private readonly pending = new Map<number, Pending>();
+  /** Main-thread seconds spent applying shard replies (mirrors, store writes, the fan-out to streams). */
+  applySeconds = 0;
   private nextRid = 1;
   private stopping = false;
 
@@ -241,8 +243,10 @@ export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirecto
   }
 
   private receive(index: number, batch: readonly Reply[]): void {
+    const t0 = performance.now();
     if (this.d.aroundBatch) this.d.aroundBatch(() => this.replies(index, batch));
     else this.replies(index, batch);
+    this.applySeconds += (performance.now() - t0) / 1000;
   }
 
   private replies(index: number, batch: readonly Reply[]): void {

@@ -18,7 +18,16 @@ export interface ShardWorkerData {
   statsEveryMs: number;
 }
 
+/** Main-thread seconds spent crossing to and from the shards, for /metrics. */
+export interface ChannelTime {
+  /** Packing and posting command batches, and unpacking reply batches (msgpackr ones). */
+  dispatch: number;
+}
+
 export class WorkerTransport implements ShardTransport {
+  /** Grows with every batch: see ChannelTime. */
+  readonly time: ChannelTime = { dispatch: 0 };
+
   constructor(
     private readonly script: URL,
     private readonly data: Omit<ShardWorkerData, 'index'>,
@@ -33,16 +42,23 @@ export class WorkerTransport implements ShardTransport {
       dead = true;
       events.died(err);
     };
+    const time = this.time;
     worker.on('message', (data: unknown) => {
-      if (!dead) events.replies(batchOf(data) as Reply[]);
+      if (dead) return;
+      const t0 = performance.now();
+      const batch = batchOf(data) as Reply[];
+      time.dispatch += (performance.now() - t0) / 1000;
+      events.replies(batch);
     });
     worker.on('error', (e) => die(e));
     worker.on('exit', (code) => die(new Error(`shard ${index} exited with code ${code}`)));
     return {
       send: (batch: Command[]) => {
         if (dead) return;
+        const t0 = performance.now();
         const { data, transfer } = wireOf(batch);
         worker.postMessage(data, transfer);
+        time.dispatch += (performance.now() - t0) / 1000;
       },
       close: async () => {
         closing = true;

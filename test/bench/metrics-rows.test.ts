@@ -18,9 +18,9 @@ const threads = (main: number, s0: number, s1: number) =>
   `${BASE}\ndicechess_thread_cpu_seconds_total{thread="main"} ${main}\n` +
   `dicechess_thread_cpu_seconds_total{thread="shard-1"} ${s1}\ndicechess_thread_cpu_seconds_total{thread="shard-0"} ${s0}\n`;
 
-function result(threadCpuMsPerTurn: Record<string, number>): LoadResult {
+function result(threadCpuMsPerTurn: Record<string, number>, shardMainUsPerTurn: Record<string, number> = {}): LoadResult {
   const summary = { driverCpuMsPerTurn: 0.25 } as LoadSummary;
-  return { summary, cpuPct: 100, cpuMsPerTurn: 0.5, threadCpuMsPerTurn, rssStartMb: 1, rssEndMb: 1, rssPeakMb: 1, liveAfter: 0, serverWarnings: 0 };
+  return { summary, cpuPct: 100, cpuMsPerTurn: 0.5, threadCpuMsPerTurn, shardMainUsPerTurn, rssStartMb: 1, rssEndMb: 1, rssPeakMb: 1, liveAfter: 0, serverWarnings: 0 };
 }
 
 t.test('parseMetrics reads the process figures, with or without per-thread CPU', async (t) => {
@@ -31,6 +31,15 @@ t.test('parseMetrics reads the process figures, with or without per-thread CPU',
   t.same(plain.threadCpuSeconds, {});
   t.same(parseMetrics(threads(1, 2, 3)).threadCpuSeconds, { main: 1, 'shard-0': 2, 'shard-1': 3 });
   t.throws(() => parseMetrics('process_cpu_user_seconds_total 1'), /process_cpu_system_seconds_total/);
+  t.same(plain.shardMainSeconds, {});
+  const parts = parseMetrics(`${BASE}\ndicechess_shard_main_seconds_total{part="dispatch"} 0.5\ndicechess_shard_main_seconds_total{part="apply"} 1.5\n`);
+  t.same(parts.shardMainSeconds, { dispatch: 0.5, apply: 1.5 });
+});
+
+t.test('the main thread\'s shard work gets a row per part when reported', async (t) => {
+  const rows = cpuRows('b', result({ main: 0.1 }, { dispatch: 12, apply: 30 }));
+  t.same(rows.filter((r) => r.metric.startsWith('main ')).map((r) => [r.metric, r.value]), [['main dispatch µs/turn', 12], ['main apply µs/turn', 30]]);
+  t.notOk(cpuRows('b', result({ main: 0.1 })).some((r) => r.metric.startsWith('main dispatch')), 'absent when not reported');
 });
 
 t.test('per-thread ms per turn and the rows built from them', async (t) => {
