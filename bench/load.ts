@@ -132,7 +132,7 @@ export function cpuRows(bench: string, r: LoadResult, base?: LoadResult, baselin
   }
   for (const [part, what] of [['dispatch', 'packing, posting and unpacking shard batches'], ['apply', 'applying replies: mirrors, stream fan-out']] as const) {
     const us = r.shardMainUsPerTurn[part];
-    if (us !== undefined) rows.push({ bench, metric: `main ${part} µs/turn`, ...vs(us, base?.shardMainUsPerTurn[part]), note: `main-thread time ${what}` });
+    if (us !== undefined) rows.push({ bench, metric: `main ${part} µs/turn`, ...vs(us, base?.shardMainUsPerTurn[part]), note: `main-thread wall time ${what} (preemption included)` });
   }
   const main = r.threadCpuMsPerTurn.main;
   if (main !== undefined && main > 0) {

@@ -66,7 +66,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'dicechess_shard_main_seconds_total',
-      help: 'Main-thread time spent on the game shards: dispatch (packing, posting, unpacking batches), apply (mirrors and stream fan-out)',
+      help: 'Main-thread wall time spent on the game shards (preemption included): dispatch (packing, posting, unpacking batches), apply (mirrors and stream fan-out)',
       labelNames: ['part'],
       registers,
       collect() {
