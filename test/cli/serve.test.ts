@@ -64,7 +64,7 @@ t.test('the command make run prints, run with DICECHESS_PORT, listens on that po
   const want = await freePort();
   const child = spawn(process.execPath, ['dist/src/cli.js', 'serve', ...makeRun([])], {
     cwd: ROOT,
-    env: { ...process.env, DICECHESS_PORT: String(want), DICECHESS_MEMORY: 'true', DICECHESS_WORKERS: '1' },
+    env: { ...process.env, DICECHESS_PORT: String(want), DICECHESS_MEMORY: 'true', DICECHESS_SHARDS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));

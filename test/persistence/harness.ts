@@ -54,12 +54,12 @@ export interface Harness {
   startRefused(args?: string[]): Promise<Refusal>;
 }
 
-/** Environment of every child: no seed grace, house bots answer at once, one rules worker. */
+/** Environment of every child: no seed grace, house bots answer at once, two game shards (two LMDB writer threads beside main). */
 const BASE_ENV: Record<string, string> = {
   DICECHESS_SEED_GRACE_MS: '0',
   DICECHESS_HOUSE_MOVE_DELAY_MS: '0',
   DICECHESS_LOG_LEVEL: 'info',
-  DICECHESS_WORKERS: '1',
+  DICECHESS_SHARDS: '2',
 };
 
 export function harness(t: Teardown, prefix: string): Harness {
