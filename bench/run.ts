@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, game-memory)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   ladder: () => import('./ladder-pairs.js'),
   ratings: () => import('./ladder-ratings.js'),
   webhooks: () => import('./webhooks.js'),
+  'game-memory': () => import('./game-memory.js'),
 };
 
 function fmt(n: number | undefined): string {
