@@ -13,6 +13,15 @@ export class ReadCache<K extends object, V extends {}> {
     this.lru = new LRUCache<K, V>({ max: maxEntries, maxSize: maxChars, sizeCalculation: (v) => Math.max(1, charsOf(v)) });
   }
 
+  /** Characters held now (never above the bound). */
+  get chars(): number {
+    return this.lru.calculatedSize;
+  }
+
+  clear(): void {
+    this.lru.clear();
+  }
+
   /** The cached value for `key`, or `make()` cached (unless it alone exceeds the bound). */
   get(key: K, make: () => V): V {
     let v = this.lru.get(key);
@@ -35,3 +44,8 @@ export const stateTemplateCache = new ReadCache<object, StateTemplate>(8 * MB, 4
 export const movesJsonCache = new ReadCache<object, string>(4 * MB, 4096, chars);
 /** History JSON per history array (a version that adds no turn keeps its array, and its entry here). */
 export const historyJsonCache = new ReadCache<object, string>(4 * MB, 4096, chars);
+
+/** Empties every read cache (the memory bench, to count what each game holds by itself). */
+export function clearReadCaches(): void {
+  for (const c of [treeJsonCache, stateTemplateCache, movesJsonCache, historyJsonCache]) c.clear();
+}
