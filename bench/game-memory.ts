@@ -4,7 +4,9 @@
 //  - opening: both seeds given, the opening roll made;
 //  - played:  TURNS rolls in. Random play ends most games before that, so a hundred games that got
 //    there are kept and copied (new ids and players) into a store, and a fresh registry resumes them
-//    all, as after a restart (that also times the resume), then each plays one turn live.
+//    all, as after a restart (that also times the resume), then each plays one turn live;
+//  - live:    fewer games, played from creation in this process for LIVE_ROLLS rolls, so that
+//    whatever a roll leaves behind in the actor adds up as it would in a long game.
 // The store discards writes, so the rows count the actors, views, caches, timers and registry maps
 // only; one more row shows the memory store's own share for the played shape, for scale (a server
 // normally keeps records in LMDB, off the JS heap).
@@ -32,6 +34,9 @@ const PLAYED_STORED = 2_000;
 /** Rolls a played game has made (forced passes count), and how many distinct such games are copied. */
 const TURNS = 30;
 const SAMPLES = 100;
+/** Games played live from their creation (every roll made by the actor itself), and their rolls. */
+const LIVE_GAMES = Math.ceil(GAMES / 10);
+const LIVE_ROLLS = 16;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOT;
 
 /** A store that keeps nothing: the rows measure the game layer, not the store. */
@@ -196,6 +201,23 @@ function readOnce(registry: GameRegistry): void {
   }
 }
 
+/** The live shape: LIVE_GAMES games created and played live, LIVE_ROLLS rolls each (or until they end). */
+async function playLive(registry: GameRegistry): Promise<void> {
+  await openGames(registry, LIVE_GAMES);
+  const random = prng(0x11fe);
+  for (let turn = 0; turn < LIVE_ROLLS * 2 && registry.liveCount() > 0; turn++) {
+    const moves: Promise<unknown>[] = [];
+    for (const g of registry.live()) {
+      const rec = g.record();
+      const m = rec.dice !== null && rec.ply < LIVE_ROLLS ? randomTurn(g, random) : null;
+      if (m) moves.push(g.move(rec.activeSeat, m));
+    }
+    if (moves.length === 0) break;
+    await Promise.all(moves);
+    await settle(registry);
+  }
+}
+
 /** The played shape: live games TURNS rolls in, resumed from the store as after a restart. */
 async function resumePlayed(samples: GameRecord[], count: number, store: Store): Promise<Shape> {
   return measure(`played-${store instanceof DiscardingStore ? 'game' : 'store'}`, store, async (registry) => {
@@ -224,6 +246,7 @@ export async function run(): Promise<BenchRow[]> {
     await openGames(r, GAMES);
     readOnce(r);
   });
+  const live = await measure('live', new DiscardingStore(), playLive);
   const samples = await playedRecords();
   const played = await resumePlayed(samples, GAMES, new DiscardingStore());
   const stored = await resumePlayed(samples, PLAYED_STORED, new MemoryStore());
@@ -239,6 +262,10 @@ export async function run(): Promise<BenchRow[]> {
       bench: 'game-memory.opening+read', metric: 'heap bytes / live game', value: read.perGame,
       baseline: opening.perGame, baselineName: 'unread',
       note: 'the same, after GET state, GET moves and a stream Snapshot once each (read caches emptied)',
+    },
+    {
+      bench: 'game-memory.live', metric: 'heap bytes / live game', value: live.perGame,
+      note: `${live.live} games still live after up to ${LIVE_ROLLS} rolls played in this process; store discards writes`,
     },
     {
       bench: 'game-memory.played', metric: 'heap bytes / live game', value: played.perGame,

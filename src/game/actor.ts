@@ -54,7 +54,8 @@ export class GameActor extends ActorCore implements GameHandle {
 
   constructor(rec: GameRecord, deps: ActorDeps) {
     super(rec, deps);
-    this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: rec.id, err: String(e) }, 'mailbox task failed'));
+    // `this.id`, not `rec.id`: the closure would keep the first record alive for the game's life.
+    this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: this.id, err: String(e) }, 'mailbox task failed'));
     // Checked now, decoded at each roll: 32 bytes are not worth an object per game.
     if (!hexToSeed(rec.serverSeed)) throw new Error(`game ${rec.id}: malformed server seed`);
   }
