@@ -7,9 +7,11 @@
 //    all, as after a restart (that also times the resume), then each plays one turn live;
 //  - live:    fewer games, played from creation in this process for LIVE_ROLLS rolls, so that
 //    whatever a roll leaves behind in the actor adds up as it would in a long game.
-// The store discards writes, so the rows count the actors, views, caches, timers and registry maps
-// only; one more row shows the memory store's own share for the played shape, for scale (a server
-// normally keeps records in LMDB, off the JS heap).
+// The store discards writes, so the rows count the actors, views, timers and registry maps only; one
+// more row shows the memory store's own share for the played shape, for scale (a server normally
+// keeps records in LMDB, off the JS heap). The shared caches (src/game/read-cache.ts: recent trees
+// and encodings, bounded in size whatever the number of games) are emptied before each count and
+// their size reported on its own row.
 //
 // Env: BENCH_GAMES (games per shape, default 10,000),
 // BENCH_HEAP_SNAPSHOT=dir writes a heap snapshot of each shape there, to see what dominates.
@@ -22,7 +24,7 @@ import { botExternalId, botFace, type LegalMoveTree, type SeatPlayer } from '../
 import { DEFAULT_GAME_CONFIG } from '../src/game/game-config.js';
 import { GameRegistry } from '../src/game/game-registry.js';
 import { leafPaths } from '../src/game/house.js';
-import { clearReadCaches } from '../src/game/read-cache.js';
+import { clearReadCaches, readCachesSize } from '../src/game/read-cache.js';
 import type { GameHandle } from '../src/game/types.js';
 import { InlineRules } from '../src/pool/inline.js';
 import { MemoryStore } from '../src/store/memory.js';
@@ -163,6 +165,8 @@ interface Shape {
   perGame: number;
   live: number;
   ms: number;
+  /** Bytes and characters the shared caches held before they were emptied for the count. */
+  cached: number;
 }
 
 /** Heap per live game after `fill` makes the games, against the same registry with none. */
@@ -173,14 +177,15 @@ async function measure(name: string, store: Store, fill: (r: GameRegistry) => Pr
   const t0 = performance.now();
   await fill(registry);
   const ms = performance.now() - t0;
-  // What the games hold by themselves: the shared read caches are bounded whatever their number.
+  // What the games hold by themselves: the shared caches are bounded whatever their number.
+  const cached = readCachesSize();
   clearReadCaches();
   const after = await heapBytes();
   const live = registry.liveCount();
   if (SNAPSHOTS) writeHeapSnapshot(join(SNAPSHOTS, `game-memory-${name}.heapsnapshot`));
   await registry.stop();
   clock.advance(0);
-  return { perGame: (after - before) / live, live, ms };
+  return { perGame: (after - before) / live, live, ms, cached };
 }
 
 /** `count` copies of the sample records under new ids and players, each a fresh decoded object as a store returns. */
@@ -274,6 +279,10 @@ export async function run(): Promise<BenchRow[]> {
     {
       bench: 'game-memory.played', metric: 'resume µs / game', value: (played.ms * 1000) / played.live,
       note: 'registry.resume(), then one turn each: actor built, trees by InlineRules',
+    },
+    {
+      bench: 'game-memory.played', metric: 'MB in shared caches', value: played.cached / (1024 * 1024),
+      note: 'pending trees and read encodings of the most recent games, bounded (56 MB at most); emptied for the rows above',
     },
     {
       bench: 'game-memory.played+store', metric: 'heap bytes / live game', value: stored.perGame,

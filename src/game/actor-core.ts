@@ -84,6 +84,7 @@ export abstract class ActorCore extends ViewedGame {
 
   /** Makes `next` the current state: a new view, so every cache made for the previous one is gone. */
   private adopt(next: GameRecord, tree: PendingTree | null): void {
+    if (this.view.tree !== tree) this.view.tree?.release();
     this.view = this.viewOf(next, tree);
   }
 

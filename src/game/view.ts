@@ -2,7 +2,7 @@
 // history, summary, legal moves and stream frames, its JSON cached in the shared bounded read cache
 // (read-cache.ts) while that version is read. The live actor makes one per version; an ended game read from the store makes one once, so
 // both render a game the same way. The JSON itself comes from wire's encoders.
-import { treeToJson, treeToObject } from '../engine/index.js';
+import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
@@ -10,7 +10,7 @@ import type {
 import { StateTemplate, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
 import type { EventFrame, GameSummary, MovesView } from './types.js';
 import { liveClocks } from './clocks.js';
-import { historyJsonCache, movesJsonCache, stateTemplateCache, treeJsonCache } from './read-cache.js';
+import { historyJsonCache, movesJsonCache, stateTemplateCache, treeBytesCache, treeJsonCache } from './read-cache.js';
 
 /** What a view reads the time from: the game's clock (a live game) or a fixed instant (an ended one). */
 export interface Now {
@@ -20,17 +20,30 @@ export interface Now {
 const ENDED: Now = { now: () => 0 };
 
 /**
- * The tree of the roll that is waiting for a move. Its JSON and object forms are made on demand and
- * not kept here: the JSON lives in the shared bounded read cache while the game is read, and the
- * object (a node per move, many times the bytes' size) is only ever needed for the moment of a read.
+ * The tree of the roll that is waiting for a move. Its bytes live in the shared bounded cache
+ * (read-cache.ts) and are rebuilt from the DFEN by the same engine call the rules port makes when
+ * they fell out, so an idle game holds only what names its roll. Its JSON sits in the bounded read
+ * cache while read; the object form (a node per move) is made for the moment of a read only.
  */
 export class PendingTree {
   constructor(
     /** DFEN with the dice field. */
     readonly dfen: string,
-    readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     readonly leaves: number,
-  ) {}
+  ) {
+    treeBytesCache.set(this, bytes);
+  }
+
+  /** The tree's bytes: recently used ones from the cache, others rebuilt (identical, the engine is pure). */
+  get bytes(): Uint8Array {
+    return treeBytesCache.get(this, () => rebuildTree(this.dfen, this.leaves));
+  }
+
+  /** The game has moved past this roll: its bytes leave the cache at once instead of by age. */
+  release(): void {
+    treeBytesCache.delete(this);
+  }
 
   /** The whole tree as JSON text (GET /games/{id}/moves never caps it). */
   fullJson(): string {
@@ -45,6 +58,15 @@ export class PendingTree {
   inlineJson(cap: number): string {
     return this.leaves > cap ? 'null' : this.fullJson();
   }
+}
+
+/** A pending roll's tree again, from its DFEN; a different leaf count would be an engine bug. */
+function rebuildTree(dfen: string, leaves: number): Uint8Array {
+  const pos = parseDfen(dfen);
+  if (!pos.ok) throw new Error(`pending tree: bad dfen ${dfen}: ${pos.error.message}`);
+  const t = legalTree(pos.value);
+  if (t.leaves !== leaves) throw new Error(`pending tree of ${dfen} rebuilt with ${t.leaves} leaves, not ${leaves}`);
+  return t.bytes;
 }
 
 export const isEnded = (rec: GameRecord): boolean => 'Ended' in rec.status;

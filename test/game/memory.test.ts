@@ -1,12 +1,16 @@
 // What a live game keeps between turns: the trees of rolls it has moved past must be collectable
 // (they once stayed reachable for the game's whole life through the promise that cut waits short
-// at shutdown), and stop() still cuts a wait for a tree short.
+// at shutdown), stop() still cuts a wait for a tree short, and a pending tree dropped from the
+// shared cache is rebuilt identical and still judges moves.
 import t from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { RulesPort, TreeResult } from '../../src/pool/types.js';
 import { InlineRules } from '../../src/pool/inline.js';
 import { clearReadCaches } from '../../src/game/read-cache.js';
+import { leafPaths } from '../../src/game/house.js';
+import { ILLEGAL_TURN } from '../../src/game/verdicts.js';
+import type { LegalMoveTree } from '../../src/domain/types.js';
 import { UNLIMITED, bot, playRandom, rng, settle, setup } from './helpers.js';
 
 setFlagsFromString('--expose-gc');
@@ -49,10 +53,10 @@ t.test('the trees of past rolls are not kept by a live game', async (t) => {
     await settle(2);
     gc();
   }
-  // The newest tree is the pending roll's: held, as it must be. Every older one is garbage.
+  // The newest tree is the pending roll's (the shared cache may hold it). Every older one is garbage.
   const kept = rules.handed.slice(0, -1).filter((w) => w.deref() !== undefined).length;
   t.equal(kept, 0, 'no tree of a past roll is still reachable');
-  t.ok(g.state().dicePending && rules.handed.at(-1)!.deref(), 'the pending roll keeps its tree');
+  t.not(g.moves().legalMovesJson, '{}', 'the pending roll still has its tree (rebuilt if need be)');
   await s.registry.stop();
 });
 
@@ -74,4 +78,25 @@ t.test('stop() cuts a wait for a tree short', async (t) => {
   await s.registry.stop();
   t.equal(s.logs.errors().length, 0, 'a stopped wait is not an error');
   t.ok(g.isActive(), 'the game stays as persisted');
+});
+
+t.test('a pending tree that fell out of the shared cache is rebuilt the same, and still judges moves', async (t) => {
+  const s = setup();
+  const g = await s.registry.create(spec);
+  g.seed('White', 'seed-for-white-0123456789abcdef');
+  g.seed('Black', 'seed-for-black-0123456789abcdef');
+  await settle();
+  const before = g.moves();
+  t.ok(before.dicePending, 'a roll is pending');
+  clearReadCaches();
+  const after = g.moves();
+  t.equal(after.legalMovesJson, before.legalMovesJson, 'the rebuilt tree is the same tree');
+  clearReadCaches();
+  const seat = g.state().activeSeat;
+  t.same(await g.move(seat, ['a1a1']), ILLEGAL_TURN, 'a path not in the tree is refused');
+  clearReadCaches();
+  const path = leafPaths(JSON.parse(before.legalMovesJson) as LegalMoveTree)[0];
+  const v = await g.move(g.state().activeSeat, path);
+  t.ok(v !== 'busy' && v.applied, 'a path of the tree is applied');
+  await s.registry.stop();
 });
