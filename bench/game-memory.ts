@@ -39,6 +39,7 @@ const SAMPLES = 100;
 /** Games played live from their creation (every roll made by the actor itself), and their rolls. */
 const LIVE_GAMES = Math.ceil(GAMES / 10);
 const LIVE_ROLLS = 16;
+const HOUSE_GAMES = 200;
 const SNAPSHOTS = process.env.BENCH_HEAP_SNAPSHOT;
 
 /** A store that keeps nothing: the rows measure the game layer, not the store. */
@@ -173,6 +174,7 @@ interface Shape {
 async function measure(name: string, store: Store, fill: (r: GameRegistry) => Promise<void>): Promise<Shape> {
   const clock = new ManualClock();
   const registry = newRegistry(store, clock);
+  clearReadCaches();
   const before = await heapBytes();
   const t0 = performance.now();
   await fill(registry);
@@ -223,6 +225,42 @@ async function playLive(registry: GameRegistry): Promise<void> {
   }
 }
 
+/**
+ * The hot path beside the memory: CPU per turn in this thread for HOUSE_GAMES games of two built-in
+ * random players (each answers from the DiceRolled event at once), played to their end.
+ */
+async function turnCost(): Promise<{ cpuUsPerTurn: number; turns: number }> {
+  let turns = 0;
+  const ids = new Map<string, 'random'>();
+  const registry = new GameRegistry({
+    store: new DiscardingStore(),
+    rules: new InlineRules(),
+    clock: new ManualClock(),
+    config: { ...DEFAULT_GAME_CONFIG, archiveSize: 0, maxRolls: 400 },
+    listeners: [{ turnApplied: () => void turns++ }],
+    newId: (() => { let n = 0; return () => `h${n++}`; })(),
+    log: silent,
+    housePlayers: ids,
+    random: prng(0xc0ffee),
+  });
+  const games = Array.from({ length: HOUSE_GAMES }, (_, i) => [player(`hw${i}`), player(`hb${i}`)] as const);
+  for (const [w, b] of games) {
+    ids.set(w.id, 'random');
+    ids.set(b.id, 'random');
+  }
+  const cpu = process.cpuUsage();
+  for (const [white, black] of games) {
+    await registry.create({ white, black, timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } }, rated: false });
+  }
+  while (registry.liveCount() > 0) await settle(registry);
+  const used = process.cpuUsage(cpu);
+  await registry.stop();
+  return { cpuUsPerTurn: (used.user + used.system) / turns, turns };
+}
+
+/** Wall time of the last registry.resume() of the played shape. */
+let resumeMs = 0;
+
 /** The played shape: live games TURNS rolls in, resumed from the store as after a restart. */
 async function resumePlayed(samples: GameRecord[], count: number, store: Store): Promise<Shape> {
   return measure(`played-${store instanceof DiscardingStore ? 'game' : 'store'}`, store, async (registry) => {
@@ -234,7 +272,9 @@ async function resumePlayed(samples: GameRecord[], count: number, store: Store):
       for (const r of recs) await store.putGame(r);
     }
     recs = null;
+    const t0 = performance.now();
     await registry.resume();
+    resumeMs = performance.now() - t0;
     // One turn more, played live, so each game's pending roll is one the actor made itself.
     const random = prng(0x7e57);
     await Promise.all(registry.live().map((g) => {
@@ -246,6 +286,7 @@ async function resumePlayed(samples: GameRecord[], count: number, store: Store):
 }
 
 export async function run(): Promise<BenchRow[]> {
+  const cost = await turnCost();
   const opening = await measure('opening', new DiscardingStore(), (r) => openGames(r, GAMES));
   const read = await measure('opening-read', new DiscardingStore(), async (r) => {
     await openGames(r, GAMES);
@@ -259,6 +300,10 @@ export async function run(): Promise<BenchRow[]> {
   const avgHistory = samples.reduce((n, r) => n + r.history.length, 0) / samples.length;
   const shape = `${played.live} games ${(avgPly + 1).toFixed(0)} rolls in (${avgHistory.toFixed(0)} history entries), copies of ${samples.length} played`;
   return [
+    {
+      bench: 'game-memory.turns', metric: 'CPU µs / turn, in-thread', value: cost.cpuUsPerTurn,
+      note: `${cost.turns} turns of ${HOUSE_GAMES} house-vs-house games: actor, trees (InlineRules), events, house choice`,
+    },
     {
       bench: 'game-memory.opening', metric: 'heap bytes / live game', value: opening.perGame,
       note: `${opening.live} games, opening roll made, waiting for a move; store discards writes`,
@@ -277,8 +322,8 @@ export async function run(): Promise<BenchRow[]> {
       note: `${shape}; store discards writes`,
     },
     {
-      bench: 'game-memory.played', metric: 'resume µs / game', value: (played.ms * 1000) / played.live,
-      note: 'registry.resume(), then one turn each: actor built, trees by InlineRules',
+      bench: 'game-memory.played', metric: 'resume µs / game', value: (resumeMs * 1000) / played.live,
+      note: 'registry.resume(): each actor built, its pending tree recomputed (InlineRules), roll shown',
     },
     {
       bench: 'game-memory.played', metric: 'MB in shared caches', value: played.cached / (1024 * 1024),
