@@ -262,7 +262,9 @@ export class GameActor extends ActorCore implements GameHandle {
       if (this.deps.pair && !this.deps.pair.mayRoll(this.id, ply, () => this.wakeRoll(ply))) return;
       const mover = base.activeSeat;
       const seeds = effectiveSeeds(base);
-      const dice = rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply);
+      // A copy of exactly three slots: the roll grew its array by pushes, and the record and every
+      // history entry keep this one for the game's life.
+      const dice = rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply).slice();
       const dfen = must(withDice(base.fen, dice), 'roll');
       const t = await this.treeOf(dfen);
       const clocks = banksAtRoll(base.timeControl, base.clocks);
