@@ -117,7 +117,9 @@ function randomTurn(game: GameHandle, random: () => number): string[] | null {
   const s = game.state();
   const tree = s.legalMoves ?? (JSON.parse(game.moves().legalMovesJson) as LegalMoveTree);
   const paths = leafPaths(tree);
-  return paths.length === 0 ? null : paths[Math.floor(random() * paths.length)];
+  // Through JSON, as a move arrives over HTTP (the parser shares short strings, the bench's own do not).
+  // Through JSON, as a move arrives over HTTP (the parser shares short strings; the bench's own are each new).
+  return paths.length === 0 ? null : (JSON.parse(JSON.stringify(paths[Math.floor(random() * paths.length)])) as string[]);
 }
 
 /**

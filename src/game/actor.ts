@@ -39,6 +39,29 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: stri
 
 type Reply = (v: MoveVerdict) => void;
 
+/**
+ * One array per possible roll of three dice (6³ of them), shared by every record, history entry and
+ * event that holds that roll: a game keeps one per turn for its whole life, and records are never
+ * mutated. Not frozen: V8's structured clone (postMessage) turns a frozen array into a slow sparse one.
+ */
+const ROLLS: readonly number[][] = Array.from({ length: 216 }, (_, i) => [Math.floor(i / 36) + 1, (Math.floor(i / 6) % 6) + 1, (i % 6) + 1]);
+
+function sharedRoll(dice: number[]): number[] {
+  const [a, b, c] = dice;
+  const i = (a - 1) * 36 + (b - 1) * 6 + (c - 1);
+  return dice.length === 3 && ROLLS[i] !== undefined ? ROLLS[i] : dice.slice();
+}
+
+/**
+ * A record read back from the store with its history's rolls and seats shared (the decoder makes
+ * a new array and string for each): a resumed game is then no bigger than one played here.
+ */
+function sharing(rec: GameRecord): GameRecord {
+  if (rec.history.length === 0) return rec;
+  const history = rec.history.map((e) => ({ ...e, seat: e.seat === 'White' ? 'White' as const : 'Black' as const, dice: sharedRoll(e.dice) }));
+  return { ...rec, history };
+}
+
 export class GameActor extends ActorCore implements GameHandle {
   private readonly mailbox: Mailbox;
   private timer: TimerHandle | null = null;
@@ -53,7 +76,7 @@ export class GameActor extends ActorCore implements GameHandle {
   private resignQueued = 0;
 
   constructor(rec: GameRecord, deps: ActorDeps) {
-    super(rec, deps);
+    super(sharing(rec), deps);
     // `this.id`, not `rec.id`: the closure would keep the first record alive for the game's life.
     this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: this.id, err: String(e) }, 'mailbox task failed'));
     // Checked now, decoded at each roll: 32 bytes are not worth an object per game.
@@ -262,9 +285,7 @@ export class GameActor extends ActorCore implements GameHandle {
       if (this.deps.pair && !this.deps.pair.mayRoll(this.id, ply, () => this.wakeRoll(ply))) return;
       const mover = base.activeSeat;
       const seeds = effectiveSeeds(base);
-      // A copy of exactly three slots: the roll grew its array by pushes, and the record and every
-      // history entry keep this one for the game's life.
-      const dice = rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply).slice();
+      const dice = sharedRoll(rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply));
       const dfen = must(withDice(base.fen, dice), 'roll');
       const t = await this.treeOf(dfen);
       const clocks = banksAtRoll(base.timeControl, base.clocks);
