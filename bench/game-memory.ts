@@ -29,6 +29,7 @@ import type { GameHandle } from '../src/game/types.js';
 import { InlineRules } from '../src/pool/inline.js';
 import { MemoryStore } from '../src/store/memory.js';
 import type { Store } from '../src/store/types.js';
+import { prng } from '../test/helpers/prng.js';
 import type { BenchRow } from './types.js';
 
 const GAMES = Number(process.env.BENCH_GAMES ?? 10_000);
@@ -150,18 +151,6 @@ async function playedRecords(): Promise<GameRecord[]> {
   }
   await registry.stop();
   return out.slice(0, SAMPLES);
-}
-
-/** Mulberry32: the same games every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Shape {
