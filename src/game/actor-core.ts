@@ -11,7 +11,6 @@ import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { HistoryJson } from '../wire/encode.js';
 import { GameView, PendingTree, ViewedGame, asFrame, isEnded, isTurnPlayed } from './view.js';
 
 export interface ActorDeps {
@@ -35,16 +34,14 @@ export interface ActorDeps {
 }
 
 export abstract class ActorCore extends ViewedGame {
-  /** The current record and tree with their cached JSON, replaced whole at every version. */
+  /** The current record and tree, replaced whole at every version. */
   protected view: GameView;
   protected readonly cfg: Required<GameConfig>;
   protected readonly subs = new Set<GameSubscriber>();
-  private readonly history$: HistoryJson;
 
   constructor(rec: GameRecord, protected readonly deps: ActorDeps) {
     super();
     this.cfg = withDefaults(deps.config);
-    this.history$ = new HistoryJson(rec.history);
     this.view = this.viewOf(rec, null);
   }
 
@@ -102,12 +99,12 @@ export abstract class ActorCore extends ViewedGame {
 
   /** Makes `next` the current state: a new view, so every cache made for the previous one is gone. */
   private adopt(next: GameRecord, tree: PendingTree | null): void {
-    for (let i = this.history$.count; i < next.history.length; i++) this.history$.append(next.history[i]);
+    if (this.view.tree !== tree) this.view.tree?.release();
     this.view = this.viewOf(next, tree);
   }
 
   private viewOf(rec: GameRecord, tree: PendingTree | null): GameView {
-    return new GameView(rec, tree, this.history$, this.cfg.inlineLeafCap, () => this.deps.clock.now());
+    return new GameView(rec, tree, this.cfg.inlineLeafCap, this.deps.clock);
   }
 
   protected publish(frame: EventFrame): void {

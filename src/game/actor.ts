@@ -39,23 +39,48 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: stri
 
 type Reply = (v: MoveVerdict) => void;
 
+/**
+ * One array per possible roll of three dice (6³ of them), shared by every record, history entry and
+ * event that holds that roll: a game keeps one per turn for its whole life, and records are never
+ * mutated. Not frozen: V8's structured clone (postMessage) turns a frozen array into a slow sparse one.
+ */
+const ROLLS: readonly number[][] = Array.from({ length: 216 }, (_, i) => [Math.floor(i / 36) + 1, (Math.floor(i / 6) % 6) + 1, (i % 6) + 1]);
+
+function sharedRoll(dice: number[]): number[] {
+  const [a, b, c] = dice;
+  const i = (a - 1) * 36 + (b - 1) * 6 + (c - 1);
+  return dice.length === 3 && ROLLS[i] !== undefined ? ROLLS[i] : dice.slice();
+}
+
+/**
+ * A record read back from the store with its history's rolls and seats shared (the decoder makes
+ * a new array and string for each): a resumed game is then no bigger than one played here.
+ */
+function sharing(rec: GameRecord): GameRecord {
+  if (rec.history.length === 0) return rec;
+  const history = rec.history.map((e) => ({ ...e, seat: e.seat === 'White' ? 'White' as const : 'Black' as const, dice: sharedRoll(e.dice) }));
+  return { ...rec, history };
+}
+
 export class GameActor extends ActorCore implements GameHandle {
   private readonly mailbox: Mailbox;
-  private readonly seedBytes: Uint8Array;
   private timer: TimerHandle | null = null;
   private stopping = false;
-  private rejectStop!: (e: Error) => void;
-  private readonly stopped: Promise<never>;
-  private readonly resignQueued = new Set<Seat>();
+  /**
+   * Rejecters of the waits in progress (a tree, a backoff), cut short by stop(); null when none.
+   * One promise per wait, dropped when it settles: a single never-settling promise raced against
+   * every wait would keep each wait, and the tree it resolved with, for the actor's whole life.
+   */
+  private waits: Set<(e: Error) => void> | null = null;
+  /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
+  private resignQueued = 0;
 
   constructor(rec: GameRecord, deps: ActorDeps) {
-    super(rec, deps);
-    this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: rec.id, err: String(e) }, 'mailbox task failed'));
-    const seed = hexToSeed(rec.serverSeed);
-    if (!seed) throw new Error(`game ${rec.id}: malformed server seed`);
-    this.seedBytes = seed;
-    this.stopped = new Promise<never>((_, reject) => (this.rejectStop = reject));
-    this.stopped.catch(() => {});
+    super(sharing(rec), deps);
+    // `this.id`, not `rec.id`: the closure would keep the first record alive for the game's life.
+    this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: this.id, err: String(e) }, 'mailbox task failed'));
+    // Checked now, decoded at each roll: 32 bytes are not worth an object per game.
+    if (!hexToSeed(rec.serverSeed)) throw new Error(`game ${rec.id}: malformed server seed`);
   }
 
   // ---- commands -------------------------------------------------------------------------------
@@ -101,11 +126,12 @@ export class GameActor extends ActorCore implements GameHandle {
   }
 
   resign(seat: Seat): void {
-    if (isEnded(this.rec) || this.stopping || this.resignQueued.has(seat)) return;
+    const bit = seat === 'White' ? 1 : 2;
+    if (isEnded(this.rec) || this.stopping || (this.resignQueued & bit) !== 0) return;
     // Bypasses the mailbox bound (one per seat at most): a resignation must never be dropped.
-    this.resignQueued.add(seat);
+    this.resignQueued |= bit;
     this.mailbox.push(this.guarded(async () => {
-      this.resignQueued.delete(seat);
+      this.resignQueued &= ~bit;
       if (!isEnded(this.rec)) await this.end(lossFor(seat, 'Resign'));
     }));
   }
@@ -144,7 +170,9 @@ export class GameActor extends ActorCore implements GameHandle {
   async stop(): Promise<void> {
     this.stopping = true;
     this.cancelTimer();
-    this.rejectStop(new Stopped());
+    const waits = this.waits;
+    this.waits = null;
+    for (const cut of waits ?? []) cut(new Stopped());
     await this.mailbox.idle();
     this.closeSubscribers();
   }
@@ -268,7 +296,7 @@ export class GameActor extends ActorCore implements GameHandle {
       if (this.deps.pair && !this.deps.pair.mayRoll(this.id, ply, () => this.wakeRoll(ply))) return;
       const mover = base.activeSeat;
       const seeds = effectiveSeeds(base);
-      const dice = rollDice(this.seedBytes, seeds.white, seeds.black, base.ply);
+      const dice = sharedRoll(rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply));
       const dfen = must(withDice(base.fen, dice), 'roll');
       const t = await this.treeOf(dfen);
       const clocks = banksAtRoll(base.timeControl, base.clocks);
@@ -399,8 +427,24 @@ export class GameActor extends ActorCore implements GameHandle {
     this.setTimer(left, () => this.mailbox.push(this.guarded(() => this.expire(ply))));
   }
 
+  /** `p`, or a Stopped rejection as soon as stop() is called. */
   private untilStopped<T>(p: Promise<T>): Promise<T> {
-    return Promise.race([p, this.stopped]);
+    if (this.stopping) {
+      p.catch(() => {});
+      return Promise.reject(new Stopped());
+    }
+    return new Promise<T>((resolve, reject) => {
+      const waits = (this.waits ??= new Set());
+      waits.add(reject);
+      const done = (): void => {
+        waits.delete(reject);
+        if (waits.size === 0 && this.waits === waits) this.waits = null;
+      };
+      p.then(
+        (v) => { done(); resolve(v); },
+        (e: unknown) => { done(); reject(e); },
+      );
+    });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -34,10 +34,19 @@ export const DEFAULT_GAME_CONFIG: Required<GameConfig> = {
   rulesBackoffMs: 100,
 };
 
-export const withDefaults = (c: GameConfig): Required<GameConfig> => ({
-  ...DEFAULT_GAME_CONFIG,
-  ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)),
-});
+/** Filled-in configs by the config they came from: every actor of a registry shares one object. */
+const filled = new WeakMap<GameConfig, Required<GameConfig>>();
+
+/** `c` with every missing field defaulted; the same object for the same `c` (treat both as read-only). */
+export function withDefaults(c: GameConfig): Required<GameConfig> {
+  let full = filled.get(c);
+  if (full === undefined) {
+    full = { ...DEFAULT_GAME_CONFIG, ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)) };
+    filled.set(c, full);
+    filled.set(full, full);
+  }
+  return full;
+}
 
 /** The game logs with the server's one logger shape. */
 export type { Logger as GameLog } from '../domain/log.js';

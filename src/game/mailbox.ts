@@ -9,12 +9,13 @@
 export type Task = () => Promise<void> | void;
 
 export class Mailbox {
-  private readonly queue: Task[] = [];
+  /** Waiting commands; null when none, so an idle actor (most of them) holds no array at all. */
+  private queue: Task[] | null = null;
   /** A drain loop is scheduled or running. */
   private running = false;
   /** A task is executing right now (it has left the queue). */
   private executing = false;
-  private idleWaiters: (() => void)[] = [];
+  private idleWaiters: (() => void)[] | null = null;
 
   constructor(
     readonly capacity = 256,
@@ -24,7 +25,7 @@ export class Mailbox {
 
   /** Commands waiting plus the one running. */
   get size(): number {
-    return this.queue.length + (this.executing ? 1 : 0);
+    return (this.queue?.length ?? 0) + (this.executing ? 1 : 0);
   }
 
   /** Enqueues unless full; false means refused (the caller answers 'busy'). */
@@ -36,7 +37,7 @@ export class Mailbox {
 
   /** Enqueues regardless of capacity. */
   push(task: Task): void {
-    this.queue.push(task);
+    (this.queue ??= []).push(task);
     // Start on a microtask, never synchronously: a caller (say a subscriber reacting to an event the
     // actor is publishing) must not find itself running inside another command.
     if (!this.running) {
@@ -47,12 +48,12 @@ export class Mailbox {
 
   /** Resolves once nothing is waiting or running. */
   idle(): Promise<void> {
-    if (!this.running && this.queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    if (!this.running && this.size === 0) return Promise.resolve();
+    return new Promise((resolve) => (this.idleWaiters ??= []).push(resolve));
   }
 
   private async drain(): Promise<void> {
-    for (let task = this.queue.shift(); task; task = this.queue.shift()) {
+    for (let task = this.queue?.shift(); task; task = this.queue?.shift()) {
       this.executing = true;
       try {
         await task();
@@ -65,9 +66,10 @@ export class Mailbox {
       }
       this.executing = false;
     }
+    this.queue = null;
     this.running = false;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
+    const waiters = this.idleWaiters ?? [];
+    this.idleWaiters = null;
     for (const w of waiters) w();
   }
 }

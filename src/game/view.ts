@@ -1,49 +1,65 @@
 // The read model of a game: GameView renders one record (plus the pending roll's tree) as the state,
-// history, summary, legal moves and stream frames, with its JSON cached for as long as that record is
-// current. The live actor makes one per version; an ended game read from the store makes one once, so
+// history, summary, legal moves and stream frames, its JSON cached in the shared bounded read cache
+// (read-cache.ts) while that version is read. The live actor makes one per version; an ended game read from the store makes one once, so
 // both render a game the same way. The JSON itself comes from wire's encoders.
 import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
-import { HistoryJson, StateTemplate, diceRolledLine, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
+import { StateTemplate, diceRolledLine, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
 import type { EventFrame, GameSummary, MovesView } from './types.js';
 import { liveClocks } from './clocks.js';
+import { historyJsonCache, movesJsonCache, stateTemplateCache, treeBytesCache, treeJsonCache } from './read-cache.js';
+
+/** What a view reads the time from: the game's clock (a live game) or a fixed instant (an ended one). */
+export interface Now {
+  now(): number;
+}
+
+const ENDED: Now = { now: () => 0 };
 
 /**
- * The tree of the roll that is waiting for a move, with its JSON/object forms made once, on demand.
- * Made from the engine's bytes (an actor), or from the JSON text a shard already published (main's
- * mirror of the game): then the bytes are rebuilt from the DFEN only if something asks for them.
+ * The tree of the roll that is waiting for a move. Its bytes live in the shared bounded cache
+ * (read-cache.ts) and are rebuilt from the DFEN by the same engine call the rules port makes when
+ * they fell out, so an idle game holds only what names its roll. Its JSON sits in the bounded read
+ * cache while read; the object form (a node per move) is made for the moment of a read only.
  */
 export class PendingTree {
-  private obj: LegalMoveTree | undefined;
-
+  /**
+   * From the engine's bytes (an actor), or from the JSON text a shard already published (main's
+   * mirror of the game, which then never needs the bytes unless its JSON fell out of the cache).
+   */
   constructor(
     /** DFEN with the dice field. */
     readonly dfen: string,
-    private b: Uint8Array | null,
+    bytes: Uint8Array | null,
     readonly leaves: number,
-    private json?: string,
-  ) {}
+    json?: string,
+  ) {
+    if (bytes !== null) treeBytesCache.set(this, bytes);
+    if (json !== undefined) treeJsonCache.set(this, json);
+  }
 
-  /** The engine's bytes of the tree. */
+  /** The tree's bytes: recently used ones from the cache, others rebuilt (identical, the engine is pure). */
   get bytes(): Uint8Array {
-    this.b ??= rebuildTree(this.dfen, this.leaves);
-    return this.b;
+    return treeBytesCache.get(this, () => rebuildTree(this.dfen, this.leaves));
+  }
+
+  /** The game has moved past this roll: its bytes and JSON leave the caches at once instead of by age. */
+  release(): void {
+    treeBytesCache.delete(this);
+    treeJsonCache.delete(this);
   }
 
   /** The whole tree as JSON text (GET /games/{id}/moves never caps it). */
   fullJson(): string {
-    this.json ??= treeToJson(this.bytes);
-    return this.json;
+    return treeJsonCache.get(this, () => treeToJson(this.bytes));
   }
 
-  /** The inline copy: the tree, or null over the leaf cap. Shared between reads: treat as read-only. */
+  /** The inline copy: the tree, or null over the leaf cap. A fresh object on every call. */
   inline(cap: number): LegalMoveTree | null {
-    if (this.leaves > cap) return null;
-    this.obj ??= this.b === null && this.json !== undefined ? (JSON.parse(this.json) as LegalMoveTree) : treeToObject(this.bytes);
-    return this.obj;
+    return this.leaves > cap ? null : treeToObject(this.bytes);
   }
 
   inlineJson(cap: number): string {
@@ -115,28 +131,24 @@ function endedEventOf(rec: GameRecord): GameEvent | null {
 }
 
 export class GameView {
-  private template: StateTemplate | null = null;
-  private movesText: string | null = null;
   private ended: EventFrame | null | undefined;
 
   constructor(
     readonly rec: GameRecord,
     /** The published pending roll's tree; null when no decision is pending. */
     readonly tree: PendingTree | null,
-    /** History JSON of `rec`, grown by the owner as versions pass (shared between views). */
-    private readonly history$: HistoryJson,
     private readonly cap: number,
-    private readonly now: () => number,
+    private readonly clock: Now,
   ) {}
 
   /** An ended record with no actor (from the store or the archive). */
   static ofRecord(rec: GameRecord): GameView {
-    return new GameView(rec, null, new HistoryJson(rec.history), 0, () => 0);
+    return new GameView(rec, null, 0, ENDED);
   }
 
   /** Clocks with the mover's elapsed time already subtracted. */
   clocks(): Clocks | null {
-    return liveClocks(this.rec.clocks, this.rec.activeSeat, this.rec.clockStartedAt, this.now());
+    return liveClocks(this.rec.clocks, this.rec.activeSeat, this.rec.clockStartedAt, this.clock.now());
   }
 
   private fields(): StateFields {
@@ -172,8 +184,8 @@ export class GameView {
   }
 
   stateJson(): string {
-    this.template ??= new StateTemplate(this.fields(), this.tree ? this.tree.inlineJson(this.cap) : 'null');
-    return this.template.render(this.clocks());
+    const template = stateTemplateCache.get(this, () => new StateTemplate(this.fields(), this.tree ? this.tree.inlineJson(this.cap) : 'null'));
+    return template.render(this.clocks());
   }
 
   history(): HistoryEntry[] {
@@ -205,11 +217,10 @@ export class GameView {
   }
 
   movesJson(): string {
-    if (this.movesText === null) {
+    return movesJsonCache.get(this, () => {
       const m = this.moves();
-      this.movesText = movesJson(m.version, m.dfen, m.dicePending, m.legalMovesJson);
-    }
-    return this.movesText;
+      return movesJson(m.version, m.dfen, m.dicePending, m.legalMovesJson);
+    });
   }
 
   /** The Snapshot a new subscriber gets first. */
@@ -217,7 +228,8 @@ export class GameView {
     const state = this.state();
     const v = state.version;
     const history = this.rec.history;
-    return { v, event: { Snapshot: { v, state, history } }, line: snapshotLine(v, this.stateJson(), this.history$.text()) };
+    const historyJson = historyJsonCache.get(history, () => JSON.stringify(history));
+    return { v, event: { Snapshot: { v, state, history } }, line: snapshotLine(v, this.stateJson(), historyJson) };
   }
 
   /** The GameEnded frame of an ended record, made once; null while the game runs. */

@@ -10,7 +10,6 @@ import { GAME_OVER } from '../domain/rules.js';
 import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
-import { HistoryJson } from '../wire/encode.js';
 import { treeJsonOfLine, type Reply, type TreeWire } from './protocol.js';
 
 /** What a mirror asks of its owner: send a command to the game's shard. */
@@ -46,7 +45,6 @@ function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []):
 
 export class MirrorGame extends ViewedGame implements GameHandle {
   protected view: GameView;
-  private history$: HistoryJson;
   /** Read by tests that check a subscription was released. */
   readonly subs = new Set<GameSubscriber>();
 
@@ -59,12 +57,11 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     private readonly log: Logger,
   ) {
     super();
-    this.history$ = new HistoryJson(rec.history);
     this.view = this.viewOf(rec, pendingOf(tree));
   }
 
   private viewOf(rec: GameRecord, tree: PendingTree | null): GameView {
-    return new GameView(rec, tree, this.history$, this.cap, () => this.clock.now());
+    return new GameView(rec, tree, this.cap, this.clock);
   }
 
   // ---- commands: to the shard --------------------------------------------------------------------
@@ -106,9 +103,9 @@ export class MirrorGame extends ViewedGame implements GameHandle {
 
   /** Adopts the version (`rec` from recordOf) and publishes its lines, in order. */
   apply(u: Extract<Reply, { t: 'update' }>, rec: GameRecord): void {
-    if (u.from < this.history$.count) this.history$ = new HistoryJson(rec.history);
-    else for (let i = this.history$.count; i < rec.history.length; i++) this.history$.append(rec.history[i]);
     const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree, u.lines);
+    // The roll this game has moved past: its tree leaves the shared caches now rather than by age.
+    if (tree !== this.view.tree) this.view.tree?.release();
     this.view = this.viewOf(rec, tree);
     if (u.lines.length > 0) this.publish(u.lines.map(([v, line]) => new LineFrame(v, line)));
     if (isEnded(rec)) this.closeSubscribers();
@@ -116,7 +113,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
 
   /** A whole record again (the shard restarted and resumed the game). */
   reset(rec: GameRecord, tree: TreeWire | null): void {
-    this.history$ = new HistoryJson(rec.history);
+    this.view.tree?.release();
     this.view = this.viewOf(rec, pendingOf(tree));
   }
 

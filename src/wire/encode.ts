@@ -5,7 +5,7 @@
 // through an object.
 import { STATUS_CODES } from 'node:http';
 import type {
-  AccountEvent, Clocks, GameEvent, GameState, GameSummary, HistoryEntry, Seat,
+  AccountEvent, Clocks, GameEvent, GameState, GameSummary, Seat,
 } from '../domain/types.js';
 import type { z } from 'zod';
 import type * as R from './responses.js';
@@ -24,7 +24,7 @@ export function diceRolledLine(v: number, seat: Seat, dice: readonly number[], d
   return `{"DiceRolled":{"v":${v},"seat":"${seat}","dice":${JSON.stringify(dice)},"dfen":${JSON.stringify(dfen)},"clocks":${JSON.stringify(clocks)},"legalMoves":${legalMoves}}}\n`;
 }
 
-/** A Snapshot line from already-encoded parts (the state and history JSON are cached per version). */
+/** A Snapshot line from already-encoded parts (the state and history JSON, cached while read). */
 export function snapshotLine(v: number, stateJson: string, historyJson: string): string {
   return `{"Snapshot":{"v":${v},"state":${stateJson},"history":${historyJson}}}\n`;
 }
@@ -76,29 +76,10 @@ export class StateTemplate {
   render(clocks: Clocks | null): string {
     return this.head + JSON.stringify(clocks) + this.tail;
   }
-}
 
-/** History as JSON text, grown one entry at a time (entries never change once written). */
-export class HistoryJson {
-  private parts: string[] = [];
-  private joined: string | null = '[]';
-
-  constructor(entries: readonly HistoryEntry[] = []) {
-    for (const e of entries) this.append(e);
-  }
-
-  get count(): number {
-    return this.parts.length;
-  }
-
-  append(e: HistoryEntry): void {
-    this.parts.push(JSON.stringify(e));
-    this.joined = null;
-  }
-
-  text(): string {
-    this.joined ??= `[${this.parts.join(',')}]`;
-    return this.joined;
+  /** Characters held (what a bounded cache of templates counts). */
+  get chars(): number {
+    return this.head.length + this.tail.length;
   }
 }
 
