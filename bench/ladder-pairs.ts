@@ -137,7 +137,7 @@ export async function run(): Promise<BenchRow[]> {
       note: `move verdicts ${Object.entries(s.statuses).map(([k, n]) => `${n}×${k}`).join(', ') || 'none'}; ` +
         `driver used ${s.driverCpuPct.toFixed(0)}% of a core; 1-min load average ${load.toFixed(1)} at the start`,
     },
-    { bench, metric: 'server CPU % of a core', ...vs((cpuS / wall) * 100, b.cpuPct), note: 'user+sys of the server process, rules workers included' },
+    { bench, metric: 'server CPU % of a core', ...vs((cpuS / wall) * 100, b.cpuPct), note: 'user+sys of the server process, game shards included' },
     { bench, metric: 'server CPU ms/turn', ...vs(s.turns ? (cpuS * 1000) / s.turns : 0, b.cpuMsPerTurn) },
     {
       bench, metric: 'server RSS MB', ...vs(rss / MB, b.rssEndMb),

@@ -30,7 +30,7 @@ function rows(n: number, r: LoadResult, base: LoadResult | undefined, baseN: num
     { bench, metric: 'verdict p99 ms', ...vs(s.verdictMs.p99, b?.verdictMs.p99), note: `max ${s.verdictMs.max.toFixed(1)} ms` },
     {
       bench, metric: 'server CPU % of a core', ...vs(r.cpuPct, base?.cpuPct),
-      note: `user+sys, every thread of the server (main, rules workers, shards); the load driver used ${s.driverCpuPct.toFixed(0)}% of a core`,
+      note: `user+sys, every thread of the server (main, game shards, V8 and libuv helpers); the load driver used ${s.driverCpuPct.toFixed(0)}% of a core`,
     },
     { bench, metric: 'server CPU ms/turn', ...vs(r.cpuMsPerTurn, base?.cpuMsPerTurn), note: 'whole process, every thread' },
     ...cpuRows(bench, r, base, `N=${baseN}`),
