@@ -30,6 +30,9 @@ import { InlineRules } from '../src/pool/inline.js';
 import { MemoryStore } from '../src/store/memory.js';
 import type { Store } from '../src/store/types.js';
 import { prng } from '../test/helpers/prng.js';
+import { ForwardingStore } from '../src/shard/forwarding-store.js';
+import { ShardedGames } from '../src/shard/sharded-games.js';
+import { LoopbackTransport } from '../src/shard/transport.js';
 import type { BenchRow } from './types.js';
 
 const GAMES = Number(process.env.BENCH_GAMES ?? 10_000);
@@ -181,6 +184,41 @@ async function measure(name: string, store: Store, fill: (r: GameRegistry) => Pr
   return { perGame: (after - before) / live, live, ms, cached };
 }
 
+/**
+ * Heap per live game of a sharded server, both sides in this one heap: the shard's actor and main's
+ * mirror (record, view, pending tree's JSON), opening roll made; the shared caches emptied, as above.
+ */
+async function measureSharded(count: number): Promise<Shape> {
+  const clock = new ManualClock(undefined, { runDueTimers: true });
+  const config = { ...DEFAULT_GAME_CONFIG, archiveSize: 0, seedGraceMs: 0 };
+  const transport = new LoopbackTransport({
+    rules: new InlineRules(), clock, config, log: silent, housePlayers: new Map(), storeFor: () => new ForwardingStore(),
+  });
+  let n = 0;
+  const games = new ShardedGames({
+    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock, config, listeners: [],
+    newId: () => `g${(n++).toString(36).padStart(8, '0')}`, log: silent,
+  });
+  clearReadCaches();
+  const before = await heapBytes();
+  const t0 = performance.now();
+  for (let i = 0; i < count; i += 200) {
+    const batch = Array.from({ length: Math.min(200, count - i) }, (_, k) =>
+      games.create({ white: player(`w${i + k}`), black: player(`b${i + k}`), timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } }, rated: false }));
+    await Promise.all(batch);
+  }
+  for (let i = 0; i < 5; i++) await games.idle();
+  const ms = performance.now() - t0;
+  const cached = readCachesSize();
+  clearReadCaches();
+  const after = await heapBytes();
+  const live = games.liveCount();
+  const rolled = games.live().filter((g) => g.moves().dicePending).length;
+  if (rolled !== live) throw new Error(`sharded: ${rolled} of ${live} games have their opening roll`);
+  await games.stop();
+  return { perGame: (after - before) / live, live, ms, cached };
+}
+
 /** `count` copies of the sample records under new ids and players, each a fresh decoded object as a store returns. */
 function copies(samples: GameRecord[], count: number): GameRecord[] {
   return Array.from({ length: count }, (_, i) => {
@@ -287,6 +325,7 @@ export async function run(): Promise<BenchRow[]> {
   const samples = await playedRecords();
   const played = await resumePlayed(samples, GAMES, new DiscardingStore());
   const stored = await resumePlayed(samples, PLAYED_STORED, new MemoryStore());
+  const sharded = await measureSharded(GAMES);
   const avgPly = samples.reduce((n, r) => n + r.ply, 0) / samples.length;
   const avgHistory = samples.reduce((n, r) => n + r.history.length, 0) / samples.length;
   const shape = `${played.live} games ${(avgPly + 1).toFixed(0)} rolls in (${avgHistory.toFixed(0)} history entries), copies of ${samples.length} played`;
@@ -298,6 +337,11 @@ export async function run(): Promise<BenchRow[]> {
     {
       bench: 'game-memory.opening', metric: 'heap bytes / live game', value: opening.perGame,
       note: `${opening.live} games, opening roll made, waiting for a move; store discards writes`,
+    },
+    {
+      bench: 'game-memory.opening, sharded', metric: 'heap bytes / live game', value: sharded.perGame,
+      baseline: opening.perGame, baselineName: 'actor only',
+      note: `${sharded.live} games through ShardedGames (loopback shard): the shard's actor and main's mirror, in one heap`,
     },
     {
       bench: 'game-memory.opening+read', metric: 'heap bytes / live game', value: read.perGame,
