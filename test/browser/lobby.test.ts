@@ -8,7 +8,8 @@ t.test('a guest opens a seek, another accepts it from the lobby list; both play 
   const { app, context, page, foreign, errors } = await rig(t, { overrides: { 'games.seedGraceMs': 600_000 } });
   await page.goto(app.base + '/');
   // The live list and the TV pick up a game started after the page was loaded, without a reload.
-  t.ok(await page.isVisible('td.empty'), 'no game at first');
+  // The list is filled by the page's first request for the live games, after the load event.
+  t.ok(await page.waitForSelector('td.empty', { timeout: 10_000 }), 'no game at first');
   const white = await Bot.anon(app, 'white');
   const black = await Bot.anon(app, 'black');
   const live = await white.playAgainst(black, UNLIMITED);
