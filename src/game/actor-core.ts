@@ -8,6 +8,7 @@ import type { GameEvent } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
+import { Subscribers } from './subscribers.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
@@ -37,12 +38,13 @@ export abstract class ActorCore extends ViewedGame {
   /** The current record and tree, replaced whole at every version. */
   protected view: GameView;
   protected readonly cfg: Required<GameConfig>;
-  protected readonly subs = new Set<GameSubscriber>();
+  protected readonly subs: Subscribers;
 
   constructor(rec: GameRecord, protected readonly deps: ActorDeps) {
     super();
     this.cfg = withDefaults(deps.config);
     this.view = this.viewOf(rec, null);
+    this.subs = new Subscribers(rec.id, deps.log);
   }
 
   /** The current record: never mutated, replaced whole (the store may hold on to what it was given). */
@@ -54,8 +56,7 @@ export abstract class ActorCore extends ViewedGame {
     // Built and registered in one synchronous step: no event can fall between the two.
     const snapshot = this.view.snapshotFrame();
     if (isEnded(this.rec)) return { snapshot, ended: this.view.endedFrame(), unsubscribe: () => {} };
-    this.subs.add(sub);
-    return { snapshot, ended: null, unsubscribe: () => void this.subs.delete(sub) };
+    return { snapshot, ended: null, unsubscribe: this.subs.add(sub) };
   }
 
   // ---- persistence and publication ----------------------------------------------------------------
@@ -94,7 +95,7 @@ export abstract class ActorCore extends ViewedGame {
         this.deps.log.error({ gameId: this.id, err: String(e) }, 'version observer threw');
       }
     }
-    for (const f of frames) this.publish(f);
+    this.publish(frames);
   }
 
   /** Makes `next` the current state: a new view, so every cache made for the previous one is gone. */
@@ -107,31 +108,13 @@ export abstract class ActorCore extends ViewedGame {
     return new GameView(rec, tree, this.cfg.inlineLeafCap, this.deps.clock);
   }
 
-  protected publish(frame: EventFrame): void {
-    if (this.deps.onTurn !== undefined && isTurnPlayed(frame)) this.deps.onTurn();
-    for (const sub of [...this.subs]) {
-      try {
-        sub.deliver(frame);
-      } catch (e) {
-        // A broken subscriber is cut off; it never takes the actor down with it.
-        this.subs.delete(sub);
-        this.deps.log.warn({ gameId: this.id, err: String(e) }, 'subscriber threw; dropped');
-        this.closeOne(sub);
-      }
-    }
+  /** The frames of one version, to every subscriber (a TurnPlayed counted first). */
+  protected publish(frames: EventFrame[]): void {
+    if (this.deps.onTurn !== undefined) for (const f of frames) if (isTurnPlayed(f)) this.deps.onTurn();
+    this.subs.publish(frames);
   }
 
   protected closeSubscribers(): void {
-    const subs = [...this.subs];
-    this.subs.clear();
-    for (const s of subs) this.closeOne(s);
-  }
-
-  private closeOne(sub: GameSubscriber): void {
-    try {
-      sub.close?.();
-    } catch (e) {
-      this.deps.log.warn({ gameId: this.id, err: String(e) }, 'subscriber close threw');
-    }
+    this.subs.closeAll();
   }
 }

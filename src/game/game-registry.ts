@@ -10,7 +10,7 @@ import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import type { RulesPort } from '../pool/types.js';
 import { GameActor, type ActorDeps } from './actor.js';
-import { GameShelf } from './shelf.js';
+import { GameShelf, ShelvedGames } from './shelf.js';
 import { initialBanks } from './clocks.js';
 import { withDefaults, type GameConfig, type GameLog } from './game-config.js';
 import { HousePlayer, type HouseKind } from './house.js';
@@ -43,12 +43,13 @@ function startPosition(startFen: string | undefined): { fen: string; seat: Seat 
   return { fen: formatDfen(pos.value), seat: pos.value.turn === 0 ? 'White' : 'Black' };
 }
 
-export class GameRegistry implements GameFactory, GameDirectory {
-  private readonly shelf: GameShelf<GameActor>;
+export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory, GameDirectory {
+  protected readonly shelf: GameShelf<GameActor>;
   private readonly cfg;
   private stopping = false;
 
   constructor(private readonly deps: RegistryDeps) {
+    super();
     this.cfg = withDefaults(deps.config);
     this.shelf = new GameShelf(deps.store, this.cfg.archiveSize, deps.listeners, deps.log);
   }
@@ -168,36 +169,6 @@ export class GameRegistry implements GameFactory, GameDirectory {
   async stop(): Promise<void> {
     this.stopping = true;
     await Promise.all(this.shelf.live().map((g) => g.stop()));
-  }
-
-  get(id: string): GameActor | undefined {
-    return this.shelf.get(id);
-  }
-
-  live(): GameHandle[] {
-    return this.shelf.live();
-  }
-
-  /** Number of live games (the server-wide cap reads it on every game creation). */
-  liveCount(): number {
-    return this.shelf.liveCount();
-  }
-
-  /** Number of live games this external id is seated in, without building the list. */
-  liveCountFor(playerId: string): number {
-    return this.shelf.liveCountFor(playerId);
-  }
-
-  liveFor(playerId: string): GameHandle[] {
-    return this.shelf.liveFor(playerId);
-  }
-
-  ended(id: string): GameRecord | undefined {
-    return this.shelf.ended(id);
-  }
-
-  find(id: string): GameHandle | undefined {
-    return this.shelf.find(id);
   }
 
   /** Resolves when every live actor's mailbox is empty (tests, shutdown). */

@@ -126,3 +126,38 @@ export class GameShelf<G extends GameHandle> {
     }
   }
 }
+
+/** The GameDirectory answers of a set of games kept on a shelf (the in-thread registry, main's ShardedGames). */
+export abstract class ShelvedGames<G extends GameHandle> {
+  protected abstract readonly shelf: GameShelf<G>;
+
+  get(id: string): G | undefined {
+    return this.shelf.get(id);
+  }
+
+  live(): G[] {
+    return this.shelf.live();
+  }
+
+  /** Number of live games (the server-wide cap reads it on every game creation). */
+  liveCount(): number {
+    return this.shelf.liveCount();
+  }
+
+  /** Number of live games this external id is seated in, without building the list. */
+  liveCountFor(playerId: string): number {
+    return this.shelf.liveCountFor(playerId);
+  }
+
+  liveFor(playerId: string): G[] {
+    return this.shelf.liveFor(playerId);
+  }
+
+  ended(id: string): GameRecord | undefined {
+    return this.shelf.ended(id);
+  }
+
+  find(id: string): GameHandle | undefined {
+    return this.shelf.find(id);
+  }
+}

@@ -9,6 +9,7 @@ import type { GameRecord } from '../domain/records.js';
 import { GAME_OVER } from '../domain/rules.js';
 import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
+import { Subscribers } from '../game/subscribers.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
 import { treeJsonOfLine, type Reply, type TreeWire } from './protocol.js';
 
@@ -46,7 +47,7 @@ function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []):
 export class MirrorGame extends ViewedGame implements GameHandle {
   protected view: GameView;
   /** Read by tests that check a subscription was released. */
-  readonly subs = new Set<GameSubscriber>();
+  readonly subs: Subscribers;
 
   constructor(
     rec: GameRecord,
@@ -58,6 +59,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   ) {
     super();
     this.view = this.viewOf(rec, pendingOf(tree));
+    this.subs = new Subscribers(rec.id, log);
   }
 
   private viewOf(rec: GameRecord, tree: PendingTree | null): GameView {
@@ -85,8 +87,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
     const snapshot = this.view.snapshotFrame();
     if (isEnded(this.view.rec)) return { snapshot, ended: this.view.endedFrame(), unsubscribe: () => {} };
-    this.subs.add(sub);
-    return { snapshot, ended: null, unsubscribe: () => void this.subs.delete(sub) };
+    return { snapshot, ended: null, unsubscribe: this.subs.add(sub) };
   }
 
   // ---- versions: from the shard ------------------------------------------------------------------
@@ -107,7 +108,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     // The roll this game has moved past: its tree leaves the shared caches now rather than by age.
     if (tree !== this.view.tree) this.view.tree?.release();
     this.view = this.viewOf(rec, tree);
-    if (u.lines.length > 0) this.publish(u.lines.map(([v, line]) => new LineFrame(v, line)));
+    if (u.lines.length > 0) this.subs.publish(u.lines.map(([v, line]) => new LineFrame(v, line)));
     if (isEnded(rec)) this.closeSubscribers();
   }
 
@@ -117,32 +118,8 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     this.view = this.viewOf(rec, pendingOf(tree));
   }
 
-  private publish(frames: EventFrame[]): void {
-    for (const sub of [...this.subs]) {
-      try {
-        if (sub.deliverAll !== undefined && frames.length > 1) sub.deliverAll(frames);
-        else for (const f of frames) sub.deliver(f);
-      } catch (e) {
-        // A broken subscriber is cut off; it never takes the others down with it.
-        this.subs.delete(sub);
-        this.log.warn({ gameId: this.id, err: String(e) }, 'subscriber threw; dropped');
-        this.closeOne(sub);
-      }
-    }
-  }
-
   /** Ends every subscription (the game ended, the server stops, or its shard was lost). */
   closeSubscribers(): void {
-    const subs = [...this.subs];
-    this.subs.clear();
-    for (const s of subs) this.closeOne(s);
-  }
-
-  private closeOne(sub: GameSubscriber): void {
-    try {
-      sub.close?.();
-    } catch (e) {
-      this.log.warn({ gameId: this.id, err: String(e) }, 'subscriber close threw');
-    }
+    this.subs.closeAll();
   }
 }

@@ -10,7 +10,7 @@ import type { Logger } from '../domain/log.js';
 import type { GameRecord } from '../domain/records.js';
 import type { MoveVerdict, Seat } from '../domain/types.js';
 import { withDefaults, type GameConfig } from '../game/game-config.js';
-import { GameShelf } from '../game/shelf.js';
+import { GameShelf, ShelvedGames } from '../game/shelf.js';
 import type {
   GameDirectory, GameFactory, GameHandle, GameLifecycleListener, MirrorPairFactory, NewGameSpec,
 } from '../game/types.js';
@@ -66,8 +66,8 @@ interface Shard {
 /** Commands one restarting shard may hold for later; past it they are answered at once. */
 export const HELD_MAX = 10_000;
 
-export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirectory, MirrorLink {
-  private readonly shelf: GameShelf<MirrorGame>;
+export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactory, MirrorPairFactory, GameDirectory, MirrorLink {
+  protected readonly shelf: GameShelf<MirrorGame>;
   private readonly cfg;
   private readonly shards: Shard[];
   private readonly pending = new Map<number, Pending>();
@@ -77,6 +77,7 @@ export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirecto
   private stopping = false;
 
   constructor(private readonly d: ShardedGamesDeps) {
+    super();
     if (!Number.isInteger(d.shards) || d.shards < 1) throw new Error(`shards must be a positive integer, got ${d.shards}`);
     this.cfg = withDefaults(d.config);
     this.shelf = new GameShelf(d.store, this.cfg.archiveSize, d.listeners, d.log);
@@ -135,36 +136,6 @@ export class ShardedGames implements GameFactory, MirrorPairFactory, GameDirecto
     const recs = all.filter((r) => this.shardOf(r.id, r.mirrorOf) === shard);
     if (recs.length === 0) return;
     await this.request(shard, (rid) => ({ t: 'resume', rid, recs }), true);
-  }
-
-  // ---- directory ------------------------------------------------------------------------------
-
-  get(id: string): GameHandle | undefined {
-    return this.shelf.get(id);
-  }
-
-  live(): GameHandle[] {
-    return this.shelf.live();
-  }
-
-  liveCount(): number {
-    return this.shelf.liveCount();
-  }
-
-  liveCountFor(playerId: string): number {
-    return this.shelf.liveCountFor(playerId);
-  }
-
-  liveFor(playerId: string): GameHandle[] {
-    return this.shelf.liveFor(playerId);
-  }
-
-  ended(id: string): GameRecord | undefined {
-    return this.shelf.ended(id);
-  }
-
-  find(id: string): GameHandle | undefined {
-    return this.shelf.find(id);
   }
 
   /** Resolves once every shard has nothing waiting or running, and its replies are applied. */
