@@ -1,38 +1,16 @@
 // Keep-alive timing of an ndjson stream, to the millisecond: the stream writes into a recording
 // stand-in for the uWS response, and a ManualClock decides when everything happens.
 import t from 'tap';
-import type { HttpResponse } from 'uWebSockets.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { openNdjson } from '../../src/edge/ndjson.js';
 import { Responder } from '../../src/edge/responder.js';
 import { prng } from '../helpers/prng.js';
+import { recordingResponse } from '../helpers/uws-stub.js';
 
 const PERIOD = 25_000;
 
-/** A response that notes the clock time of every body write. */
-function recordingResponse(clock: ManualClock): { raw: HttpResponse; writes: { at: number; text: string }[] } {
-  const writes: { at: number; text: string }[] = [];
-  const raw = {
-    onAborted: () => raw,
-    onWritable: () => raw,
-    cork: (cb: () => void) => {
-      cb();
-      return raw;
-    },
-    writeStatus: () => raw,
-    writeHeader: () => raw,
-    write: (text: string) => {
-      writes.push({ at: clock.now(), text });
-      return true;
-    },
-    end: () => raw,
-    close: () => raw,
-  };
-  return { raw: raw as unknown as HttpResponse, writes };
-}
-
 function open(clock: ManualClock) {
-  const rec = recordingResponse(clock);
+  const rec = recordingResponse(() => clock.now());
   const stream = openNdjson(new Responder(rec.raw), { clock, keepAliveMs: PERIOD });
   return { stream, writes: rec.writes };
 }
