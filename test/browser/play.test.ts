@@ -3,7 +3,7 @@
 // a click on its target, and the page shows the result at the end.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { rig, shownTurns, turnKey, type MiniDoc } from './support.js';
+import { rig, shownTurns, turnKey, untilShown, type MiniDoc } from './support.js';
 
 const VALUE: Record<string, number> = { king: 100, queen: 9, rook: 5, bishop: 3, knight: 3, pawn: 1 };
 
@@ -125,6 +125,7 @@ t.test('a guest plays house/random to the end by clicking', async (t) => {
 
   const api = (await app.req('GET', `/games/${gameId}/history`)).json as { status: { Ended?: unknown }; history: { seat: string; dice: number[]; moves: string[] }[] };
   t.ok(api.status.Ended, 'the server says the game ended');
+  await untilShown(page, api.history.map(turnKey));
   t.same(await shownTurns(page), api.history.map(turnKey), 'the move list is the transcript');
   await page.waitForSelector('[data-verdict="pass"]');
   t.pass('the dice of the finished game verify');

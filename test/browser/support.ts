@@ -71,6 +71,28 @@ export async function shownTurns(page: Page): Promise<string[]> {
 
 export const turnKey = (t: { seat: string; dice: number[]; moves: string[] }): string => `${t.seat}|${t.dice.join(' ')}|${t.moves.join(' ')}`;
 
+interface MiniItem {
+  querySelector(selector: string): { textContent: string | null } | null;
+  getAttribute(name: string): string | null;
+}
+
+/**
+ * Waits until the page's move list shows exactly `want` (turnKey form). The list may first show a
+ * roll's dice as the Snapshot's DFEN sorts them; the page then corrects them from the transcript.
+ */
+export async function untilShown(page: Page, want: string[], timeoutMs = 10_000): Promise<void> {
+  await page.waitForFunction(
+    (expected) => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<MiniItem> } }).document;
+      const shown = Array.from(doc.querySelectorAll('ol.moves li'), (li) =>
+        `${li.querySelector('.seat')?.textContent === 'W' ? 'White' : 'Black'}|${li.getAttribute('data-dice')}|${li.getAttribute('data-moves')}`);
+      return JSON.stringify(shown) === JSON.stringify(expected);
+    },
+    want,
+    { timeout: timeoutMs },
+  ).catch(() => {}); // the assertion that follows reports what differs
+}
+
 /** The little of the DOM the tests' page functions touch (the test build has no DOM library). */
 export interface MiniDoc {
   querySelector(selector: string): { textContent: string | null } | null;

@@ -6,7 +6,7 @@ import { Bot, UNLIMITED } from '../helpers/bot.js';
 import { fullTree } from '../helpers/games.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { prng as rng } from '../helpers/prng.js';
-import { rig, shownTurns, turnKey, type MiniDoc } from './support.js';
+import { rig, shownTurns, turnKey, untilShown } from './support.js';
 
 interface History {
   seed: string;
@@ -36,7 +36,7 @@ t.test('a spectator sees every turn of a live bot game, then the result; the dic
     }
     const api = await history();
     // The page catches up by itself (no reload): the same turns, with their dice, in order.
-    await page.waitForFunction((n) => (globalThis as unknown as { document: MiniDoc }).document.querySelectorAll('ol.moves li').length >= n, api.length);
+    await untilShown(page, api.map(turnKey));
     t.same(await shownTurns(page), api.map(turnKey), `after turn ${turn + 1} the page shows the ${api.length} turns the API shows`);
   }
   await black.resign(gameId); // ignored if the dice already ended it
@@ -113,7 +113,7 @@ t.test('the game page reconnects when its stream is cut, and catches up from the
     await mover.move(gameId, randomPath(tree.legalMoves as Tree, random));
   }
   const api = ((await app.req('GET', `/games/${gameId}/history`)).json as History).history;
-  await page.waitForFunction((n) => (globalThis as unknown as { document: MiniDoc }).document.querySelectorAll('ol.moves li').length >= n, api.length);
+  await untilShown(page, api.map(turnKey));
   t.same(await shownTurns(page), api.map(turnKey), 'and then follows the game live');
   t.same(errors, [], 'no error in the page');
 });
