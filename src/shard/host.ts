@@ -16,7 +16,7 @@ import { isTurnPlayed, type PendingTree } from '../game/view.js';
 import type { RulesPort } from '../pool/types.js';
 import type { GameStore } from '../store/types.js';
 import { ForwardingStore } from './forwarding-store.js';
-import { headOf, type Command, type Reply, type TreeWire } from './protocol.js';
+import { headOf, treeJsonOfLine, type Command, type Reply, type TreeWire } from './protocol.js';
 import { threadCpuSeconds } from './cpu.js';
 
 export interface ShardHostDeps {
@@ -38,11 +38,10 @@ export interface ShardHostDeps {
 
 const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen, leaves: t.leaves, json: t.fullJson() } : null);
 
-/** A new tree whose JSON the version's DiceRolled line already carries goes without its bytes. */
+/** A new tree whose JSON the version's DiceRolled line already carries goes without it (main reads it there). */
 function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): TreeWire | null {
   if (t === null) return null;
-  const rolled = frames.find((f) => f.line.startsWith('{"DiceRolled"'));
-  if (rolled !== undefined && !rolled.line.endsWith('"legalMoves":null}}\n')) return { dfen: t.dfen, leaves: t.leaves, inLine: true };
+  if (frames.some((f) => treeJsonOfLine(f.line) !== undefined)) return { dfen: t.dfen, leaves: t.leaves, inLine: true };
   return treeWire(t);
 }
 

@@ -17,7 +17,7 @@ import type {
 import { isEnded } from '../game/view.js';
 import type { Store } from '../store/types.js';
 import { MirrorGame, type MirrorLink } from './mirror.js';
-import { shardIndex, shardKey, type Command, type Reply } from './protocol.js';
+import { shardIndex, shardKey, type Command, type Reply, type TreeWire } from './protocol.js';
 import type { ShardChannel, ShardTransport } from './transport.js';
 
 export interface ShardedGamesDeps {
@@ -99,6 +99,11 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     return this.shards[shardIndex(shardKey(id, mirrorOf), this.shards.length)];
   }
 
+  /** The shard of a game main knows as live (its record says whether it has a mirror-pair twin). */
+  private shardOfLive(id: string): Shard {
+    return this.shardOf(id, this.shelf.get(id)?.record().mirrorOf ?? null);
+  }
+
   // ---- factory --------------------------------------------------------------------------------
 
   async create(spec: NewGameSpec): Promise<GameHandle> {
@@ -161,7 +166,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
   // ---- the mirrors' commands --------------------------------------------------------------------
 
   move(id: string, seat: Seat, moves: string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'> {
-    const shard = this.shardOf(id, this.shelf.get(id)?.record().mirrorOf ?? null);
+    const shard = this.shardOfLive(id);
     return new Promise((resolve) => {
       const rid = this.nextRid++;
       this.pending.set(rid, { kind: 'verdict', shard: shard.index, resolve });
@@ -170,11 +175,11 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
   }
 
   seed(id: string, seat: Seat, seed: string): void {
-    this.enqueue(this.shardOf(id, this.shelf.get(id)?.record().mirrorOf ?? null), { t: 'seed', id, seat, seed });
+    this.enqueue(this.shardOfLive(id), { t: 'seed', id, seat, seed });
   }
 
   resign(id: string, seat: Seat): void {
-    this.enqueue(this.shardOf(id, this.shelf.get(id)?.record().mirrorOf ?? null), { t: 'resign', id, seat });
+    this.enqueue(this.shardOfLive(id), { t: 'resign', id, seat });
   }
 
   // ---- the channel ----------------------------------------------------------------------------
@@ -262,7 +267,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     }
   }
 
-  private announced(rec: GameRecord, tree: import('./protocol.js').TreeWire | null, hook: 'gameStarted' | 'gameResumed'): void {
+  private announced(rec: GameRecord, tree: TreeWire | null, hook: 'gameStarted' | 'gameResumed'): void {
     let g = this.shelf.get(rec.id);
     if (g) {
       g.reset(rec, tree);
@@ -315,7 +320,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     shard.channel.close().catch(() => {});
     // Events between what main saw and what the store holds are gone with the thread: the streams of
     // its games end, and a reconnecting subscriber starts from a fresh Snapshot.
-    for (const g of this.shelf.live()) if (this.shardOf(g.id, g.record().mirrorOf) === shard) g.closeSubscribers();
+    for (const g of this.shelf.live()) if (this.shardOfLive(g.id) === shard) g.closeSubscribers();
     if (this.stopping) return;
     const now = this.d.clock.now();
     shard.deaths = now - shard.lastDeath < RESTART_WINDOW_MS ? shard.deaths + 1 : 1;
@@ -353,7 +358,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     for (const c of held) this.enqueue(shard, c);
     // A game main still shows live whose end the store holds (the update was lost with the thread).
     for (const g of this.shelf.live()) {
-      if (this.shardOf(g.id, g.record().mirrorOf) !== shard) continue;
+      if (this.shardOfLive(g.id) !== shard) continue;
       const stored = this.d.store.getGame(g.id);
       if (stored && isEnded(stored)) {
         g.reset(stored, null);

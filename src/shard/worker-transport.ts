@@ -2,6 +2,7 @@
 // batch crosses as one postMessage each way: small batches as objects, larger ones packed by
 // msgpackr into one transferred buffer (codec.ts; docs/DECISIONS.md has the channels measured).
 import { Worker } from 'node:worker_threads';
+import type { GameConfig } from '../game/game-config.js';
 import type { Command, Reply } from './protocol.js';
 import { batchOf, wireOf } from './codec.js';
 import type { ShardChannel, ShardEvents, ShardTransport } from './transport.js';
@@ -11,7 +12,7 @@ export interface ShardWorkerData {
   index: number;
   /** Where the games are stored: a ForwardingStore (memory server) or the LMDB directory. */
   store: { memory: true } | { memory: false; dataDir: string };
-  config: import('../game/game-config.js').GameConfig;
+  config: GameConfig;
   /** External ids of the house bots and how each plays. */
   house: [string, 'random' | 'greedy'][];
   logLevel: string;
