@@ -63,13 +63,20 @@ export interface RouteSpec {
   responses: Readonly<Record<number, ResponseSpec>>;
 }
 
-export const json = (schema: z.ZodType, description: string): ResponseSpec => ({
+/** The schema stays typed in the catalogue, so the typed client reads each route's answer type from it. */
+export const json = <S extends z.ZodType>(
+  schema: S,
+  description: string,
+): ResponseSpec & { schema: S; contentType: typeof CONTENT_TYPES.json } => ({
   description,
   schema,
   contentType: CONTENT_TYPES.json,
 });
 
-export const ndjson = (lineSchema: z.ZodType, description: string): ResponseSpec => ({
+export const ndjson = <S extends z.ZodType>(
+  lineSchema: S,
+  description: string,
+): ResponseSpec & { schema: S; contentType: typeof CONTENT_TYPES.ndjson } => ({
   description,
   schema: lineSchema,
   contentType: CONTENT_TYPES.ndjson,
@@ -107,11 +114,19 @@ export interface RouteInput extends Omit<RouteSpec, 'responses'> {
 }
 
 /**
+ * A catalogue entry with the literal types of its input kept: the edge types each handler from them,
+ * and the typed client (src/client/) types each call's request and answers. `responses` holds the
+ * `ok` entries with their schemas as given (the problems added here are all `Problem`).
+ */
+export type CatalogueEntry<I extends RouteInput> = RouteSpec &
+  Pick<I, 'operationId' | 'method' | 'path' | 'auth' | 'request'> & { responses: I['ok'] };
+
+/**
  * Builds a catalogue entry: the route's own responses plus the problems implied by its shape
  * (a body brings 400/413, authentication brings 401, every route may 500). When a route has
  * its own reason for an implied status, both reasons are kept.
  */
-export function route<const I extends RouteInput>(input: I): RouteSpec & Pick<I, 'operationId' | 'path' | 'auth' | 'request'> {
+export function route<const I extends RouteInput>(input: I): CatalogueEntry<I> {
   const { ok, errors = {}, ...spec } = input;
   const reasons = new Map<number, string[]>();
   const add = (table: Readonly<Record<number, string>>) => {
@@ -133,7 +148,7 @@ export function route<const I extends RouteInput>(input: I): RouteSpec & Pick<I,
     responses[status] = problem(texts.join(' Or: '));
   }
   const sorted = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
-  return { ...spec, responses: sorted } as RouteSpec & Pick<I, 'operationId' | 'path' | 'auth' | 'request'>;
+  return { ...spec, responses: sorted } as CatalogueEntry<I>;
 }
 
 /** `/bot/game/{id}/move` to uWS `/bot/game/:id/move`. */

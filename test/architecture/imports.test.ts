@@ -23,6 +23,10 @@ const ALLOWED: Record<string, string[]> = {
   services: ['domain', 'store', 'game/types', 'wire'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
+  // The typed client stands alone (no uWS, no LMDB): the wire schemas and domain types only.
+  client: ['wire', 'domain'],
+  // `dicechess bridge` is a bot built on the client.
+  bridge: ['client', 'wire', 'domain'],
 };
 /** Modules that may import node: builtins or packages; the engine may not. */
 const PURE = new Set(['engine']);
