@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `dicechess` command: `serve` starts the server; the engine subcommands (moves, perft, roll,
-// commit) answer rules questions from the shell.
+// The `dicechess` command: `serve` starts the server; `bridge` plays through any engine program; the
+// engine subcommands (moves, perft, roll, commit) answer rules questions from the shell.
 import { engineCommand, ENGINE_HELP } from './cli/engine.js';
 import { parseServeFlags, serveConfig, SERVE_USAGE } from './cli/serve-flags.js';
 import { nativeBindingProblem } from './edge/binding.js';
@@ -8,6 +8,7 @@ import { nativeBindingProblem } from './edge/binding.js';
 const USAGE = `usage:
   dicechess --help
   dicechess serve [--host H] [--port P] [--data DIR] [--memory] [--config FILE]
+  dicechess bridge --url URL [--token T | --register TEAM/NAME] [options] -- COMMAND [ARGS...]
   dicechess moves "<dfen with dice>"
   dicechess perft "<fen>" <die 1..6> <depth>
   dicechess roll <server-seed-hex> <white-seed> <black-seed> <ply>
@@ -18,10 +19,16 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     // Asked for help: the answer goes to stdout and is not an error. With no command at all it is.
-    const text = cmd === undefined ? USAGE : `${USAGE}\n\ncommands:\n  serve   starts the bot service\n${ENGINE_HELP}`;
+    const text = cmd === undefined ? USAGE : `${USAGE}\n\ncommands:\n  serve   starts the bot service\n  bridge  plays games on a server through an engine program (docs/BRIDGE.md)\n${ENGINE_HELP}`;
     if (cmd === undefined) console.error(text);
     else console.log(text);
     return cmd === undefined ? 2 : 0;
+  }
+  if (cmd === 'bridge') {
+    const { bridgeCommand } = await import('./bridge/cli.js');
+    const code = await bridgeCommand(rest);
+    // Keep-alive connections of fetch would otherwise hold the process for their idle timeout.
+    process.exit(code);
   }
   if (cmd === 'serve') {
     const flags = parseServeFlags(rest);

@@ -4,6 +4,7 @@
 // Client class must implement every key, so tsc refuses a client that misses a route.
 import type { z } from 'zod';
 import type { CatalogueRoute } from '../wire/routes.js';
+import type { OK_RESPONSES } from '../wire/route-spec.js';
 import type { Problem as ProblemSchema } from '../wire/schemas.js';
 
 /** An RFC 9457 problem body, as every error answer of the server carries. */
@@ -46,7 +47,9 @@ export type Args<Id extends OperationId> = [
   ...QueryArgs<RouteOf<Id>>,
 ];
 
-type Ok<Id extends OperationId> = RouteOf<Id>['responses'];
+/** The success statuses of a route with their response specs, as the catalogue wrote them. */
+type Ok<Id extends OperationId> = NonNullable<RouteOf<Id>[typeof OK_RESPONSES]>;
+type OkStatus<Id extends OperationId> = keyof Ok<Id> & number;
 
 type ValueOf<Spec> = Spec extends { schema: infer S extends z.ZodType }
   ? z.output<S>
@@ -56,8 +59,8 @@ type ValueOf<Spec> = Spec extends { schema: infer S extends z.ZodType }
 
 /** A success (or a non-problem answer such as a refused move's verdict), by status. */
 export type Success<Id extends OperationId> = {
-  [K in keyof Ok<Id> & number]: { ok: true; status: K; value: ValueOf<Ok<Id>[K]>; headers: Headers };
-}[keyof Ok<Id> & number];
+  [K in OkStatus<Id>]: { ok: true; status: K; value: ValueOf<Ok<Id>[K]>; headers: Headers };
+}[OkStatus<Id>];
 
 /**
  * A problem answer. `status` 0 with code `network_error` when no answer came at all (refused
@@ -74,11 +77,15 @@ export type Result<Id extends OperationId> = Success<Id> | Failure;
 
 /** Routes whose success is an ndjson stream. */
 export type StreamId = {
-  [Id in OperationId]: Ok<Id>[keyof Ok<Id> & 200] extends { contentType: 'application/x-ndjson' } ? Id : never;
+  [Id in OperationId]: 200 extends OkStatus<Id>
+    ? Ok<Id>[200 & OkStatus<Id>] extends { contentType: 'application/x-ndjson' }
+      ? Id
+      : never
+    : never;
 }[OperationId];
 
 /** One line of a stream route. */
-export type StreamLine<Id extends StreamId> = Ok<Id>[keyof Ok<Id> & 200] extends { schema: infer S extends z.ZodType }
+export type StreamLine<Id extends StreamId> = Ok<Id>[200 & OkStatus<Id>] extends { schema: infer S extends z.ZodType }
   ? z.output<S>
   : never;
 

@@ -113,13 +113,16 @@ export interface RouteInput extends Omit<RouteSpec, 'responses'> {
   errors?: Readonly<Record<number, string>>;
 }
 
+/** Type-only key (never present at run time) under which a catalogue entry keeps its `ok` table's literal type. */
+export declare const OK_RESPONSES: unique symbol;
+
 /**
  * A catalogue entry with the literal types of its input kept: the edge types each handler from them,
- * and the typed client (src/client/) types each call's request and answers. `responses` holds the
- * `ok` entries with their schemas as given (the problems added here are all `Problem`).
+ * and the typed client (src/client/) types each call's arguments and answers. The `ok` table, whose
+ * entries `responses` holds at run time with the same schemas, is typed under OK_RESPONSES.
  */
 export type CatalogueEntry<I extends RouteInput> = RouteSpec &
-  Pick<I, 'operationId' | 'method' | 'path' | 'auth' | 'request'> & { responses: I['ok'] };
+  Pick<I, 'operationId' | 'method' | 'path' | 'auth' | 'request'> & { readonly [OK_RESPONSES]?: I['ok'] };
 
 /**
  * Builds a catalogue entry: the route's own responses plus the problems implied by its shape

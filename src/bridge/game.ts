@@ -1,0 +1,235 @@
+// One game, from its start to GameEnded: the bridge sends a client seed, holds the game stream
+// (reopened after any drop; the Snapshot it starts with says where things stand), asks the engine for
+// each of its turns with the whole legal-move tree, checks the answer against the tree, and sends it.
+// A forced pass is the server's to play. When the engine fails, it is restarted and asked again while
+// the clock allows; when the clock is about to fall with no legal answer, the bridge resigns.
+import { randomBytes } from 'node:crypto';
+import { isTransient, type Client, type GameEvent } from '../client/index.js';
+import type { Clocks, LegalMoveTree, Seat } from '../domain/types.js';
+import { EngineFailure, type TurnMessage } from './engine.js';
+import type { Engines } from './engines.js';
+import type { Reporter } from './report.js';
+
+/** A turn in an Unlimited game must come within this long (the server's rule for games without a clock). */
+const UNLIMITED_TURN_MS = 120_000;
+const DIE_LETTERS = 'PNBRQK';
+
+export interface GameSettings {
+  turnTimeoutMs: number;
+  resignMarginMs: number;
+  /** Public face of this bridge's identity: team and name joined by a space. */
+  face: string;
+}
+
+export interface GameOutcome {
+  seat: Seat | null;
+  result: 'win' | 'loss' | 'draw';
+  termination: string;
+}
+
+interface PendingTurn {
+  version: number;
+  dfen: string;
+  dice: number[];
+  tree: LegalMoveTree | null;
+  clocks: Clocks | null;
+  /** Local time the clocks were read. */
+  at: number;
+}
+
+/** True when moves is a root-to-leaf path of the tree. */
+export function isLegalTurn(tree: LegalMoveTree, moves: string[]): boolean {
+  let node: LegalMoveTree | undefined = tree;
+  for (const m of moves) {
+    node = Object.hasOwn(node, m) ? node[m] : undefined;
+    if (!node) return false;
+  }
+  return moves.length > 0 && Object.keys(node).length === 0;
+}
+
+/** The dice of a DFEN's 7th field (`NBK` = 2, 3, 6). */
+export function diceOf(dfen: string): number[] {
+  const field = dfen.split(' ')[6] ?? '';
+  return [...field].map((c) => DIE_LETTERS.indexOf(c.toUpperCase()) + 1).filter((d) => d > 0);
+}
+
+export class GameRunner {
+  private seat: Seat | null = null;
+  private ply = 0;
+  private ended: GameOutcome | undefined;
+  /** Versions of rolls already being played or answered, and the answer given. */
+  private readonly handled = new Map<number, string[] | null>();
+  private submitting: number | undefined;
+  private stream: { close(): void } | undefined;
+
+  constructor(
+    private readonly gameId: string,
+    private readonly client: Client,
+    private readonly engines: Engines,
+    private readonly report: Reporter,
+    private readonly settings: GameSettings,
+  ) {}
+
+  /** Plays the game to its end; resolves with the outcome (or null if the game vanished). */
+  async run(): Promise<GameOutcome | null> {
+    const seeded = await this.client.submitSeed(this.gameId, { seed: randomBytes(24).toString('base64url') });
+    if (!seeded.ok && !isTransient(seeded)) {
+      this.report.emit({ event: 'error', message: `game ${this.gameId}: seed refused: ${seeded.problem.detail}` });
+    }
+    const stream = this.client.streamGameEvents(this.gameId, {
+      onRetry: (f, waitMs) =>
+        this.report.emit({ event: 'reconnecting', stream: `game ${this.gameId}`, status: f.status, detail: f.problem.detail, waitMs }),
+    });
+    this.stream = stream;
+    try {
+      for await (const event of stream) {
+        this.on(event);
+        if (this.ended) break;
+      }
+    } catch (e) {
+      this.report.emit({ event: 'error', message: `game ${this.gameId}: ${(e as Error).message}` });
+    } finally {
+      stream.close();
+    }
+    return this.ended ?? null;
+  }
+
+  stop(): void {
+    this.stream?.close();
+  }
+
+  private on(event: GameEvent): void {
+    if ('Snapshot' in event) {
+      const { state, history } = event.Snapshot;
+      this.ply = history.length;
+      if (this.seat === null) {
+        if (state.players.white.name === this.settings.face) this.seat = 'White';
+        else if (state.players.black.name === this.settings.face) this.seat = 'Black';
+      }
+      if ('Ended' in state.status) {
+        this.finish(state.status.Ended.over);
+        return;
+      }
+      if (state.dicePending && state.activeSeat === this.seat) void this.fromSnapshot(state.clocks);
+    } else if ('DiceRolled' in event) {
+      const r = event.DiceRolled;
+      if (r.seat !== this.seat) return;
+      void this.play({ version: r.v, dfen: r.dfen, dice: r.dice, tree: r.legalMoves, clocks: r.clocks, at: Date.now() });
+    } else if ('TurnPlayed' in event) {
+      this.ply++;
+    } else if ('Rejected' in event) {
+      const r = event.Rejected;
+      if (r.seat === this.seat) this.report.emit({ event: 'error', message: `game ${this.gameId}: rejected: ${r.reason}` });
+    } else if ('GameEnded' in event) {
+      this.finish(event.GameEnded.over);
+    }
+  }
+
+  private finish(over: { result: { Win: { side: Seat } } | { Draw: Record<string, never> }; termination: string }): void {
+    const result = 'Draw' in over.result ? 'draw' : over.result.Win.side === this.seat ? 'win' : 'loss';
+    this.ended = { seat: this.seat, result, termination: over.termination };
+  }
+
+  /** After a (re)connect with our roll pending: the roll's own version and tree come from /moves. */
+  private async fromSnapshot(clocks: Clocks | null): Promise<void> {
+    const at = Date.now();
+    const r = await this.client.getLegalMoves(this.gameId);
+    if (!r.ok || !r.value.dicePending) return;
+    const { version, dfen, legalMoves } = r.value;
+    const answered = this.handled.get(version);
+    if (answered && this.submitting !== version) {
+      void this.submit(version, answered, Number.POSITIVE_INFINITY); // sent before the drop; send again
+      return;
+    }
+    await this.play({ version, dfen, dice: diceOf(dfen), tree: legalMoves, clocks, at });
+  }
+
+  private deadline(turn: PendingTurn): number {
+    const bank = turn.clocks && this.seat ? turn.clocks[this.seat === 'White' ? 'white' : 'black'] : UNLIMITED_TURN_MS;
+    return turn.at + bank;
+  }
+
+  private async play(turn: PendingTurn): Promise<void> {
+    if (this.handled.has(turn.version) || this.ended) return;
+    this.handled.set(turn.version, null);
+    let tree = turn.tree;
+    if (tree === null) {
+      const r = await this.client.getLegalMoves(this.gameId);
+      if (!r.ok || r.value.version !== turn.version) return; // the stream will say what happened
+      tree = r.value.legalMoves;
+    }
+    if (Object.keys(tree).length === 0) {
+      this.report.emit({ event: 'forcedPass', gameId: this.gameId, version: turn.version });
+      return; // the server plays a forced pass itself
+    }
+    const deadline = this.deadline(turn);
+    const message: TurnMessage = {
+      type: 'turn',
+      gameId: this.gameId,
+      seat: this.seat!,
+      dfen: turn.dfen,
+      dice: turn.dice,
+      legalMoves: tree,
+      clocks: turn.clocks,
+      ply: this.ply,
+      version: turn.version,
+    };
+    for (;;) {
+      if (this.ended) return;
+      const budget = deadline - Date.now() - this.settings.resignMarginMs;
+      if (budget <= 0) {
+        this.report.emit({ event: 'resigned', gameId: this.gameId, why: 'the clock is about to fall and the engine gave no legal turn' });
+        await this.client.resign(this.gameId);
+        return;
+      }
+      let engine;
+      try {
+        engine = await this.engines.forGame(this.gameId);
+      } catch (e) {
+        this.report.emit({ event: 'engineFailed', gameId: this.gameId, kind: 'hello', message: (e as Error).message });
+        continue;
+      }
+      try {
+        const moves = await engine.ask(message, Math.min(this.settings.turnTimeoutMs, budget));
+        if (!isLegalTurn(tree, moves)) throw new EngineFailure('illegal', `illegal turn ${JSON.stringify(moves)} for ${turn.dfen}`);
+        this.engines.succeeded();
+        this.handled.set(turn.version, moves);
+        await this.submit(turn.version, moves, deadline);
+        return;
+      } catch (e) {
+        if (!(e instanceof EngineFailure)) throw e;
+        this.report.emit({ event: 'engineFailed', gameId: this.gameId, kind: e.kind, message: e.message });
+        this.engines.failed(engine);
+      }
+    }
+  }
+
+  /**
+   * Sends a turn, and again after a failure that waiting can mend (no answer, 429, 5xx) until the
+   * game moves on. The roll's version rides along, so a server that already applied the first copy
+   * recognises the second; without that, the second is merely refused with `not your turn`.
+   */
+  private async submit(version: number, moves: string[], deadline: number): Promise<void> {
+    this.submitting = version;
+    let wait = 100;
+    try {
+      for (;;) {
+        const r = await this.client.submitMove(this.gameId, { moves, version });
+        if (r.ok) {
+          if (r.status === 409 && r.value.reason !== 'not your turn') {
+            this.report.emit({ event: 'error', message: `game ${this.gameId}: move refused: ${r.value.reason}` });
+          }
+          return;
+        }
+        if (!isTransient(r) || this.ended || Date.now() > deadline) {
+          this.report.emit({ event: 'error', message: `game ${this.gameId}: move not sent: ${r.status} ${r.problem.detail}` });
+          return;
+        }
+        await new Promise((res) => setTimeout(res, Math.max(wait, (r.retryAfter ?? 0) * 1000)));
+        wait = Math.min(wait * 2, 2_000);
+      }
+    } finally {
+      if (this.submitting === version) this.submitting = undefined;
+    }
+  }
+}
