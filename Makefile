@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test browser-deps screenshots run bench clean
+.PHONY: install build web typecheck test browser-deps screenshots run bench clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -43,6 +43,14 @@ screenshots: build browser-deps
 
 run: build
 	node dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))
+
+# An example engine plays the house bots through `dicechess bridge` (with `make run` going elsewhere).
+ENGINE ?= examples/random_engine.py
+OPPONENT ?= house/greedy
+GAMES ?= 3
+bridge-example: build
+	node dist/src/cli.js bridge --url http://$(or $(HOST),127.0.0.1):$(or $(PORT),8080) \
+	  --token-file dicechess-example-token.json --challenge $(OPPONENT) --games $(GAMES) -- python3 $(ENGINE)
 
 bench: build
 	node dist/bench/run.js

@@ -1,8 +1,11 @@
 // The bridge plays whole games with each example engine (examples/*.py) over the real server: against
 // the house bots, and against each other (one bridge accepting, the other challenging it).
 import t from 'tap';
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { bootApp } from '../helpers/app.js';
-import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, startBridge } from './support.js';
+import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, ROOT, startBridge } from './support.js';
 
 /** A long seed grace on a clock that never moves: the opening roll waits for the bridge's seed. */
 const boot = (t: Parameters<typeof bootApp>[0]) => bootApp(t, { overrides: { 'games.seedGraceMs': 600_000 } });
@@ -51,6 +54,8 @@ t.test('two bridges play each other: one challenges, the other accepts', async (
   const flip = { win: 'loss', loss: 'win', draw: 'draw' } as const;
   t.equal(a[0]?.result, flip[c[0]!.result], 'the results mirror each other');
   t.ok(accepter.events.some((e) => e.event === 'challengeAccepted'), 'the challenge passed the default filters');
+  t.equal(statSync(accepter.tokenFile).mode & 0o777, 0o600, 'the token file is readable by its owner only');
+  t.match(JSON.parse(readFileSync(accepter.tokenFile, 'utf8')), { team: 'kit', name: 'greedy', token: /^dcb_/ }, 'and holds the registered token');
   t.same([...failures(accepter.events), ...failures(challenger.events)], [], 'no engine failed');
 });
 
@@ -68,4 +73,20 @@ t.test('the filters decline a challenge outside them, and the challenger hears o
   t.match(declined, { why: /PerMove is not accepted/ }, 'declined with the reason');
   const list = (await app.req('GET', '/bot/challenges', { token: anon.token })).json as { out: unknown[] };
   t.same(list.out, [], 'the challenge is gone');
+});
+
+t.test('the TypeScript example bot (examples/client-bot.ts) plays a whole game on the typed client', async (t) => {
+  const app = await bootApp(t);
+  const child = spawn(process.execPath, [join(ROOT, 'dist/examples/client-bot.js'), app.base], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (out += s));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  t.teardown(() => {
+    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const code = await new Promise<number | null>((r) => child.once('close', r));
+  t.equal(code, 0, `exits 0 (output: ${out})`);
+  t.match(out, /"termination":"(KingCaptured|Draw)"/, 'after printing how the game ended');
 });

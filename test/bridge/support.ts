@@ -17,6 +17,7 @@ export const FAULTY_ENGINE = ['python3', join(ROOT, 'test/bridge/faulty_engine.p
 
 export interface RunningBridge {
   bridge: Bridge;
+  tokenFile: string;
   events: BridgeEvent[];
   /** Everything the reporter printed (progress mode), errors included. */
   lines: string[];
@@ -57,6 +58,7 @@ export async function startBridge(t: Teardown, url: string, args: string[], engi
   await bridge.start();
   return {
     bridge,
+    tokenFile: parsed.config.tokenFile,
     events,
     lines,
     waitFor(pred, what, ms = 45_000) {
