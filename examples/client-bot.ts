@@ -9,8 +9,9 @@ let id: string | undefined;
 while (!id) id = unwrap(await c.listMyGames()).games[0]?.gameId; // the house accepts in a moment
 for await (const e of c.streamGameEvents(id)) {
   if ('GameEnded' in e) console.log(JSON.stringify(e.GameEnded.over));
-  if (!('DiceRolled' in e) || e.DiceRolled.seat !== 'White') continue;
-  let t = e.DiceRolled.legalMoves ?? unwrap(await c.getLegalMoves(id)).legalMoves, moves: string[] = [];
-  for (let k = Object.keys(t); k.length; k = Object.keys(t)) (moves.push(k[0]!), (t = t[k[0]!]!));
-  if (moves.length) await c.submitMove(id, { moves, version: e.DiceRolled.v }); // {} is a forced pass
+  const state = 'Snapshot' in e ? e.Snapshot.state : undefined; // the roll may precede the stream
+  if (!('DiceRolled' in e ? e.DiceRolled.seat === 'White' : state?.dicePending && state.activeSeat === 'White')) continue;
+  const roll = unwrap(await c.getLegalMoves(id)), moves: string[] = [];
+  for (let t = roll.legalMoves, k = Object.keys(t); k.length; t = t[k[0]!]!, k = Object.keys(t)) moves.push(k[0]!);
+  if (moves.length) await c.submitMove(id, { moves, version: roll.version }); // {} is a forced pass
 }

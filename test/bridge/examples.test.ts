@@ -4,6 +4,7 @@ import t from 'tap';
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { systemClock } from '../../src/domain/clock.js';
 import { bootApp } from '../helpers/app.js';
 import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, ROOT, startBridge } from './support.js';
 
@@ -76,7 +77,8 @@ t.test('the filters decline a challenge outside them, and the challenger hears o
 });
 
 t.test('the TypeScript example bot (examples/client-bot.ts) plays a whole game on the typed client', async (t) => {
-  const app = await bootApp(t);
+  // The real clock: this bot sends no seed, so the opening roll comes when the (zero) seed grace runs out.
+  const app = await bootApp(t, { clock: systemClock });
   const child = spawn(process.execPath, [join(ROOT, 'dist/examples/client-bot.js'), app.base], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
