@@ -17,13 +17,14 @@ t.test('dicechess --help, -h and help: the usage of every command on stdout, exi
     const r = dicechess(flag);
     t.equal(r.code, 0, `${flag}: exit 0`);
     t.equal(r.err, '', `${flag}: nothing on stderr`);
-    for (const cmd of ['serve', 'moves', 'perft', 'roll', 'commit']) t.match(r.out, `dicechess ${cmd}`, `${flag}: names ${cmd}`);
+    for (const cmd of ['serve', 'bridge', 'moves', 'perft', 'roll', 'commit']) t.match(r.out, `dicechess ${cmd}`, `${flag}: names ${cmd}`);
   }
 });
 
 t.test('every subcommand answers --help (and -h) on stdout with exit 0', async (t) => {
   const expect: Record<string, RegExp> = {
     serve: /usage: dicechess serve[\s\S]*--port[\s\S]*DICECHESS_PORT/,
+    bridge: /usage: dicechess bridge[\s\S]*--register[\s\S]*-- COMMAND/,
     moves: /usage: moves "<dfen with dice>"/,
     perft: /usage: perft "<fen>" <die 1\.\.6> <depth>/,
     roll: /usage: roll <server-seed-hex> <white-seed> <black-seed> <ply>/,
@@ -43,7 +44,7 @@ t.test('every subcommand answers --help (and -h) on stdout with exit 0', async (
 });
 
 t.test('mistakes: usage on stderr, exit 2', async (t) => {
-  for (const args of [[], ['bogus'], ['serve', '--bogus'], ['serve', '--port'], ['moves']]) {
+  for (const args of [[], ['bogus'], ['serve', '--bogus'], ['serve', '--port'], ['moves'], ['bridge', '--bogus'], ['bridge', '--games', '2']]) {
     const r = dicechess(...args);
     t.equal(r.code, 2, `dicechess ${args.join(' ')}: exit 2`);
     t.equal(r.out, '', 'nothing on stdout');
