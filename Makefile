@@ -15,6 +15,7 @@ install: $(NODE_MODULES_STAMP)
 
 build: install
 	npx tsc -p tsconfig.json
+	npx tsc -p tsconfig.client.json    # declarations of the typed client, for the 'dicechess/client' export
 	$(MAKE) --no-print-directory web
 
 # The web page: type-checked with the DOM library, then bundled and pre-compressed into dist/web.
