@@ -190,7 +190,8 @@ export class Bridge {
     } else if ('GameStart' in event) {
       this.startGame(event.GameStart.gameId);
     } else if ('ChallengeDeclined' in event) {
-      void this.topUp();
+      // Declined or expired: wait before asking again, so a bot that declines at once is not flooded.
+      this.later(() => void this.topUp(), RETRY_MS);
     } else if ('LadderRemoved' in event) {
       this.report.emit({ event: 'error', message: `taken off the ladder: ${event.LadderRemoved.reason}` });
       if (this.config.ladder.join && !this.stopping) await this.client.joinLadder();
@@ -212,11 +213,11 @@ export class Bridge {
       turnTimeoutMs: this.config.engine.turnTimeoutSeconds * 1000,
       resignMarginMs: this.config.engine.resignMarginSeconds * 1000,
       face: this.face,
+      onStart: (seat, opponent) => this.report.emit({ event: 'gameStarted', gameId, seat, opponent }),
     });
     this.running.set(gameId, runner);
     this.started++;
     this.report.tally.running = this.running.size;
-    this.report.emit({ event: 'gameStarted', gameId, seat: null, opponent: null });
     this.engines.tell(gameId, { type: 'gameStarted', gameId });
     void runner.run().then(
       (outcome) => this.gameOver(gameId, outcome),

@@ -57,6 +57,8 @@ export class EngineProcess {
   private helloWaiter: { resolve: (h: EngineHello) => void; reject: (e: EngineFailure) => void } | undefined;
   private exitedWith: string | undefined;
   hello: EngineHello | undefined;
+  /** Resolves once the process has exited. */
+  readonly exited: Promise<void>;
 
   private constructor(
     spec: EngineSpec,
@@ -73,7 +75,13 @@ export class EngineProcess {
       this.stderrTail = (this.stderrTail + s).slice(-STDERR_KEPT);
     });
     this.child.on('error', (e) => this.gone(`could not start: ${e.message}`));
-    this.child.on('exit', (code, signal) => this.gone(signal ? `killed by ${signal}` : `exited with code ${code}`));
+    this.exited = new Promise((resolve) => {
+      this.child.on('exit', (code, signal) => {
+        this.gone(signal ? `killed by ${signal}` : `exited with code ${code}`);
+        resolve();
+      });
+      this.child.on('error', () => resolve());
+    });
   }
 
   /** Starts the program and waits for its hello. */

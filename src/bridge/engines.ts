@@ -10,6 +10,8 @@ export class Engines {
   private shared: EngineProcess | undefined;
   private spare: EngineProcess | undefined;
   private readonly perGame = new Map<string, EngineProcess>();
+  /** Processes told their game is over and given a grace to exit. */
+  private readonly retiring = new Set<EngineProcess>();
   private concurrent = false;
   private wait: number;
   private nextStartAt = 0;
@@ -78,11 +80,15 @@ export class Engines {
     if (!engine) return;
     engine.tell(ended);
     engine.retire();
+    this.retiring.add(engine);
+    engine.exited.then(() => this.retiring.delete(engine));
   }
 
+  /** Every game is over: every process still running is killed (by its own pid). */
   closeAll(): void {
-    for (const e of [this.shared, this.spare, ...this.perGame.values()]) e?.retire(500);
+    for (const e of [this.shared, this.spare, ...this.perGame.values(), ...this.retiring]) e?.kill();
     this.perGame.clear();
+    this.retiring.clear();
     this.shared = this.spare = undefined;
   }
 

@@ -19,6 +19,8 @@ export interface GameSettings {
   resignMarginMs: number;
   /** Public face of this bridge's identity: team and name joined by a space. */
   face: string;
+  /** Called once, at the first Snapshot: the seat played and the opponent's public name. */
+  onStart?: (seat: Seat | null, opponent: string | null) => void;
 }
 
 export interface GameOutcome {
@@ -105,6 +107,9 @@ export class GameRunner {
       if (this.seat === null) {
         if (state.players.white.name === this.settings.face) this.seat = 'White';
         else if (state.players.black.name === this.settings.face) this.seat = 'Black';
+        const other = this.seat === 'White' ? state.players.black : state.players.white;
+        this.settings.onStart?.(this.seat, other.name ?? other.kind);
+        this.settings.onStart = undefined;
       }
       if ('Ended' in state.status) {
         this.finish(state.status.Ended.over);
