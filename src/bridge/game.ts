@@ -194,8 +194,10 @@ export class GameRunner {
         this.report.emit({ event: 'engineFailed', gameId: this.gameId, kind: 'hello', message: (e as Error).message });
         continue;
       }
+      const left = deadline - Date.now() - this.settings.resignMarginMs; // starting the engine took time
+      if (left <= 0) continue;
       try {
-        const moves = await engine.ask(message, Math.min(this.settings.turnTimeoutMs, budget));
+        const moves = await engine.ask(message, Math.min(this.settings.turnTimeoutMs, left));
         if (!isLegalTurn(tree, moves)) throw new EngineFailure('illegal', `illegal turn ${JSON.stringify(moves)} for ${turn.dfen}`);
         this.engines.succeeded();
         this.handled.set(turn.version, moves);
