@@ -34,6 +34,10 @@ t.test('parseMetrics reads the process figures, with or without per-thread CPU',
   t.same(plain.shardMainSeconds, {});
   const parts = parseMetrics(`${BASE}\ndicechess_shard_main_seconds_total{part="dispatch"} 0.5\ndicechess_shard_main_seconds_total{part="apply"} 1.5\n`);
   t.same(parts.shardMainSeconds, { dispatch: 0.5, apply: 1.5 });
+  t.same(plain.threadHeapUsedBytes, {});
+  const heaps = parseMetrics(`${BASE}\ndicechess_thread_heap_bytes{thread="main",kind="used"} 1000\ndicechess_thread_heap_bytes{thread="main",kind="total"} 4000\n` +
+    'dicechess_thread_heap_bytes{thread="shard-0",kind="used"} 2000\n');
+  t.same(heaps.threadHeapUsedBytes, { main: 1000, 'shard-0': 2000 }, 'heap in use by thread; the reserved total is not mixed in');
 });
 
 t.test('the main thread\'s shard work gets a row per part when reported', async (t) => {
