@@ -314,6 +314,8 @@ export function parseMetrics(text: string): ServerMetrics {
 export interface BareRoute {
   body: string;
   headers: [string, string][];
+  /** 'post': the route answers POST once the request body is read (default: GET). */
+  method?: 'post';
 }
 
 export interface BareChild {
