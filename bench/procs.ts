@@ -256,6 +256,15 @@ function within<T>(ms: number, p: Promise<T>, child: ChildProcess, why: () => st
   });
 }
 
+/** RssAnon and RssFile (kB in the file) of a process (the text of /proc/PID/status), in MB; NaN when /proc does not say. */
+export function procRss(status: string): { anonMb: number; fileMb: number } {
+  const kb = (key: string): number => {
+    const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  };
+  return { anonMb: kb('RssAnon'), fileMb: kb('RssFile') };
+}
+
 /** The few prom-client default metrics (whole process: every thread) we use. */
 export async function scrape(url: string): Promise<ServerMetrics> {
   const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { projectFile } from '../src/paths.js';
-import { LIFTED_CAPS_ENV, runLoadDriver, startServer, tempDir, type LoadSummary, type SpawnedServer } from './procs.js';
+import { LIFTED_CAPS_ENV, procRss, runLoadDriver, startServer, tempDir, type LoadSummary, type SpawnedServer } from './procs.js';
 import { lineChart } from './svg-chart.js';
 import type { BenchRow } from './types.js';
 
@@ -35,15 +35,6 @@ export interface Sample {
   heapMb: Record<string, number>;
   liveGames: number;
   cpuSeconds: number;
-}
-
-/** RssAnon and RssFile (kB in the file) of a process, in MB; NaN when /proc does not say. */
-export function procRss(status: string): { anonMb: number; fileMb: number } {
-  const kb = (key: string): number => {
-    const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);
-    return m ? Number(m[1]) / 1024 : Number.NaN;
-  };
-  return { anonMb: kb('RssAnon'), fileMb: kb('RssFile') };
 }
 
 async function sample(server: SpawnedServer, t: number, phase: Sample['phase']): Promise<Sample> {
@@ -127,9 +118,13 @@ export async function run(): Promise<BenchRow[]> {
   const samples: Sample[] = [];
   let timer: NodeJS.Timeout | undefined;
   try {
-    // The shards report their heap once a second: let the first report arrive.
-    await new Promise((r) => setTimeout(r, 1500));
-    samples.push(await sample(server, -1, 'fresh'));
+    // The shards report their heap once a second: wait (up to 5 s) for a shard's first report.
+    let fresh = await sample(server, -1, 'fresh');
+    for (let i = 0; i < 20 && !Object.entries(fresh.heapMb).some(([k, v]) => k !== 'main' && v > 0); i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      fresh = await sample(server, -1, 'fresh');
+    }
+    samples.push(fresh);
     let start = 0;
     const tick = (phase: Sample['phase']) => () =>
       void sample(server, (performance.now() - start) / 1000, phase).then((s) => samples.push(s), () => undefined);

@@ -2,7 +2,7 @@
 // server) and do without it otherwise; the rows must name each thread and the main-thread ceiling.
 import t from 'tap';
 import { cpuRows, threadMsPerTurn, type LoadResult } from '../../bench/load.js';
-import { parseMetrics } from '../../bench/procs.js';
+import { parseMetrics, procRss } from '../../bench/procs.js';
 import type { LoadSummary } from '../../bench/procs.js';
 
 const BASE = [
@@ -71,4 +71,11 @@ t.test('per-thread ms per turn and the rows built from them', async (t) => {
   t.equal(vs[1].baseline, 0.2);
   t.equal(vs[2].baseline, 5000, 'the ceiling has its baseline too');
   t.equal(vs[2].baselineName, 'N=8');
+});
+
+t.test('procRss reads anonymous and file-backed resident memory from /proc/PID/status', async (t) => {
+  const status = 'Name:\tnode\nVmRSS:\t  300000 kB\nRssAnon:\t  204800 kB\nRssFile:\t   51200 kB\nRssShmem:\t       0 kB\n';
+  t.same(procRss(status), { anonMb: 200, fileMb: 50 });
+  const none = procRss('Name:\tnode\n');
+  t.ok(Number.isNaN(none.anonMb) && Number.isNaN(none.fileMb), 'NaN when the fields are missing');
 });
