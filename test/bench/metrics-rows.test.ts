@@ -79,3 +79,18 @@ t.test('procRss reads anonymous and file-backed resident memory from /proc/PID/s
   const none = procRss('Name:\tnode\n');
   t.ok(Number.isNaN(none.anonMb) && Number.isNaN(none.fileMb), 'NaN when the fields are missing');
 });
+
+t.test('the soak rows compare RssAnon at the end with 2 minutes in, and after the load with the fresh server', async (t) => {
+  const { soakRows } = await import('../../bench/soak.js');
+  const s = (tS: number, phase: 'fresh' | 'load' | 'idle', anon: number) =>
+    ({ t: tS, phase, rssAnonMb: anon, rssFileMb: 10, heapMb: { main: 20, 'shard-0': 10 }, liveGames: phase === 'load' ? 64 : 0, cpuSeconds: tS / 10 });
+  const samples = [s(-1, 'fresh', 80), s(0, 'load', 90), s(110, 'load', 150), s(130, 'load', 200), s(600, 'load', 250), s(610, 'idle', 240), s(660, 'idle', 100)];
+  const summary = { turnsPerS: 100, turns: 60_000, gamesCompleted: 10, verdictMs: { count: 1, p50: 1, p99: 2, max: 3 } } as LoadSummary;
+  const rows = soakRows(samples, summary, 1);
+  const row = (prefix: string) => rows.find((r) => r.metric.startsWith(prefix))!;
+  t.same([row('RssAnon MB at').value, row('RssAnon MB at').baseline], [250, 150], 'the end of the load against the sample nearest 120 s');
+  t.same([row('RssAnon MB peak').value, row('RssAnon MB peak').baseline], [250, 80]);
+  t.same([row('RssAnon MB 60 s after').value, row('RssAnon MB 60 s after').baseline], [100, 80], 'the last idle sample against the fresh server');
+  t.ok(Math.abs(row('server CPU ms/turn').value - 1) < 1e-9, '60 CPU seconds over 600 s at 100 turns/s: 1 ms a turn');
+  t.throws(() => soakRows([s(-1, 'fresh', 80)], summary, 1), /no samples/);
+});
