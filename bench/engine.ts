@@ -71,6 +71,24 @@ function treeRows(): BenchRow[] {
   ];
 }
 
+/**
+ * CPU µs (user + system of this process) per roll for the tree and its JSON text, best of three
+ * passes over the corpus: the engine's own work per roll, the denominator of the throughput
+ * suite's "server CPU per turn ÷ engine.tree+json per roll" row.
+ */
+export function treeJsonCpuUsPerRoll(size = 2000): number {
+  const corpus = buildCorpus(size);
+  for (const pos of corpus) treeToJson(legalTree(pos).bytes); // warm-up
+  let best = Infinity;
+  for (let pass = 0; pass < PASSES; pass++) {
+    const c0 = process.cpuUsage();
+    for (const pos of corpus) treeToJson(legalTree(pos).bytes);
+    const c = process.cpuUsage(c0);
+    best = Math.min(best, (c.user + c.system) / corpus.length);
+  }
+  return best;
+}
+
 function perftRows(): BenchRow[] {
   // Our single-die perft: each die that can move on the two positions, depths sized to about a second.
   const cases: [string, number, number][] = [

@@ -258,7 +258,7 @@ async function playLive(registry: GameRegistry): Promise<void> {
  * The hot path beside the memory: CPU per turn in this thread for HOUSE_GAMES games of two built-in
  * random players (each answers from the DiceRolled event at once), played to their end.
  */
-async function turnCost(): Promise<{ cpuUsPerTurn: number; turns: number }> {
+export async function turnCost(): Promise<{ cpuUsPerTurn: number; turns: number }> {
   let turns = 0;
   const ids = new Map<string, 'random'>();
   const registry = new GameRegistry({

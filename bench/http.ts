@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import autocannon from 'autocannon';
+import autocannon, { type Options } from 'autocannon';
 import { startBare, startServer, type BareChild, type BareRoute, type ServerChild } from './procs.js';
 import type { BenchRow } from './types.js';
 
@@ -86,11 +86,13 @@ function percentile(sorted: Float64Array, p: number): number {
 }
 
 /** One autocannon segment into `t`; latencies are taken per response (autocannon's histogram rounds to ms). */
-export async function cannon(t: Tally, url: string, pipelining: number, seconds: number, pid?: number): Promise<void> {
+export async function cannon(
+  t: Tally, url: string, pipelining: number, seconds: number, pid?: number, request: Pick<Options, 'method' | 'headers' | 'body' | 'connections'> = {},
+): Promise<void> {
   const cpu0 = pid === undefined ? undefined : procCpuSeconds(pid);
   const client0 = process.cpuUsage();
   const t0 = performance.now();
-  const instance = autocannon({ url, connections: CONNECTIONS, pipelining, duration: seconds, timeout: 5 });
+  const instance = autocannon({ url, connections: CONNECTIONS, pipelining, duration: seconds, timeout: 5, ...request });
   instance.on('response', (_c: unknown, status: number, _bytes: number, ms: number) => {
     if (status === 200) t.add(ms);
   });

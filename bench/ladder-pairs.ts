@@ -6,12 +6,13 @@
 // Baseline, same run: a fresh server of the same build and settings where the same number of bots
 // play ordinary challenge games (bench/load-driver.ts, 100 pairs) for BASELINE_MS.
 import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/server-config.js';
 import { startServer, type RunningServer } from '../src/main.js';
 import { measureLoad, type LoadResult } from './load.js';
-import { scrape, type ServerChild } from './procs.js';
+import { procRss, scrape, type ServerChild } from './procs.js';
 import { silentLogger } from '../src/domain/log.js';
 import type { BenchRow } from './types.js';
 
@@ -78,6 +79,9 @@ interface LadderResult {
   rss0: number;
   rss: number;
   peak: number;
+  /** Peak RssAnon and the RssFile beside it, MB. */
+  peakAnon: number;
+  peakFile: number;
 }
 
 async function ladder(): Promise<LadderResult> {
@@ -98,7 +102,13 @@ async function ladder(): Promise<LadderResult> {
     const closed = new Promise<number | null>((resolve) => driver.once('close', resolve));
     const killer = setTimeout(() => driver.kill('SIGKILL'), DURATION_MS + 30_000);
     let peak = 0;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 1000);
+    let peakAnon = 0;
+    let peakFile = 0;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+      const r = selfRss();
+      if (r.anonMb > peakAnon) [peakAnon, peakFile] = [r.anonMb, r.fileMb];
+    }, 1000);
     const load = loadavg()[0];
     const cpu0 = process.cpuUsage();
     const rss0 = process.memoryUsage().rss;
@@ -112,14 +122,23 @@ async function ladder(): Promise<LadderResult> {
     const rss = process.memoryUsage().rss;
     const last = out.trim().split('\n').pop() ?? '';
     if (code !== 0 || !last.startsWith('{')) throw new Error(`ladder driver failed (exit ${code}): ${out.slice(-500)}`);
-    return { s: JSON.parse(last) as DriverSummary, load, cpuS: (cpu.user + cpu.system) / 1e6, wall, rss0, rss, peak: Math.max(peak, rss) };
+    return { s: JSON.parse(last) as DriverSummary, load, cpuS: (cpu.user + cpu.system) / 1e6, wall, rss0, rss, peak: Math.max(peak, rss), peakAnon, peakFile };
   } finally {
     await srv.close();
   }
 }
 
+/** RssAnon and RssFile of this process, MB (NaN off Linux). */
+function selfRss(): { anonMb: number; fileMb: number } {
+  try {
+    return procRss(readFileSync('/proc/self/status', 'latin1'));
+  } catch {
+    return { anonMb: Number.NaN, fileMb: Number.NaN };
+  }
+}
+
 export async function run(): Promise<BenchRow[]> {
-  const { s, load, cpuS, wall, rss0, rss, peak } = await ladder();
+  const { s, load, cpuS, wall, rss0, rss, peak, peakAnon, peakFile } = await ladder();
   const b = await baseline();
   const bench = `ladder ${BOTS} stream bots`;
   const vs = (value: number, base: number) => ({ value, baseline: base, baselineName: 'ordinary games' });
@@ -142,6 +161,10 @@ export async function run(): Promise<BenchRow[]> {
     {
       bench, metric: 'server RSS MB', ...vs(rss / MB, b.rssEndMb),
       note: `${(rss0 / MB).toFixed(0)} MB at the start, peak ${(peak / MB).toFixed(0)} MB`,
+    },
+    {
+      bench, metric: 'server RssAnon MB, peak', value: peakAnon,
+      note: `target ≤ 400 MB; anonymous memory of the bench process (server, shards, heaps) sampled every second; RssFile then ${peakFile.toFixed(0)} MB`,
     },
   ];
 }

@@ -98,9 +98,12 @@ export interface ServerMetrics {
   threadCpuSeconds: Record<string, number>;
   /** Main-thread seconds spent on the shards, by part ('dispatch', 'apply'), when reported. */
   shardMainSeconds: Record<string, number>;
+  /** V8 heap in use by thread ('main', 'shard-0', …) from `dicechess_thread_heap_bytes`, when reported. */
+  threadHeapUsedBytes: Record<string, number>;
 }
 
 const SHARD_MAIN = /^dicechess_shard_main_seconds_total\{(?:[^}]*,)?part="([^"]+)"[^}]*\} (\S+)/;
+const THREAD_HEAP_USED = /^dicechess_thread_heap_bytes\{thread="([^"]+)",kind="used"\} (\S+)/;
 const THREAD_CPU = /^dicechess_thread_cpu_seconds_total\{(?:[^}]*,)?thread="([^"]+)"[^}]*\} (\S+)/;
 
 export interface ServerChild {
@@ -253,6 +256,15 @@ function within<T>(ms: number, p: Promise<T>, child: ChildProcess, why: () => st
   });
 }
 
+/** RssAnon and RssFile (kB in the file) of a process (the text of /proc/PID/status), in MB; NaN when /proc does not say. */
+export function procRss(status: string): { anonMb: number; fileMb: number } {
+  const kb = (key: string): number => {
+    const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  };
+  return { anonMb: kb('RssAnon'), fileMb: kb('RssFile') };
+}
+
 /** The few prom-client default metrics (whole process: every thread) we use. */
 export async function scrape(url: string): Promise<ServerMetrics> {
   const res = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) });
@@ -265,12 +277,19 @@ export function parseMetrics(text: string): ServerMetrics {
   const values = new Map<string, number>();
   const threadCpuSeconds: Record<string, number> = {};
   const shardMainSeconds: Record<string, number> = {};
+  const threadHeapUsedBytes: Record<string, number> = {};
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || !line) continue;
     const part = SHARD_MAIN.exec(line);
     if (part) {
       const v = Number(part[2]);
       if (Number.isFinite(v)) shardMainSeconds[part[1]] = v;
+      continue;
+    }
+    const heap = THREAD_HEAP_USED.exec(line);
+    if (heap) {
+      const v = Number(heap[2]);
+      if (Number.isFinite(v)) threadHeapUsedBytes[heap[1]] = v;
       continue;
     }
     const thread = THREAD_CPU.exec(line);
@@ -294,6 +313,7 @@ export function parseMetrics(text: string): ServerMetrics {
     heapUsedBytes: values.get('nodejs_heap_size_used_bytes') ?? Number.NaN,
     threadCpuSeconds,
     shardMainSeconds,
+    threadHeapUsedBytes,
   };
 }
 
@@ -303,6 +323,8 @@ export function parseMetrics(text: string): ServerMetrics {
 export interface BareRoute {
   body: string;
   headers: [string, string][];
+  /** 'post': the route answers POST once the request body is read (default: GET). */
+  method?: 'post';
 }
 
 export interface BareChild {

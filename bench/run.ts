@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory; soak only when named)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -17,7 +17,11 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   streams: () => import('./streams.js'),
   'idle-games': () => import('./idle-games.js'),
   'game-memory': () => import('./game-memory.js'),
+  soak: () => import('./soak.js'),
 };
+
+/** Suites run only when named (too long for the default list). */
+const ON_REQUEST = new Set(['soak']);
 
 function fmt(n: number | undefined): string {
   if (n === undefined) return '';
@@ -43,7 +47,7 @@ function table(rows: BenchRow[]): string {
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
-  const names = wanted.length ? wanted : Object.keys(SUITES);
+  const names = wanted.length ? wanted : Object.keys(SUITES).filter((n) => !ON_REQUEST.has(n));
   const rows: BenchRow[] = [];
   for (const name of names) {
     const load = SUITES[name];

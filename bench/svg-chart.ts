@@ -14,6 +14,8 @@ export interface ChartSpec {
   subtitle: string;
   xLabel: string;
   xTicks: string[];
+  /** Label every k-th x tick only (default 1: all), for long series. */
+  xLabelEvery?: number;
   left: Series;
   right: Series;
 }
@@ -61,7 +63,7 @@ export function lineChart(c: ChartSpec): string {
   out.push(`<rect x="${M.left}" y="${M.top}" width="${pw}" height="${ph}" fill="none" stroke="#888"/>`);
   c.xTicks.forEach((t, i) => {
     out.push(`<line x1="${x(i)}" y1="${M.top + ph}" x2="${x(i)}" y2="${M.top + ph + 5}" stroke="#888"/>`);
-    out.push(`<text x="${x(i)}" y="${M.top + ph + 18}" text-anchor="middle">${esc(t)}</text>`);
+    if (i % (c.xLabelEvery ?? 1) === 0) out.push(`<text x="${x(i)}" y="${M.top + ph + 18}" text-anchor="middle">${esc(t)}</text>`);
   });
   out.push(`<text x="${M.left + pw / 2}" y="${H - 12}" text-anchor="middle">${esc(c.xLabel)}</text>`);
   const yLabel = (s: Series, xPos: number, rot: number) =>

@@ -4,8 +4,10 @@
 // seen by the bots, and the server's CPU and memory from its /metrics. Each N after the first is
 // compared with the first: the ratio says how the server scales with concurrent games.
 import { loadavg } from 'node:os';
+import { treeJsonCpuUsPerRoll } from './engine.js';
+import { Tally, cannon } from './http.js';
 import { cpuRows, measureLoad, problemsOf, type LoadResult } from './load.js';
-import { startServer } from './procs.js';
+import { startBare, startServer } from './procs.js';
 import type { BenchRow } from './types.js';
 
 const PAIR_COUNTS = [8, 32];
@@ -41,9 +43,56 @@ function rows(n: number, r: LoadResult, base: LoadResult | undefined, baseN: num
   ];
 }
 
+/**
+ * The bare uWS floor of a move: CPU µs per POST answered by bench/bare-uws.ts (its process, from
+ * /proc) with a verdict-sized body, 64 connections (one per bot at 32 pairs), two 2-second segments
+ * after a 1-second warm-up.
+ */
+async function barePostCpuUs(): Promise<number | undefined> {
+  const path = '/bot/game/g/move';
+  const bare = await startBare({
+    [path]: { method: 'post', body: '{"applied":true,"version":12,"reason":null}', headers: [['content-type', 'application/json']] },
+  });
+  try {
+    const request = { method: 'POST', connections: 64, headers: { 'content-type': 'application/json', authorization: 'Bearer x' }, body: '{"moves":["e2e4","g1f3"]}' };
+    await cannon(new Tally(), bare.url + path, 1, 1, undefined, request);
+    const t = new Tally();
+    for (let i = 0; i < 2; i++) await cannon(t, bare.url + path, 1, 2, bare.pid, request);
+    return t.result().cpuUsPerReq;
+  } finally {
+    await bare.stop();
+  }
+}
+
+/** The issue's ratio targets for the largest N, each against its baseline measured in this run. */
+async function targetRows(n: number, r: LoadResult): Promise<BenchRow[]> {
+  const bench = `throughput N=${n}`;
+  const engineUs = treeJsonCpuUsPerRoll();
+  const bareUs = await barePostCpuUs();
+  const main = r.threadCpuMsPerTurn.main;
+  const rows: BenchRow[] = [
+    {
+      bench, metric: 'server CPU µs/turn vs engine', value: r.cpuMsPerTurn * 1000, baseline: engineUs, baselineName: 'engine.tree+json µs/roll',
+      note: 'target ≤ 2.5x: whole server per turn against the tree and its JSON per roll (corpus of bench/engine.ts), CPU of each, same run',
+    },
+    {
+      bench, metric: 'verdict p99 vs p50 ms', value: r.summary.verdictMs.p99, baseline: r.summary.verdictMs.p50, baselineName: 'p50',
+      note: 'target ≤ 2.5x',
+    },
+  ];
+  if (main !== undefined && bareUs !== undefined) {
+    rows.push({
+      bench, metric: 'main-thread CPU µs/turn vs bare uWS', value: main * 1000, baseline: bareUs, baselineName: 'bare uWS µs/POST',
+      note: 'target ≤ 4x: main thread per turn against a bare uWS app answering a POST (verdict-sized body, 64 connections), same run',
+    });
+  }
+  return rows;
+}
+
 export async function run(): Promise<BenchRow[]> {
   const out: BenchRow[] = [];
   let first: LoadResult | undefined;
+  let last: LoadResult | undefined;
   for (const n of PAIR_COUNTS) {
     // A fresh server per N, so memory and JIT state do not carry over from the previous N.
     const load = loadavg()[0];
@@ -55,10 +104,12 @@ export async function run(): Promise<BenchRow[]> {
       const rs = rows(n, r, first, PAIR_COUNTS[0]);
       rs[0].note += `; 1-min load average ${load.toFixed(1)} at the start`;
       out.push(...rs);
+      if (n === PAIR_COUNTS[PAIR_COUNTS.length - 1]) last = r;
       first ??= r;
     } finally {
       await server.stop();
     }
   }
+  if (last) out.push(...(await targetRows(PAIR_COUNTS[PAIR_COUNTS.length - 1], last)));
   return out;
 }

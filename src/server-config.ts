@@ -22,6 +22,7 @@ export const ConfigSchema = z.object({
     unlimitedCapMs: pos,
     inlineLeafCap: pos,
     archiveSize: pos,
+    archiveBytes: pos,
     mailboxSize: pos,
     houseMoveDelayMs: ms,
     verdictWaitMs: pos,

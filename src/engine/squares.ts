@@ -37,25 +37,14 @@ export function parseSquare(text: string, at: number): number {
   return r * 8 + f;
 }
 
-// UCI strings are interned: the JSON encoder and treePaths reuse one string per code.
+// UCI strings are interned: treePaths and the object form reuse one string per code.
 const uciCache: (string | undefined)[] = new Array(1 << 15);
-const uciKeyCache: (string | undefined)[] = new Array(1 << 15);
 
 export function codeToUci(code: number): string {
   let s = uciCache[code];
   if (s === undefined) {
     s = squareName(codeFrom(code)) + squareName(codeTo(code)) + PROMO_SUFFIX[code & 7];
     uciCache[code] = s;
-  }
-  return s;
-}
-
-/** `"e2e4":` — the JSON key text of a code, interned for the tree encoder. */
-export function codeToJsonKey(code: number): string {
-  let s = uciKeyCache[code];
-  if (s === undefined) {
-    s = '"' + codeToUci(code) + '":';
-    uciKeyCache[code] = s;
   }
   return s;
 }

@@ -6,7 +6,7 @@
 // The root node follows the header; an empty root (n = 0, leaf count 0) is a forced pass.
 // Move codes are the 15-bit codes of squares.ts (from, to, promotion).
 
-import { codeToJsonKey, codeToUci, uciToCode } from './squares.js';
+import { codeToUci, uciToCode } from './squares.js';
 import type { LegalMoveTreeJson } from './types.js';
 
 export const TREE_MAGIC = 0xd7;
@@ -27,23 +27,58 @@ export function treeLeafCount(bytes: Uint8Array): number {
   return u32(bytes, 2);
 }
 
-/** The wire JSON text, written directly from the bytes (keys already in order). */
+/**
+ * The wire JSON text, written directly from the bytes (keys already in order) as ASCII into one
+ * reused scratch buffer, then decoded once: one flat string per tree, no rope of small strings for
+ * the collector and no flattening when the text is later encoded or written.
+ */
 export function treeToJson(bytes: Uint8Array): string {
   check(bytes);
-  return nodeJson(bytes, HEADER_SIZE);
+  // A node of n children takes 2 + 6n bytes and writes at most 2 + 9n characters (`{`, n keys of
+  // at most 8, n - 1 commas, `}`): never more than 1.5 times its bytes.
+  const need = Math.ceil(bytes.length * 1.5);
+  let out = jsonOut;
+  if (out.length < need) {
+    out = new Uint8Array(need);
+    if (need <= KEEP_MAX) jsonOut = out; // a rare giant tree's scratch is not kept
+  }
+  const len = nodeJson(bytes, HEADER_SIZE, out, 0);
+  return ascii.decode(out.subarray(0, len));
 }
 
-function nodeJson(b: Uint8Array, at: number): string {
+/** Scratch for treeToJson, kept up to KEEP_MAX bytes. */
+let jsonOut = new Uint8Array(1 << 16);
+const KEEP_MAX = 1 << 20;
+/** The JSON is pure ASCII, where latin1 decoding is a byte-for-byte copy. */
+const ascii = new TextDecoder('latin1');
+/** The promotion suffix letters b n q r by promotion rank (see squares.ts). */
+const PROMO_CHAR = [0, 98, 110, 113, 114];
+
+function nodeJson(b: Uint8Array, at: number, out: Uint8Array, p: number): number {
   const n = u16(b, at);
-  if (n === 0) return '{}';
-  let s = '{';
+  out[p++] = 123; // {
   const moves = at + 2;
   const offs = moves + 2 * n;
   for (let i = 0; i < n; i++) {
-    if (i > 0) s += ',';
-    s += codeToJsonKey(u16(b, moves + 2 * i)) + nodeJson(b, u32(b, offs + 4 * i));
+    if (i > 0) out[p++] = 44; // ,
+    // The key "e2e4": from the code's file-major squares (file * 8 + rank) and promotion rank.
+    const code = u16(b, moves + 2 * i);
+    const from = code >> 9;
+    const to = (code >> 3) & 63;
+    out[p] = 34;
+    out[p + 1] = 97 + (from >> 3);
+    out[p + 2] = 49 + (from & 7);
+    out[p + 3] = 97 + (to >> 3);
+    out[p + 4] = 49 + (to & 7);
+    p += 5;
+    const promo = code & 7;
+    if (promo !== 0) out[p++] = PROMO_CHAR[promo];
+    out[p] = 34;
+    out[p + 1] = 58;
+    p = nodeJson(b, u32(b, offs + 4 * i), out, p + 2);
   }
-  return s + '}';
+  out[p] = 125; // }
+  return p + 1;
 }
 
 export function treeToObject(bytes: Uint8Array): LegalMoveTreeJson {

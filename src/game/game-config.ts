@@ -10,6 +10,8 @@ export interface GameConfig {
   inlineLeafCap: number;
   /** Ended records kept in memory for GameDirectory.ended when the store has none. */
   archiveSize: number;
+  /** And their encoded bytes at most (per thread that keeps games: main and each shard). */
+  archiveBytes?: number;
   /** Commands one game may have waiting before move() answers 'busy'. */
   mailboxSize: number;
   /** House players wait this long before submitting (0 in tests; small for humans watching). */
@@ -27,6 +29,7 @@ export const DEFAULT_GAME_CONFIG: Required<GameConfig> = {
   unlimitedCapMs: 120_000,
   inlineLeafCap: 1000,
   archiveSize: 1000,
+  archiveBytes: 8 * 1024 * 1024,
   mailboxSize: 256,
   houseMoveDelayMs: 0,
   maxRolls: 5000,

@@ -51,7 +51,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
   constructor(private readonly deps: RegistryDeps) {
     super();
     this.cfg = withDefaults(deps.config);
-    this.shelf = new GameShelf(deps.store, this.cfg.archiveSize, deps.listeners, deps.log);
+    this.shelf = new GameShelf(deps.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, deps.listeners, deps.log);
   }
 
   async create(spec: NewGameSpec, id: string = this.deps.newId()): Promise<GameActor> {

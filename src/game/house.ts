@@ -52,10 +52,47 @@ export function greedyChoice(dfen: string, paths: readonly string[][], random: (
   return pick(top, random);
 }
 
+/** Leaves below `node` (a node with no children is one leaf). */
+function leafCount(node: LegalMoveTree): number {
+  let n = 0;
+  for (const k in node) n += leafCount(node[k]);
+  return n === 0 ? 1 : n;
+}
+
+/**
+ * The `index`-th root-to-leaf path in key order (leafPaths(tree)[index]) without listing the
+ * others: a tree can have tens of thousands of leaves, and a random player needs one.
+ */
+export function leafPathAt(tree: LegalMoveTree, index: number): string[] {
+  const path: string[] = [];
+  let node = tree;
+  let rest = index;
+  for (;;) {
+    let next: string | undefined;
+    for (const k in node) {
+      const n = leafCount(node[k]);
+      if (rest < n) {
+        next = k;
+        break;
+      }
+      rest -= n;
+    }
+    if (next === undefined) return path;
+    path.push(next);
+    node = node[next];
+  }
+}
+
 export function chooseTurn(kind: HouseKind, dfen: string, tree: LegalMoveTree, random: () => number): string[] | null {
-  const paths = leafPaths(tree);
-  if (paths.length === 0) return null;
-  return kind === 'random' ? pick(paths, random) : greedyChoice(dfen, paths, random);
+  if (kind === 'greedy') {
+    const paths = leafPaths(tree);
+    return paths.length === 0 ? null : greedyChoice(dfen, paths, random);
+  }
+  let leaves = 0;
+  for (const k in tree) leaves += leafCount(tree[k]);
+  if (leaves === 0) return null;
+  // The same draw as pick(leafPaths(tree), random), without the list.
+  return leafPathAt(tree, Math.min(leaves - 1, Math.floor(random() * leaves)));
 }
 
 export interface HouseDeps {

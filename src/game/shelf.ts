@@ -2,6 +2,7 @@
 // player, the bounded archive of recently ended records, read handles over ended games, and the
 // lifecycle listeners. The in-thread GameRegistry and the main thread's ShardedGames both keep their
 // games on one.
+import { Packr } from 'msgpackr';
 import type { GameRecord } from '../domain/records.js';
 import type { GameStore } from '../store/types.js';
 import type { Logger } from '../domain/log.js';
@@ -9,11 +10,27 @@ import { EndedGame } from './ended.js';
 import type { GameHandle, GameLifecycleListener } from './types.js';
 import { isEnded } from './view.js';
 
+/** The archive keeps ended records msgpack-encoded: plain maps, no structure state shared between them. */
+const codec = new Packr({ useRecords: false });
+
+/** Bounds of the in-memory archive of ended records: both hold, the oldest record goes first. */
+export interface ArchiveBounds {
+  /** Records at most. */
+  size: number;
+  /** Encoded bytes at most, over all records kept. */
+  bytes: number;
+}
+
 export class GameShelf<G extends GameHandle> {
   private readonly games = new Map<string, G>();
   /** Live game ids by seated player id: GET /bot/games must not scan every live game. */
   private readonly byPlayer = new Map<string, Set<string>>();
-  private readonly archive = new Map<string, GameRecord>();
+  /**
+   * Ended records, encoded (a third to a quarter of the objects' heap, and one buffer per game for
+   * the collector instead of an object per turn), oldest first; `archiveBytes` is their total.
+   */
+  private readonly archive = new Map<string, Uint8Array>();
+  private archiveBytes = 0;
   /**
    * Read handles of recently read ended games, most recent last. An ended game never changes, so its
    * state JSON and stream frames are built once rather than on every public read.
@@ -22,7 +39,7 @@ export class GameShelf<G extends GameHandle> {
 
   constructor(
     private readonly store: Pick<GameStore, 'getGame'>,
-    private readonly archiveSize: number,
+    private readonly bounds: ArchiveBounds,
     private readonly listeners: readonly GameLifecycleListener[],
     private readonly log: Logger,
   ) {}
@@ -48,9 +65,32 @@ export class GameShelf<G extends GameHandle> {
       ids?.delete(game.id);
       if (ids?.size === 0) this.byPlayer.delete(p);
     }
-    this.archive.delete(game.id);
-    this.archive.set(game.id, final);
-    while (this.archive.size > this.archiveSize) this.archive.delete(this.archive.keys().next().value as string);
+    this.unarchive(game.id);
+    // pack() returns a view into msgpackr's shared buffer: the copy is what lets that buffer go.
+    const bytes = new Uint8Array(codec.pack(final));
+    if (bytes.length > this.bounds.bytes) return; // larger than the whole archive: the store has it
+    this.archive.set(game.id, bytes);
+    this.archiveBytes += bytes.length;
+    while (this.archive.size > this.bounds.size || this.archiveBytes > this.bounds.bytes) {
+      this.unarchive(this.archive.keys().next().value as string);
+    }
+  }
+
+  private unarchive(id: string): void {
+    const bytes = this.archive.get(id);
+    if (!bytes) return;
+    this.archive.delete(id);
+    this.archiveBytes -= bytes.length;
+  }
+
+  /** Records and encoded bytes the archive holds now. */
+  archiveUse(): { records: number; bytes: number } {
+    return { records: this.archive.size, bytes: this.archiveBytes };
+  }
+
+  private archived(id: string): GameRecord | undefined {
+    const bytes = this.archive.get(id);
+    return bytes ? (codec.unpack(bytes) as GameRecord) : undefined;
   }
 
   /** An ended game's cached read handle is stale (a mirror pair's reveal was lifted). */
@@ -85,7 +125,7 @@ export class GameShelf<G extends GameHandle> {
 
   ended(id: string): GameRecord | undefined {
     const stored = this.store.getGame(id);
-    return this.lifted(stored && isEnded(stored) ? stored : this.archive.get(id));
+    return this.lifted(stored && isEnded(stored) ? stored : this.archived(id));
   }
 
   /** A withheld reveal is lifted as soon as the mirror-pair partner is no longer live. */
@@ -107,7 +147,7 @@ export class GameShelf<G extends GameHandle> {
       handle = new EndedGame(rec);
     }
     this.endedHandles.set(id, handle);
-    while (this.endedHandles.size > this.archiveSize) {
+    while (this.endedHandles.size > this.bounds.size) {
       this.endedHandles.delete(this.endedHandles.keys().next().value as string);
     }
     return handle;
@@ -159,5 +199,10 @@ export abstract class ShelvedGames<G extends GameHandle> {
 
   find(id: string): GameHandle | undefined {
     return this.shelf.find(id);
+  }
+
+  /** What the in-memory archive of ended records holds now. */
+  archiveUse(): { records: number; bytes: number } {
+    return this.shelf.archiveUse();
   }
 }

@@ -54,6 +54,8 @@ interface Shard {
   out: Command[];
   flushing: boolean;
   cpuSeconds: number;
+  /** V8 heap of the shard's thread (bytes), from its last stats. */
+  heap: { used: number; total: number };
   deaths: number;
   lastDeath: number;
   /** Between its death and the end of its games' resume: commands wait in `held`, not sent. */
@@ -80,15 +82,20 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     super();
     if (!Number.isInteger(d.shards) || d.shards < 1) throw new Error(`shards must be a positive integer, got ${d.shards}`);
     this.cfg = withDefaults(d.config);
-    this.shelf = new GameShelf(d.store, this.cfg.archiveSize, d.listeners, d.log);
+    this.shelf = new GameShelf(d.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, d.listeners, d.log);
     this.shards = Array.from({ length: d.shards }, (_, index) => ({
-      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0,
+      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, heap: { used: 0, total: 0 }, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0,
     }));
   }
 
   /** Per-shard CPU seconds (from the shards' last stats), for /metrics. */
   shardCpuSeconds(): number[] {
     return this.shards.map((s) => s.cpuSeconds);
+  }
+
+  /** Per-shard V8 heap (from the shards' last stats), for /metrics. */
+  shardHeapBytes(): { used: number; total: number }[] {
+    return this.shards.map((s) => s.heap);
   }
 
   get shardCount(): number {
@@ -263,6 +270,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
       }
       case 'stats':
         this.shards[index].cpuSeconds = r.cpuSeconds;
+        this.shards[index].heap = { used: r.heapUsed, total: r.heapTotal };
         return;
     }
   }

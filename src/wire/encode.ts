@@ -24,6 +24,25 @@ export function diceRolledLine(v: number, seat: Seat, dice: readonly number[], d
   return `{"DiceRolled":{"v":${v},"seat":"${seat}","dice":${JSON.stringify(dice)},"dfen":${JSON.stringify(dfen)},"clocks":${JSON.stringify(clocks)},"legalMoves":${legalMoves}}}\n`;
 }
 
+/** Which event an ndjson line carries, from its first bytes (every line is `{"<Kind>":{...}}`). */
+export function lineIs(line: string, kind: 'DiceRolled' | 'TurnPlayed' | 'Snapshot' | 'GameEnded' | 'Rejected'): boolean {
+  return line.startsWith(kind, 2) && line.charCodeAt(0) === 123 && line.charCodeAt(kind.length + 2) === 34;
+}
+
+/**
+ * What a subscriber on another thread needs of a DiceRolled line (diceRolledLine's format) without
+ * parsing it, tree and all: the seat rolled for, and whether the tree is the empty one of a forced
+ * pass (a null tree, too large to inline, is not). Undefined for any other line.
+ */
+export function diceRolledGlance(line: string): { seat: Seat; forcedPass: boolean } | undefined {
+  if (!lineIs(line, 'DiceRolled')) return undefined;
+  const at = line.indexOf(',"seat":"');
+  if (at < 0) return undefined;
+  const seat = line.startsWith('White"', at + 9) ? 'White' : line.startsWith('Black"', at + 9) ? 'Black' : undefined;
+  if (seat === undefined) return undefined;
+  return { seat, forcedPass: line.endsWith('"legalMoves":{}}}\n') };
+}
+
 /** A Snapshot line from already-encoded parts (the state and history JSON, cached while read). */
 export function snapshotLine(v: number, stateJson: string, historyJson: string): string {
   return `{"Snapshot":{"v":${v},"state":${stateJson},"history":${historyJson}}}\n`;

@@ -2,7 +2,7 @@
 // server) and do without it otherwise; the rows must name each thread and the main-thread ceiling.
 import t from 'tap';
 import { cpuRows, threadMsPerTurn, type LoadResult } from '../../bench/load.js';
-import { parseMetrics } from '../../bench/procs.js';
+import { parseMetrics, procRss } from '../../bench/procs.js';
 import type { LoadSummary } from '../../bench/procs.js';
 
 const BASE = [
@@ -34,6 +34,10 @@ t.test('parseMetrics reads the process figures, with or without per-thread CPU',
   t.same(plain.shardMainSeconds, {});
   const parts = parseMetrics(`${BASE}\ndicechess_shard_main_seconds_total{part="dispatch"} 0.5\ndicechess_shard_main_seconds_total{part="apply"} 1.5\n`);
   t.same(parts.shardMainSeconds, { dispatch: 0.5, apply: 1.5 });
+  t.same(plain.threadHeapUsedBytes, {});
+  const heaps = parseMetrics(`${BASE}\ndicechess_thread_heap_bytes{thread="main",kind="used"} 1000\ndicechess_thread_heap_bytes{thread="main",kind="total"} 4000\n` +
+    'dicechess_thread_heap_bytes{thread="shard-0",kind="used"} 2000\n');
+  t.same(heaps.threadHeapUsedBytes, { main: 1000, 'shard-0': 2000 }, 'heap in use by thread; the reserved total is not mixed in');
 });
 
 t.test('the main thread\'s shard work gets a row per part when reported', async (t) => {
@@ -67,4 +71,26 @@ t.test('per-thread ms per turn and the rows built from them', async (t) => {
   t.equal(vs[1].baseline, 0.2);
   t.equal(vs[2].baseline, 5000, 'the ceiling has its baseline too');
   t.equal(vs[2].baselineName, 'N=8');
+});
+
+t.test('procRss reads anonymous and file-backed resident memory from /proc/PID/status', async (t) => {
+  const status = 'Name:\tnode\nVmRSS:\t  300000 kB\nRssAnon:\t  204800 kB\nRssFile:\t   51200 kB\nRssShmem:\t       0 kB\n';
+  t.same(procRss(status), { anonMb: 200, fileMb: 50 });
+  const none = procRss('Name:\tnode\n');
+  t.ok(Number.isNaN(none.anonMb) && Number.isNaN(none.fileMb), 'NaN when the fields are missing');
+});
+
+t.test('the soak rows compare RssAnon at the end with 2 minutes in, and after the load with the fresh server', async (t) => {
+  const { soakRows } = await import('../../bench/soak.js');
+  const s = (tS: number, phase: 'fresh' | 'load' | 'idle', anon: number) =>
+    ({ t: tS, phase, rssAnonMb: anon, rssFileMb: 10, heapMb: { main: 20, 'shard-0': 10 }, liveGames: phase === 'load' ? 64 : 0, cpuSeconds: tS / 10 });
+  const samples = [s(-1, 'fresh', 80), s(0, 'load', 90), s(110, 'load', 150), s(130, 'load', 200), s(600, 'load', 250), s(610, 'idle', 240), s(660, 'idle', 100)];
+  const summary = { turnsPerS: 100, turns: 60_000, gamesCompleted: 10, verdictMs: { count: 1, p50: 1, p99: 2, max: 3 } } as LoadSummary;
+  const rows = soakRows(samples, summary, 1);
+  const row = (prefix: string) => rows.find((r) => r.metric.startsWith(prefix))!;
+  t.same([row('RssAnon MB at').value, row('RssAnon MB at').baseline], [250, 150], 'the end of the load against the sample nearest 120 s');
+  t.same([row('RssAnon MB peak').value, row('RssAnon MB peak').baseline], [250, 80]);
+  t.same([row('RssAnon MB 60 s after').value, row('RssAnon MB 60 s after').baseline], [100, 80], 'the last idle sample against the fresh server');
+  t.ok(Math.abs(row('server CPU ms/turn').value - 1) < 1e-9, '60 CPU seconds over 600 s at 100 turns/s: 1 ms a turn');
+  t.throws(() => soakRows([s(-1, 'fresh', 80)], summary, 1), /no samples/);
 });

@@ -27,6 +27,15 @@ t.test('JSON text is the exact wire form', async (t) => {
   t.equal(nested, '{"a2a3":{"a3b4":{}}}');
 });
 
+t.test('JSON text of a large tree, then a small one, from the reused scratch', async (t) => {
+  // 44,794 leaves: its text is far larger than the encoder's first scratch buffer.
+  const big = legalTree(posWith('3q4/8/1b5r/R7/2b1n3/8/N4Kk1/1r6 b - - 51 51', [3, 4, 5])).bytes;
+  t.ok(big.length > 1 << 16, `tree of ${big.length} bytes`);
+  t.equal(treeToJson(big), JSON.stringify(treeToObject(big)));
+  const small = legalTree(posWith(PROMO, [1])).bytes;
+  t.equal(treeToJson(small), JSON.stringify(treeToObject(small)), 'no bytes left over from the large one');
+});
+
 t.test('treeHasPath wants one exact root-to-leaf path (§6)', async (t) => {
   const bytes = legalTree(posWith(START_FEN, [1, 2])).bytes;
   t.ok(treeHasPath(bytes, ['e2e4', 'g1e2']));

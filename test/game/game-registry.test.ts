@@ -42,6 +42,42 @@ t.test('the archive keeps the most recent ended records when the store has none'
   t.same(await s.registry.find(games[2].id)!.move('White', ['e2e4']), { applied: false, version: null, reason: 'game is over' });
 });
 
+t.test('the archive is bounded in encoded bytes and gives back the records it kept', async (t) => {
+  const forgetful = (): RecordingStore => {
+    const store = new RecordingStore(new MemoryStore(), []);
+    store.getGame = (): GameRecord | undefined => undefined;
+    return store;
+  };
+  const endGames = async (s: ReturnType<typeof setup>, n: number): Promise<string[]> => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const g = await s.registry.create(spec(`w${i}`, `b${i}`));
+      g.resign('Black');
+      await settle();
+      ids.push(g.id);
+    }
+    return ids;
+  };
+  // One ended record's encoded size, with room to spare.
+  const probe = setup({ store: forgetful(), config: { archiveSize: 100 } });
+  await endGames(probe, 1);
+  const one = probe.registry.archiveUse().bytes;
+  t.ok(one > 0, `one record: ${one} bytes`);
+
+  const bound = Math.floor(one * 2.5);
+  const s = setup({ store: forgetful(), config: { archiveSize: 100, archiveBytes: bound } });
+  const ids = await endGames(s, 5);
+  const use = s.registry.archiveUse();
+  t.ok(use.bytes <= bound, `${use.bytes} bytes kept, bound ${bound}`);
+  t.equal(use.records, 2, 'two records fit');
+  t.equal(s.registry.ended(ids[2]), undefined, 'older ones went first');
+  t.same(s.registry.ended(ids[4]), s.endedRecords.find((r) => r.id === ids[4]), 'a kept record reads back whole');
+
+  const tiny = setup({ store: forgetful(), config: { archiveSize: 100, archiveBytes: Math.floor(one / 2) } });
+  await endGames(tiny, 2);
+  t.same(tiny.registry.archiveUse(), { records: 0, bytes: 0 }, 'a record larger than the whole bound is not kept');
+});
+
 t.test('a throwing listener is logged and changes nothing', async (t) => {
   const resumed: string[] = [];
   const store = new MemoryStore();

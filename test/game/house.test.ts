@@ -5,7 +5,7 @@ import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { Seat } from '../../src/domain/types.js';
 import type { HouseKind } from '../../src/game/house.js';
-import { chooseTurn, greedyChoice, leafPaths } from '../../src/game/house.js';
+import { chooseTurn, greedyChoice, leafPathAt, leafPaths } from '../../src/game/house.js';
 import type { GameHandle } from '../../src/game/types.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
 import { MemoryStore, Recorder, bot, playRandom, rng, settle, setup } from './helpers.js';
@@ -146,4 +146,31 @@ t.test('after a restart the house plays the roll that was pending', async (t) =>
   t.equal(h2.state().activeSeat, 'Black', 'the house moved');
   t.ok(h2.state().dicePending, 'and Black has its roll');
   t.equal(h2.history().length, 1);
+});
+
+t.test('the random house draws one path by index, as from the list of every path', async (t) => {
+  const { legalTree, parseDfen, treeToObject } = await import('../../src/engine/index.js');
+  const fens = [
+    'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 PNB',
+    'r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1 PQK',
+    '4k3/3P4/8/8/8/8/8/4K3 w - - 0 1 P',
+  ];
+  for (const fen of fens) {
+    const pos = parseDfen(fen);
+    if (!pos.ok) throw new Error(pos.error.message);
+    const tree = treeToObject(legalTree(pos.value).bytes);
+    const paths = leafPaths(tree);
+    t.ok(paths.length > 1, `${fen}: ${paths.length} paths`);
+    const step = Math.max(1, Math.floor(paths.length / 200));
+    let same = true;
+    for (let i = 0; i < paths.length; i += step) same &&= JSON.stringify(leafPathAt(tree, i)) === JSON.stringify(paths[i]);
+    same &&= JSON.stringify(leafPathAt(tree, paths.length - 1)) === JSON.stringify(paths[paths.length - 1]);
+    t.ok(same, 'leafPathAt(i) is the i-th path in key order');
+    const a = rng(7);
+    const b = rng(7);
+    for (let k = 0; k < 20; k++) {
+      t.same(chooseTurn('random', fen, tree, a), paths[Math.floor(b() * paths.length)], 'the same draw as picking from the list');
+    }
+  }
+  t.equal(chooseTurn('random', '4k3/8/8/8/8/8/8/4K3 w - - 0 1 P', {}, rng(1)), null, 'no path, no turn');
 });

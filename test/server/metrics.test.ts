@@ -38,6 +38,9 @@ t.test('playing a game moves every service metric by what happened', async (t) =
     'dicechess_verdict_seconds_count', 'dicechess_open_streams{kind="account"}', 'dicechess_open_streams{kind="game"}',
     'dicechess_rules_task_seconds_count',
   ]) t.ok(before.has(name), `${name} is exposed from the start`);
+  const heapUsed = at(before, 'dicechess_thread_heap_bytes{thread="main",kind="used"}');
+  const heapTotal = at(before, 'dicechess_thread_heap_bytes{thread="main",kind="total"}');
+  t.ok(heapUsed > 0 && heapTotal >= heapUsed, `the main thread's V8 heap: ${heapUsed} used of ${heapTotal}`);
 
   const account = await alice.accountStream();
   const gameId = await alice.playAgainst(bob);

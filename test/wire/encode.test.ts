@@ -2,7 +2,7 @@
 // spectator-safe game lists.
 import t from 'tap';
 import {
-  eventLine, movesJson, myGame, problemJson, publicGameList, snapshotLine, StateTemplate, yourTurnJson,
+  diceRolledGlance, diceRolledLine, eventLine, lineIs, movesJson, myGame, problemJson, publicGameList, snapshotLine, StateTemplate, yourTurnJson,
 } from '../../src/wire/encode.js';
 import { reasonPhrase } from '../../src/edge/reply.js';
 import type { ListedGame } from '../../src/wire/encode.js';
@@ -16,6 +16,29 @@ t.test('eventLine: one JSON line per event', async (t) => {
     t.equal(line.indexOf('\n'), line.length - 1, 'exactly one newline, at the end');
     t.same(JSON.parse(line), e);
   }
+});
+
+t.test('lines told apart, and a roll glanced at, without parsing', async (t) => {
+  for (const e of X.gameEvents) {
+    const line = eventLine(e);
+    const kind = Object.keys(e)[0] as Parameters<typeof lineIs>[1];
+    t.ok(lineIs(line, kind), `${kind} line`);
+    for (const other of ['DiceRolled', 'TurnPlayed', 'Snapshot', 'GameEnded', 'Rejected'] as const) {
+      if (other !== kind) t.notOk(lineIs(line, other), `${kind} is not ${other}`);
+    }
+    const glance = diceRolledGlance(line);
+    if ('DiceRolled' in e) {
+      const r = e.DiceRolled;
+      t.same(glance, { seat: r.seat, forcedPass: r.legalMoves !== null && Object.keys(r.legalMoves).length === 0 });
+    } else t.equal(glance, undefined, `no roll in a ${kind} line`);
+  }
+  const clocks = { white: 1000, black: 2000 };
+  const tree = '{"e2e4":{"seat":{}},"legalMoves":{}}';
+  t.same(diceRolledGlance(diceRolledLine(3, 'Black', [1, 2], 'x', clocks, tree)), { seat: 'Black', forcedPass: false }, 'a tree whose text ends like an empty one is not one');
+  t.same(diceRolledGlance(diceRolledLine(3, 'White', [1], 'x', null, '{}')), { seat: 'White', forcedPass: true });
+  t.same(diceRolledGlance(diceRolledLine(3, 'White', [1], 'x', null, 'null')), { seat: 'White', forcedPass: false }, 'null: too large to inline');
+  t.equal(diceRolledGlance('{"DiceRolledX":{}}\n'), undefined);
+  t.notOk(lineIs('{"TurnPlayedX":{}}\n', 'TurnPlayed'));
 });
 
 t.test('game templates write what JSON.stringify would', async (t) => {

@@ -14,7 +14,7 @@ import type { Logger } from '../../domain/log.js';
 import type { Seat } from '../../domain/types.js';
 import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../game/types.js';
 import type { Store } from '../../store/types.js';
-import { yourTurnJson } from '../../wire/encode.js';
+import { diceRolledGlance, lineIs, yourTurnJson } from '../../wire/encode.js';
 import type { PostResult, WebhookClient } from './client.js';
 import { signatureHeaders } from './signing.js';
 import type { DeliveryStats, Outcome } from './stats.js';
@@ -196,10 +196,18 @@ class GameWatch implements GameSubscriber {
 
   deliver(frame: EventFrame): void {
     if (this.closed) return;
+    // Turns and rolls, nearly every line, are told from their text: on the main thread a frame's
+    // event is parsed from its line on first use, and a roll's line carries its whole tree.
+    if (lineIs(frame.line, 'TurnPlayed')) return;
+    const roll = diceRolledGlance(frame.line);
+    if (roll) {
+      // An empty tree is a forced pass, which the actor plays itself.
+      if (!roll.forcedPass) this.roll(roll.seat);
+      return;
+    }
     const ev = frame.event;
     if ('DiceRolled' in ev) {
       const r = ev.DiceRolled;
-      // An empty tree is a forced pass, which the actor plays itself.
       if (r.legalMoves === null || Object.keys(r.legalMoves).length > 0) this.roll(r.seat);
     } else if ('Snapshot' in ev) {
       const s = ev.Snapshot.state;
