@@ -37,7 +37,19 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: stri
   return r.value;
 }
 
-type Reply = (v: MoveVerdict) => void;
+type MoveReply = (v: MoveVerdict) => void;
+
+/** A seat's last applied turn: the versions a retry of it may name, its moves and its verdict. */
+interface Answered {
+  from: number;
+  to: number;
+  moves: readonly string[];
+  verdict: MoveVerdict;
+}
+
+function sameMoves(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((m, i) => m === b[i]);
+}
 
 /**
  * One array per possible roll of three dice (6³ of them), shared by every record, history entry and
@@ -72,6 +84,10 @@ export class GameActor extends ActorCore implements GameHandle {
    * every wait would keep each wait, and the tree it resolved with, for the actor's whole life.
    */
   private waits: Set<(e: Error) => void> | null = null;
+  /** Each seat's last applied turn, for retries (in memory: a restart forgets it). */
+  private readonly answered = new Map<Seat, Answered>();
+  /** The `v` of the pending roll's DiceRolled (a resumed roll: the version it was resumed at). */
+  private rollVersion = 0;
   /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
   private resignQueued = 0;
 
@@ -92,16 +108,17 @@ export class GameActor extends ActorCore implements GameHandle {
     }
   }
 
-  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
+  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'> {
     // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
-    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null);
+    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null, version);
   }
 
   /**
    * A move received elsewhere (the main thread of a sharded server): `at` is when it was received,
-   * `seen` the roll pending there at that instant (null when none was).
+   * `seen` the roll pending there at that instant (null when none was), `version` the roll the mover
+   * says it answers (see onMove). The clock is charged here, by the owner, from `at`.
    */
-  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'> {
+  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
     if (this.stopping) return Promise.resolve('busy');
     return new Promise((resolve) => {
@@ -114,7 +131,7 @@ export class GameActor extends ActorCore implements GameHandle {
       };
       const accepted = this.mailbox.offer(async () => {
         try {
-          await this.onMove(seat, moves, at, seen, reply);
+          await this.onMove(seat, moves, at, seen, version, reply);
         } catch (e) {
           if (!(e instanceof Stopped)) await this.abort(e);
         } finally {
@@ -154,6 +171,7 @@ export class GameActor extends ActorCore implements GameHandle {
         // was down is not charged, so the clock restarts now from the persisted banks.
         const dfen = must(withDice(rec.fen, rec.dice), 'pending roll');
         const t = await this.treeOf(dfen);
+        this.rollVersion = rec.version;
         this.show({ ...rec, clockStartedAt: this.deps.clock.now() }, new PendingTree(dfen, t.bytes, t.leaves), []);
         this.armExpiry();
       } else if (rec.ply === 0) {
@@ -223,11 +241,24 @@ export class GameActor extends ActorCore implements GameHandle {
     }
   }
 
-  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, reply: Reply): Promise<void> {
+  /**
+   * A move. With `version` (the DiceRolled `v` of the roll it answers, or any later version of the
+   * game while that roll is pending), a retry of a turn already applied gets its verdict again and
+   * anything else not for the pending roll is refused, both without an event or a version. Without
+   * it, the same moves sent again while the opponent is to move get the original verdict too.
+   */
+  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, reply: MoveReply): Promise<void> {
     if (isEnded(this.rec)) return reply(GAME_OVER);
+    const again = this.retried(seat, moves, version);
+    if (again !== null) return reply(again);
     const rec = this.rec;
     const tree = this.tree;
-    if (!tree || rec.dice === null || seat !== rec.activeSeat || seen !== rec.ply) {
+    const pending = tree !== null && rec.dice !== null && seat === rec.activeSeat;
+    if (version !== undefined && !(pending && version >= this.rollVersion && version <= rec.version)) {
+      // Not the pending roll: never judged against a later one, and nothing is published.
+      return reply(NOT_YOUR_TURN);
+    }
+    if (!tree || rec.dice === null || !pending || (version === undefined && seen !== rec.ply)) {
       await this.rejected(seat, NOT_YOUR_TURN.reason!);
       return reply(NOT_YOUR_TURN);
     }
@@ -256,6 +287,7 @@ export class GameActor extends ActorCore implements GameHandle {
     };
     const played: GameEvent = { TurnPlayed: { v, seat, moves: entry.moves, fenAfter: out.fenAfter } };
     const applied: MoveVerdict = { applied: true, version: v, reason: null };
+    this.answered.set(seat, { from: this.rollVersion, to: rec.version, moves: entry.moves, verdict: applied });
     if (out.kingCaptured) {
       await this.end(winFor(seat, 'KingCaptured'), next, [played]);
       return reply(applied);
@@ -268,6 +300,20 @@ export class GameActor extends ActorCore implements GameHandle {
     // The verdict does not wait for the next roll's tree.
     reply(applied);
     await this.roll();
+  }
+
+  /** The verdict of a turn this seat already played, when `moves` repeat it (see onMove); else null. */
+  private retried(seat: Seat, moves: readonly string[], version: number | undefined): MoveVerdict | null {
+    const last = this.answered.get(seat);
+    if (last === undefined) return null;
+    const same = plausibleMoves(moves) && sameMoves(last.moves, moves);
+    if (version !== undefined) {
+      if (version < last.from || version > last.to) return null;
+      return same ? last.verdict : NOT_YOUR_TURN;
+    }
+    // Without a version, only while this seat has no decision pending: otherwise the moves are new.
+    if (this.tree !== null && this.rec.activeSeat === seat) return null;
+    return same ? last.verdict : null;
   }
 
   /** A refusal is an event like any other: it takes a version and is persisted first. */
@@ -312,6 +358,8 @@ export class GameActor extends ActorCore implements GameHandle {
           { DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: {} } },
           { TurnPlayed: { v: v + 1, seat: mover, moves: [], fenAfter: out.fenAfter } },
         ];
+        // The mover played no turn of its own: a repeat of its previous one is no longer a retry.
+        this.answered.delete(mover);
         if (this.drawn(out.halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
         await this.commit(next, null, events);
         continue;
@@ -320,6 +368,7 @@ export class GameActor extends ActorCore implements GameHandle {
       const now = this.deps.clock.now();
       const next: GameRecord = { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: v };
       const rolled = rolledFrame(v, mover, dice, clocks, tree, this.cfg.inlineLeafCap);
+      this.rollVersion = v;
       await this.commit(next, tree, [rolled], { clockFromPublication: true });
       this.armExpiry();
       return;

@@ -129,7 +129,7 @@ export class ShardHost {
         return;
       case 'move': {
         const actor = this.registry.get(c.id);
-        const verdict = actor ? actor.moveAt(c.seat, c.moves, c.at, c.seen) : Promise.resolve('busy' as const);
+        const verdict = actor ? actor.moveAt(c.seat, c.moves, c.at, c.seen, c.version ?? undefined) : Promise.resolve('busy' as const);
         verdict.then(
           (v) => this.emit({ t: 'verdict', rid: c.rid, verdict: v }),
           () => this.emit({ t: 'verdict', rid: c.rid, verdict: 'busy' }),

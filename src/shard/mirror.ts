@@ -15,7 +15,7 @@ import { treeJsonOfLine, type Reply, type TreeWire } from './protocol.js';
 
 /** What a mirror asks of its owner: send a command to the game's shard. */
 export interface MirrorLink {
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'>;
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'>;
   seed(id: string, seat: Seat, seed: string): void;
   resign(id: string, seat: Seat): void;
 }
@@ -72,12 +72,12 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     if (this.isActive()) this.link.seed(this.id, seat, seed);
   }
 
-  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
+  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'> {
     // Received now: the clock stops here, and the roll pending here is the one the mover answers.
     const at = this.clock.now();
     if (!this.isActive()) return Promise.resolve(GAME_OVER);
     const rec = this.view.rec;
-    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null);
+    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null, version);
   }
 
   resign(seat: Seat): void {

@@ -26,7 +26,8 @@ export function headOf(rec: GameRecord): RecordHead {
 export type Command =
   | { t: 'create'; rid: number; id: string; spec: NewGameSpec }
   | { t: 'pair'; rid: number; ids: [string, string]; spec: NewGameSpec }
-  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null }
+  /** `at`: when main received the move (the owner charges the clock from it); `version`: see GameHandle.move. */
+  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null; version?: number }
   | { t: 'seed'; id: string; seat: Seat; seed: string }
   | { t: 'resign'; id: string; seat: Seat }
   /** Live records to take over (a start or a restart); answered once each has settled. */

@@ -165,12 +165,12 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
 
   // ---- the mirrors' commands --------------------------------------------------------------------
 
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'> {
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
     const shard = this.shardOfLive(id);
     return new Promise((resolve) => {
       const rid = this.nextRid++;
       this.pending.set(rid, { kind: 'verdict', shard: shard.index, resolve });
-      this.enqueue(shard, { t: 'move', rid, id, seat, moves, at, seen });
+      this.enqueue(shard, version === undefined ? { t: 'move', rid, id, seat, moves, at, seen } : { t: 'move', rid, id, seat, moves, at, seen, version });
     });
   }
 

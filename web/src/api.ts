@@ -64,8 +64,9 @@ export const api = {
   acceptSeek: (id: string) => call<SeatGrant>('POST', `/lobby/seeks/${encodeURIComponent(id)}/accept`, {}),
   playHouse: (name: string, timeControl: TimeControl) =>
     call<SeatGrant & { guestId: string }>('POST', `/lobby/house/${encodeURIComponent(name)}`, { timeControl }),
-  move: (id: string, moves: string[], token: string) =>
-    call<{ applied: boolean; reason: string | null }>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves }, token),
+  /** `version`: the roll the moves answer, so a retried request cannot land on a later roll. */
+  move: (id: string, moves: string[], version: number, token: string) =>
+    call<{ applied: boolean; reason: string | null }>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves, version }, token),
   seed: (id: string, seed: string, token: string) =>
     call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/seed`, { seed }, token),
   resign: (id: string, token: string) => call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/resign`, {}, token),
