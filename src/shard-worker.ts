@@ -1,10 +1,8 @@
 // The composition root of a shard's worker thread: opens the shard's store (the server's LMDB
-// environment, or a ForwardingStore when the server keeps memory), runs the rules in this thread
-// (a tree costs less than a dispatch to another), and serves the ShardHost over the parent port.
+// environment, or a ForwardingStore when the server keeps memory) and serves the ShardHost over the parent port.
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from './domain/clock.js';
 import { createLogger } from './log.js';
-import { InlineRules } from './pool/inline.js';
 import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardHost } from './shard/host.js';
 import type { Command } from './shard/protocol.js';
@@ -28,7 +26,6 @@ if (data.store.memory) {
 
 const host = new ShardHost({
   store,
-  rules: new InlineRules(),
   clock: systemClock,
   config: data.config,
   log: createLogger(data.logLevel),

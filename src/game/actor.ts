@@ -3,14 +3,13 @@
 // events it implies, then `commit` (actor-core.ts) persists the record and only then publishes the
 // events, each serialised once; rolls and endings take that same path. Reads are synchronous and never touch the mailbox.
 import {
-  applyTurn, isDraw, parseDfen, passTurn, treeHasPath, withDice,
+  applyTurn, isDraw, legalTree, parseDfen, passTurn, treeHasPath, withDice,
 } from '../engine/index.js';
 import { hexToSeed, rollDice } from '../fair/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type { TimerHandle } from '../domain/clock.js';
 import type { GameEvent, GameOver, HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
-import type { TreeResult } from '../pool/types.js';
 import type { GameHandle } from './types.js';
 import { ActorCore, type ActorDeps } from './actor-core.js';
 import {
@@ -23,13 +22,6 @@ import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
 import { PendingTree, effectiveSeeds, isEnded, rolledFrame } from './view.js';
 
 export type { ActorDeps } from './actor-core.js';
-
-/** Thrown into a command that was waiting when the server stopped: the game stays as persisted. */
-class Stopped extends Error {
-  constructor() {
-    super('game actor stopped');
-  }
-}
 
 /** Engine results that can only fail on a bug (the input came from the engine itself). */
 function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }, what: string): T {
@@ -78,12 +70,6 @@ export class GameActor extends ActorCore implements GameHandle {
   private readonly mailbox: Mailbox;
   private timer: TimerHandle | null = null;
   private stopping = false;
-  /**
-   * Rejecters of the waits in progress (a tree, a backoff), cut short by stop(); null when none.
-   * One promise per wait, dropped when it settles: a single never-settling promise raced against
-   * every wait would keep each wait, and the tree it resolved with, for the actor's whole life.
-   */
-  private waits: Set<(e: Error) => void> | null = null;
   /** Each seat's last applied turn, for retries (in memory: a restart forgets it). */
   private readonly answered = new Map<Seat, Answered>();
   /** The `v` of the pending roll's DiceRolled (a resumed roll: the version it was resumed at). */
@@ -133,7 +119,7 @@ export class GameActor extends ActorCore implements GameHandle {
         try {
           await this.onMove(seat, moves, at, seen, version, reply);
         } catch (e) {
-          if (!(e instanceof Stopped)) await this.abort(e);
+          await this.abort(e);
         } finally {
           reply(isEnded(this.rec) ? GAME_OVER : 'busy');
         }
@@ -170,7 +156,7 @@ export class GameActor extends ActorCore implements GameHandle {
         // The roll was published before the restart: same dice, tree recomputed; the time the server
         // was down is not charged, so the clock restarts now from the persisted banks.
         const dfen = must(withDice(rec.fen, rec.dice), 'pending roll');
-        const t = await this.treeOf(dfen);
+        const t = this.treeOf(dfen);
         this.rollVersion = rec.version;
         this.show({ ...rec, clockStartedAt: this.deps.clock.now() }, new PendingTree(dfen, t.bytes, t.leaves), []);
         this.armExpiry();
@@ -184,13 +170,10 @@ export class GameActor extends ActorCore implements GameHandle {
     }));
   }
 
-  /** Cancels timers, lets the running command finish (waits are cut short), closes subscribers. */
+  /** Cancels timers, lets the running command finish, closes subscribers. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.cancelTimer();
-    const waits = this.waits;
-    this.waits = null;
-    for (const cut of waits ?? []) cut(new Stopped());
     await this.mailbox.idle();
     this.closeSubscribers();
   }
@@ -207,13 +190,13 @@ export class GameActor extends ActorCore implements GameHandle {
 
   // ---- handlers -------------------------------------------------------------------------------
 
-  /** Wraps an internal command: a Stopped wait ends it quietly, anything else aborts the game. */
+  /** Wraps an internal command: a failure aborts the game. */
   private guarded(fn: () => Promise<void> | void): () => Promise<void> {
     return async () => {
       try {
         await fn();
       } catch (e) {
-        if (!(e instanceof Stopped)) await this.abort(e);
+        await this.abort(e);
       }
     };
   }
@@ -344,7 +327,7 @@ export class GameActor extends ActorCore implements GameHandle {
       const seeds = effectiveSeeds(base);
       const dice = sharedRoll(rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply));
       const dfen = must(withDice(base.fen, dice), 'roll');
-      const t = await this.treeOf(dfen);
+      const t = this.treeOf(dfen);
       const clocks = banksAtRoll(base.timeControl, base.clocks);
       const v = base.version + 1;
       if (t.leaves === 0) {
@@ -385,20 +368,15 @@ export class GameActor extends ActorCore implements GameHandle {
     }));
   }
 
-  /** The roll's tree from the rules port, retried with backoff; repeated failure aborts the game. */
-  private async treeOf(dfen: string): Promise<TreeResult> {
-    let delay = this.cfg.rulesBackoffMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.untilStopped(this.deps.rules.tree(dfen));
-      } catch (e) {
-        if (e instanceof Stopped) throw e;
-        if (attempt >= this.cfg.rulesRetries) throw new Error(`rules port failed ${attempt + 1} times: ${String(e)}`);
-        this.deps.log.warn({ gameId: this.id, attempt, err: String(e) }, 'rules port failed; retrying');
-        await this.sleep(delay);
-        delay *= 4;
-      }
-    }
+  /**
+   * The roll's legal-move tree, built here in the game's own thread (tens of microseconds: less than
+   * handing it to another thread would cost), timed for the owner's metrics.
+   */
+  private treeOf(dfen: string): { bytes: Uint8Array; leaves: number } {
+    const t0 = performance.now();
+    const t = legalTree(must(parseDfen(dfen), 'roll'));
+    this.deps.onTree?.(this.id, (performance.now() - t0) / 1000, t.bytes);
+    return t;
   }
 
   private drawn(halfmove: number, rollsMade: number): boolean {
@@ -474,31 +452,5 @@ export class GameActor extends ActorCore implements GameHandle {
     const left = limit - elapsedMs(rec.clockStartedAt, this.deps.clock.now());
     const ply = rec.ply;
     this.setTimer(left, () => this.mailbox.push(this.guarded(() => this.expire(ply))));
-  }
-
-  /** `p`, or a Stopped rejection as soon as stop() is called. */
-  private untilStopped<T>(p: Promise<T>): Promise<T> {
-    if (this.stopping) {
-      p.catch(() => {});
-      return Promise.reject(new Stopped());
-    }
-    return new Promise<T>((resolve, reject) => {
-      const waits = (this.waits ??= new Set());
-      waits.add(reject);
-      const done = (): void => {
-        waits.delete(reject);
-        if (waits.size === 0 && this.waits === waits) this.waits = null;
-      };
-      p.then(
-        (v) => { done(); resolve(v); },
-        (e: unknown) => { done(); reject(e); },
-      );
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    let handle: TimerHandle | undefined;
-    const done = new Promise<void>((resolve) => (handle = this.deps.clock.schedule(ms, resolve)));
-    return this.untilStopped(done).finally(() => handle?.cancel());
   }
 }

@@ -86,7 +86,7 @@ export interface NewGameSpec {
   startFen?: string;
 }
 
-/** What the lobby, challenges and (later) the ladder call to start a game. */
+/** What the lobby and challenges call to start a game (a mirror pair: MirrorPairFactory). */
 export interface GameFactory {
   create(spec: NewGameSpec): Promise<GameHandle>;
 }

@@ -13,7 +13,6 @@ import type { GameActor } from '../game/actor.js';
 import type { ActorCore } from '../game/actor-core.js';
 import type { EventFrame } from '../game/types.js';
 import { isTurnPlayed, type PendingTree } from '../game/view.js';
-import type { RulesPort } from '../pool/types.js';
 import type { GameStore } from '../store/types.js';
 import { ForwardingStore } from './forwarding-store.js';
 import { headOf, treeJsonOfLine, type Command, type Reply, type TreeWire } from './protocol.js';
@@ -22,7 +21,6 @@ import { threadCpuSeconds } from './cpu.js';
 export interface ShardHostDeps {
   /** The shard's store: LMDB opened in this thread, or a ForwardingStore with a memory server. */
   store: GameStore;
-  rules: RulesPort;
   clock: Clock;
   config: GameConfig;
   log: Logger;
@@ -80,12 +78,13 @@ export class ShardHost {
   /** History entries main holds, by announced game id; an unannounced game's versions are not sent. */
   private readonly known = new Map<string, number>();
   private readonly stats: NodeJS.Timeout | null;
+  /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
+  private readonly treeTimes = new Map<string, number>();
 
   constructor(private readonly d: ShardHostDeps) {
     this.timed = new TimedStore(d.store);
     this.registry = new GameRegistry({
       store: this.timed,
-      rules: d.rules,
       clock: d.clock,
       config: d.config,
       log: d.log,
@@ -104,11 +103,14 @@ export class ShardHost {
           },
           gameEnded: (g) => {
             this.known.delete(g.id);
+            this.treeTimes.delete(g.id);
             this.timed.last.delete(g.id);
           },
         },
       ],
       onShow: (game, rec, tree, treeChanged, frames) => this.shown(game, rec, tree, treeChanged, frames),
+      // Timed here, in the thread that owns the game; reported with the version the tree belongs to.
+      onTree: (id, seconds) => this.treeTimes.set(id, seconds),
     });
     this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), live: this.registry.liveCount() }), d.statsEveryMs) : null;
     this.stats?.unref();
@@ -191,6 +193,11 @@ export class ShardHost {
       turns: frames.reduce((n, f) => n + (isTurnPlayed(f) ? 1 : 0), 0),
     };
     if (treeChanged) update.tree = newTreeWire(tree, frames);
+    const built = this.treeTimes.get(game.id);
+    if (built !== undefined) {
+      this.treeTimes.delete(game.id);
+      update.treeSeconds = built;
+    }
     const wrote = this.timed.last.get(game.id);
     if (wrote) {
       this.timed.last.delete(game.id);

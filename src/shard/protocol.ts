@@ -62,6 +62,8 @@ export type Reply =
       lines: [number, string][];
       /** How many of `lines` are TurnPlayed (metrics). */
       turns: number;
+      /** How long the shard took to build this version's new tree (seconds), for /metrics. */
+      treeSeconds?: number;
       /** The shard's store write behind this version and how long it took (seconds), for /metrics. */
       wrote?: ['putGame' | 'finishGame', number];
       /** With a forwarding store only: the game ended; main stores its final record and results. */

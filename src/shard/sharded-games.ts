@@ -34,6 +34,8 @@ export interface ShardedGamesDeps {
   log: Logger;
   /** A shard was restarted after dying. */
   onRestart?: (index: number, err: Error) => void;
+  /** A shard built a roll's legal-move tree in this many seconds (reported with its version). */
+  onTree?: (seconds: number) => void;
   /** A shard's store write (reported with the version it persisted). */
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
   /** Wraps the handling of each batch of replies (the edge gathers the stream writes it makes). */
@@ -289,6 +291,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     if (!g) return;
     const rec = g.recordOf(u);
     if (u.wrote) this.d.onStoreWrite?.(u.wrote[0], u.wrote[1]);
+    if (u.treeSeconds !== undefined) this.d.onTree?.(u.treeSeconds);
     // Written before published: nobody sees a version the store does not hold.
     if (u.write) this.write(this.d.store.finishGame(rec, u.write.results), u.id);
     g.apply(u, rec);

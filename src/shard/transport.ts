@@ -29,7 +29,7 @@ export interface ShardTransport {
 
 /**
  * Shards in the calling thread, for tests: the same host, the same batches (copied, as a thread
- * boundary would), delivered on later event-loop turns; the test's clock, store and rules are
+ * boundary would), delivered on later event-loop turns; the test's clock and store are
  * shared with it. `storeFor(i)` gives shard i its store: the server's own when it is LMDB (one
  * environment, as worker threads share it), a ForwardingStore when the server keeps memory.
  */
