@@ -190,7 +190,7 @@ async function measureSharded(count: number): Promise<Shape> {
   const clock = new ManualClock(undefined, { runDueTimers: true });
   const config = { ...DEFAULT_GAME_CONFIG, archiveSize: 0, seedGraceMs: 0 };
   const transport = new LoopbackTransport({
-    clock, config, log: silent, housePlayers: new Map(), storeFor: () => new ForwardingStore(),
+    clock, config, log: silent, housePlayers: new Map(), storeFor: () => ({ mode: 'forwarding', games: new ForwardingStore() }),
   });
   let n = 0;
   const games = new ShardedGames({

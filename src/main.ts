@@ -140,7 +140,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     const shared = openedStore;
     transport = new LoopbackTransport({
       clock, config: config.games, log, housePlayers, random: opts.random,
-      storeFor: () => (forwarded ? new ForwardingStore() : shared),
+      storeFor: () => (forwarded ? { mode: 'forwarding', games: new ForwardingStore() } : { mode: 'shared', games: shared }),
     });
   } else {
     if (!forwarded && !(openedStore instanceof LmdbStore)) {

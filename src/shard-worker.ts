@@ -4,24 +4,23 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from './domain/clock.js';
 import { createLogger } from './log.js';
 import { ForwardingStore } from './shard/forwarding-store.js';
-import { ShardHost } from './shard/host.js';
+import { ShardHost, type ShardStore } from './shard/host.js';
 import type { Command } from './shard/protocol.js';
 import { batchOf, wireOf } from './shard/codec.js';
 import type { ShardWorkerData } from './shard/worker-transport.js';
 import { LmdbStore } from './store/lmdb.js';
-import type { GameStore } from './store/types.js';
 
 const data = workerData as ShardWorkerData;
 const port = parentPort;
 if (!port) throw new Error('shard-worker runs only as a worker thread');
 
-let store: GameStore;
+let store: ShardStore;
 if (data.store.memory) {
-  store = new ForwardingStore();
+  store = { mode: 'forwarding', games: new ForwardingStore() };
 } else {
   const attached = LmdbStore.attach(data.store.dataDir);
   if (!attached.ok) throw new Error(attached.error);
-  store = attached.value;
+  store = { mode: 'shared', games: attached.value };
 }
 
 const host = new ShardHost({

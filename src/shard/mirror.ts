@@ -46,6 +46,12 @@ function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []):
 
 export class MirrorGame extends ViewedGame implements GameHandle {
   protected view: GameView;
+  /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
+  seq = 0;
+  /** A `sync` is on its way: updates wait for it (they are dropped; the sync covers them). */
+  syncing = false;
+  /** The owner's newest `seq` as its last `heads` told; still ahead of `seq` at the next: resync. */
+  headSeq = 0;
   /** Read by tests that check a subscription was released. */
   readonly subs: Subscribers;
 
@@ -116,6 +122,11 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   reset(rec: GameRecord, tree: TreeWire | null): void {
     this.view.tree?.release();
     this.view = this.viewOf(rec, pendingOf(tree));
+  }
+
+  /** The sync asked for arrived, failed or timed out. */
+  syncDone(): void {
+    this.syncing = false;
   }
 
   /** Ends every subscription (the game ended, the server stops, or its shard was lost). */

@@ -30,6 +30,11 @@ export type Command =
   | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null; version?: number }
   | { t: 'seed'; id: string; seat: Seat; seed: string }
   | { t: 'resign'; id: string; seat: Seat }
+  /**
+   * Main saw a gap in a game's updates (a lost or late one): send its whole current state again
+   * (`synced`). Idempotent, so a lost one is simply asked again.
+   */
+  | { t: 'sync'; rid: number; id: string }
   /** Live records to take over (a start or a restart); answered once each has settled. */
   | { t: 'resume'; rid: number; recs: GameRecord[] }
   | { t: 'idle'; rid: number }
@@ -48,11 +53,22 @@ export type Reply =
   | { t: 'started'; rec: GameRecord }
   /** A game taken over by `resume`, once settled: its whole current record and pending tree. */
   | { t: 'resumed'; rec: GameRecord; tree: TreeWire | null }
+  /**
+   * The answer to `sync`: the game's whole record and pending tree, and the `seq` of the last update
+   * it covers; an ended game comes with its result lines when main stores it (forwarding store).
+   */
+  | { t: 'synced'; rid: number; rec: GameRecord; tree: TreeWire | null; seq: number; results?: ResultRecord[] }
   | { t: 'failed'; rid: number; error: string }
   | { t: 'verdict'; rid: number; verdict: MoveVerdict | 'busy' }
   | {
       t: 'update';
       id: string;
+      /**
+       * The game's update count since it was announced (1, 2, …): main applies an update only on top
+       * of the one before, ignores one it already has, and asks for a `sync` on a gap. Versions alone
+       * cannot tell, as a seed or a resumed clock changes the record without a new version.
+       */
+      seq: number;
       head: RecordHead;
       from: number;
       hist: HistoryEntry[];
@@ -75,6 +91,12 @@ export type Reply =
    */
   | { t: 'write'; rec: GameRecord; results?: ResultRecord[] }
   | { t: 'done'; rid: number }
+  /**
+   * About once a second, the newest `seq` of every game updated since the last one: main resyncs a
+   * game still behind what the previous `heads` said (its last update was lost, and no later one
+   * would show the gap).
+   */
+  | { t: 'heads'; seqs: [string, number][] }
   /** Every second: the shard thread's CPU time so far (seconds) and its live games. */
   | { t: 'stats'; cpuSeconds: number; live: number };
 
@@ -115,4 +137,61 @@ export function shardIndex(key: string, shards: number): number {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0) % shards;
+}
+
+/** A batch is cut before it passes either bound (one message bigger than the byte bound goes alone). */
+export const BATCH_MAX_BYTES = 1 << 20;
+export const BATCH_MAX_MESSAGES = 4096;
+
+/** Assumed size of a history entry and of a record's fixed part when a message is measured. */
+const ENTRY_BYTES = 160;
+const RECORD_BYTES = 1024;
+
+const recordBytes = (rec: GameRecord): number => RECORD_BYTES + rec.history.length * ENTRY_BYTES;
+const treeBytes = (t: TreeWire | null | undefined): number => (t?.json?.length ?? 0) + (t ? 64 : 0);
+
+/**
+ * About how many bytes a message takes on the wire: exact for its text (event lines, tree JSON),
+ * estimated for the rest. Cheap: nothing is serialised to measure it.
+ */
+export function messageBytes(m: Command | Reply): number {
+  switch (m.t) {
+    case 'update': {
+      let n = 256 + m.hist.length * ENTRY_BYTES + treeBytes(m.tree);
+      for (const [, line] of m.lines) n += line.length;
+      return n;
+    }
+    case 'started':
+    case 'write':
+      return recordBytes(m.rec);
+    case 'resumed':
+    case 'synced':
+      return recordBytes(m.rec) + treeBytes(m.tree);
+    case 'resume':
+      return m.recs.reduce((n, r) => n + recordBytes(r), 64);
+    case 'create':
+    case 'pair':
+      return RECORD_BYTES;
+    default:
+      return 128;
+  }
+}
+
+/** `batch` cut into batches within BATCH_MAX_BYTES and BATCH_MAX_MESSAGES, in order. */
+export function chunked<T extends Command | Reply>(batch: T[]): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  for (const m of batch) {
+    const b = messageBytes(m);
+    if (cur.length > 0 && (bytes + b > BATCH_MAX_BYTES || cur.length >= BATCH_MAX_MESSAGES)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(m);
+    bytes += b;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
 }

@@ -5,8 +5,7 @@
 // batches over a network (NATS, one subject per shard) would implement the same two interfaces,
 // touching neither the actors nor the edge.
 import type { Command, Reply } from './protocol.js';
-import { ShardHost, type ShardHostDeps } from './host.js';
-import type { GameStore } from '../store/types.js';
+import { ShardHost, type ShardHostDeps, type ShardStore } from './host.js';
 
 export interface ShardEvents {
   /** One batch of replies, in the order the shard made them. */
@@ -34,7 +33,7 @@ export interface ShardTransport {
  * environment, as worker threads share it), a ForwardingStore when the server keeps memory.
  */
 export class LoopbackTransport implements ShardTransport {
-  constructor(private readonly deps: Omit<ShardHostDeps, 'post' | 'later' | 'store' | 'statsEveryMs'> & { storeFor(index: number): GameStore }) {}
+  constructor(private readonly deps: Omit<ShardHostDeps, 'post' | 'later' | 'store' | 'statsEveryMs'> & { storeFor(index: number): ShardStore }) {}
 
   open(index: number, events: ShardEvents): ShardChannel {
     let open = true;
