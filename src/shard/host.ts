@@ -15,7 +15,7 @@ import type { EventFrame } from '../game/types.js';
 import { isTurnPlayed, type PendingTree } from '../game/view.js';
 import type { GameStore } from '../store/types.js';
 import type { ForwardingStore } from './forwarding-store.js';
-import { chunked, headOf, treeJsonOfLine, type Command, type Reply, type TreeWire } from './protocol.js';
+import { chunked, headOf, treeJsonOfLine, type Command, type ShardReply, type TreeWire } from './protocol.js';
 import { threadCpuSeconds } from './cpu.js';
 
 /**
@@ -36,7 +36,7 @@ export interface ShardHostDeps {
   housePlayers: Map<string, HouseKind>;
   random?: () => number;
   /** Sends one batch of replies to main. */
-  post(batch: Reply[]): void;
+  post(batch: ShardReply[]): void;
   /** Runs `fn` after the current event-loop turn (setImmediate in a server). */
   later(fn: () => void): void;
   /** Period of the `stats` reply; 0: none. */
@@ -91,7 +91,7 @@ export class ShardHost {
   private readonly touched = new Set<string>();
   private heads: { cancel(): void } | null = null;
   private readonly registry: GameRegistry;
-  private out: Reply[] = [];
+  private out: ShardReply[] = [];
   private flushing = false;
   /**
    * By announced game id: the history entries main was last sent and the count of updates sent; an
@@ -206,7 +206,7 @@ export class ShardHost {
     );
   }
 
-  private announce(r: Extract<Reply, { t: 'started' | 'resumed' }>): void {
+  private announce(r: Extract<ShardReply, { t: 'started' | 'resumed' }>): void {
     this.known.set(r.rec.id, { hist: r.rec.history.length, seq: 0 });
     this.emit(r);
   }
@@ -249,7 +249,7 @@ export class ShardHost {
     // Not announced yet (a game settling during resume): main gets its whole record when it is.
     if (known === undefined) return;
     const from = known.hist;
-    const update: Extract<Reply, { t: 'update' }> = {
+    const update: Extract<ShardReply, { t: 'update' }> = {
       t: 'update',
       id: game.id,
       seq: ++known.seq,
@@ -281,7 +281,7 @@ export class ShardHost {
     this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
-  private emit(r: Reply): void {
+  private emit(r: ShardReply): void {
     this.out.push(r);
     if (this.flushing) return;
     this.flushing = true;

@@ -48,7 +48,7 @@ export type Command =
  * to publish, in version order. The store already holds that version, except with a forwarding
  * store (`write`), where main writes it before publishing.
  */
-export type Reply =
+export type ShardReply =
   /** A game created here (create or pair), announced before its first roll. */
   | { t: 'started'; rec: GameRecord }
   /** A game taken over by `resume`, once settled: its whole current record and pending tree. */
@@ -154,7 +154,7 @@ const treeBytes = (t: TreeWire | null | undefined): number => (t?.json?.length ?
  * About how many bytes a message takes on the wire: exact for its text (event lines, tree JSON),
  * estimated for the rest. Cheap: nothing is serialised to measure it.
  */
-export function messageBytes(m: Command | Reply): number {
+export function messageBytes(m: Command | ShardReply): number {
   switch (m.t) {
     case 'update': {
       let n = 256 + m.hist.length * ENTRY_BYTES + treeBytes(m.tree);
@@ -178,7 +178,7 @@ export function messageBytes(m: Command | Reply): number {
 }
 
 /** `batch` cut into batches within BATCH_MAX_BYTES and BATCH_MAX_MESSAGES, in order. */
-export function chunked<T extends Command | Reply>(batch: T[]): T[][] {
+export function chunked<T extends Command | ShardReply>(batch: T[]): T[][] {
   const out: T[][] = [];
   let cur: T[] = [];
   let bytes = 0;

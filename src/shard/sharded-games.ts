@@ -2,7 +2,7 @@
 // edge and the services use, with every actor in a shard. A game's shard is fixed by its id
 // (protocol.ts: shardIndex), so main needs no routing table and a restarted server finds the same
 // shard for the same game. Commands leave in one batch per shard per event-loop turn; replies are
-// applied in order: a version is written (forwarding store), adopted by its mirror, then published.
+// applied in order: a version is written (forwarding store), adopted by its replica, then published.
 // A shard that dies is started again and given its live games back from the store; the streams of
 // its games are closed (their subscribers reconnect and get a fresh Snapshot).
 import type { Clock } from '../domain/clock.js';
@@ -16,8 +16,8 @@ import type {
 } from '../game/types.js';
 import { isEnded } from '../game/view.js';
 import type { Store } from '../store/types.js';
-import { MirrorGame, type MirrorLink } from './mirror.js';
-import { chunked, shardIndex, shardKey, type Command, type Reply, type TreeWire } from './protocol.js';
+import { GameReplica, type ReplicaLink } from './replica.js';
+import { chunked, shardIndex, shardKey, type Command, type ShardReply, type TreeWire } from './protocol.js';
 import type { ShardChannel, ShardTransport } from './transport.js';
 
 export interface ShardedGamesDeps {
@@ -82,12 +82,12 @@ interface Shard {
 /** Commands one restarting shard may hold for later; past it they are answered at once. */
 export const HELD_MAX = 10_000;
 
-export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactory, MirrorPairFactory, GameDirectory, MirrorLink {
-  protected readonly shelf: GameShelf<MirrorGame>;
+export class ShardedGames extends ShelvedGames<GameReplica> implements GameFactory, MirrorPairFactory, GameDirectory, ReplicaLink {
+  protected readonly shelf: GameShelf<GameReplica>;
   private readonly cfg;
   private readonly shards: Shard[];
   private readonly pending = new Map<number, Pending>();
-  /** Main-thread seconds spent applying shard replies (mirrors, store writes, the fan-out to streams). */
+  /** Main-thread seconds spent applying shard replies (replicas, store writes, the fan-out to streams). */
   applySeconds = 0;
   private nextRid = 1;
   private stopping = false;
@@ -189,7 +189,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     this.enqueue(this.shards[index], { t: 'crash' });
   }
 
-  // ---- the mirrors' commands --------------------------------------------------------------------
+  // ---- the replicas' commands --------------------------------------------------------------------
 
   move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
     const shard = this.shardOfLive(id);
@@ -267,14 +267,14 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     });
   }
 
-  private receive(index: number, batch: readonly Reply[]): void {
+  private receive(index: number, batch: readonly ShardReply[]): void {
     const t0 = performance.now();
     if (this.d.aroundBatch) this.d.aroundBatch(() => this.replies(index, batch));
     else this.replies(index, batch);
     this.applySeconds += (performance.now() - t0) / 1000;
   }
 
-  private replies(index: number, batch: readonly Reply[]): void {
+  private replies(index: number, batch: readonly ShardReply[]): void {
     for (const r of batch) {
       try {
         this.reply(index, r);
@@ -284,7 +284,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     }
   }
 
-  private reply(index: number, r: Reply): void {
+  private reply(index: number, r: ShardReply): void {
     switch (r.t) {
       case 'update':
         return this.update(r);
@@ -329,7 +329,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
       g.headSeq = 0;
       g.reset(rec, tree);
     } else {
-      g = new MirrorGame(rec, tree, this, this.d.clock, this.cfg.inlineLeafCap, this.d.log);
+      g = new GameReplica(rec, tree, this, this.d.clock, this.cfg.inlineLeafCap, this.d.log);
       if (!isEnded(rec)) this.shelf.add(g);
     }
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
@@ -341,7 +341,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     this.shelf.notify(hook, g);
   }
 
-  private update(u: Extract<Reply, { t: 'update' }>): void {
+  private update(u: Extract<ShardReply, { t: 'update' }>): void {
     const g = this.shelf.get(u.id);
     if (!g) return;
     // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
@@ -367,7 +367,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
    * A gap in a game's updates (one lost, or overtaken): its subscribers missed events, so their
    * streams end (a reconnect gets a fresh Snapshot), and the owner is asked for the whole state.
    */
-  private resync(g: MirrorGame): void {
+  private resync(g: GameReplica): void {
     g.syncing = true;
     g.closeSubscribers();
     this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
@@ -393,7 +393,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     }
   }
 
-  private synced(r: Extract<Reply, { t: 'synced' }>): void {
+  private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
     const p = this.pending.get(r.rid);
     this.pending.delete(r.rid);
     const g = this.shelf.get(r.rec.id);
@@ -453,7 +453,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     shard.channel = this.open(shard.index);
     this.d.onRestart?.(shard.index, err);
     try {
-      // A memory server's live versions are its mirrors' records; LMDB's are in the store.
+      // A memory server's live versions are its replicas' records; LMDB's are in the store.
       const live = this.d.forwarded ? this.shelf.live().map((g) => g.record()) : this.d.store.listLiveGames();
       await this.resumeShard(shard, live.filter((r) => !isEnded(r)));
     } catch (e) {

@@ -4,12 +4,12 @@
 // the tests' runs a shard in the same thread (LoopbackTransport, below); one that carries the same
 // batches over a network (NATS, one subject per shard) would implement the same two interfaces,
 // touching neither the actors nor the edge.
-import type { Command, Reply } from './protocol.js';
+import type { Command, ShardReply } from './protocol.js';
 import { ShardHost, type ShardHostDeps, type ShardStore } from './host.js';
 
 export interface ShardEvents {
   /** One batch of replies, in the order the shard made them. */
-  replies(batch: Reply[]): void;
+  replies(batch: ShardReply[]): void;
   /** The shard is gone (an uncaught error, its thread exited); nothing more arrives from it. */
   died(err: Error): void;
 }

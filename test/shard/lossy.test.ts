@@ -11,7 +11,7 @@ import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { leafPaths } from '../../src/game/house.js';
 import type { GameHandle } from '../../src/game/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Command, Reply } from '../../src/shard/protocol.js';
+import type { Command, ShardReply } from '../../src/shard/protocol.js';
 import { ShardedGames } from '../../src/shard/sharded-games.js';
 import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
 import { tick } from '../helpers/poll.js';
@@ -52,7 +52,7 @@ class FaultyTransport implements ShardTransport {
     };
   }
 
-  private pass<T extends Command | Reply>(batch: T[], deliver: (b: T[]) => void): void {
+  private pass<T extends Command | ShardReply>(batch: T[], deliver: (b: T[]) => void): void {
     const now: T[] = [];
     for (const m of batch) {
       if (!FAULTY.has(m.t)) {
@@ -193,7 +193,7 @@ function startedRecord(id: string) {
     fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', activeSeat: 'White' as const, dice: [1, 2, 3],
     clocks: { white: null, black: null }, clockStartedAt: 1, version: 1, history: [],
     status: { Active: {} }, revealedSeeds: null, finishedAt: null, mirrorOf: null,
-  } as unknown as Extract<Reply, { t: 'started' }>['rec'];
+  } as unknown as Extract<ShardReply, { t: 'started' }>['rec'];
 }
 
 t.test('updates: a repeat or an old one is ignored, a gap asks the owner for the whole state and closes the streams', async (t) => {
@@ -208,7 +208,7 @@ t.test('updates: a repeat or an old one is ignored, a gap asks the owner for the
   const seen: number[] = [];
   let closed = 0;
   g.subscribe({ deliver: (f) => void seen.push(f.v), close: () => closed++ });
-  const update = (seq: number, version: number): Reply => ({
+  const update = (seq: number, version: number): ShardReply => ({
     t: 'update', id: 'g1', seq, head: { ...base, version }, from: 0, hist: [], lines: [[version, `{"Rejected":{"v":${version},"seat":"White","reason":"not your turn"}}\n`]], turns: 0,
   });
   transport.events.replies([update(1, 2), update(1, 2), update(2, 3)]);

@@ -3,7 +3,7 @@
 // bounded in bytes and count.
 import t from 'tap';
 import {
-  BATCH_MAX_BYTES, BATCH_MAX_MESSAGES, MOVING_FIELDS, chunked, headOf, messageBytes, shardIndex, shardKey, type Reply,
+  BATCH_MAX_BYTES, BATCH_MAX_MESSAGES, MOVING_FIELDS, chunked, headOf, messageBytes, shardIndex, shardKey, type ShardReply,
 } from '../../src/shard/protocol.js';
 import { ForwardingStore } from '../../src/shard/forwarding-store.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
@@ -70,10 +70,10 @@ t.test('forwarding store: live writes stay in the shard; an ending travels once,
 
 t.test('batches are bounded in bytes and in count, keep their order, and a message past the bound goes alone', async (t) => {
   const line = (n: number): string => `{"Rejected":{"v":1,"seat":"White","reason":"${'x'.repeat(n)}"}}\n`;
-  const update = (i: number, size: number): Reply => ({
+  const update = (i: number, size: number): ShardReply => ({
     t: 'update', id: `g${i}`, seq: 1, head: {} as never, from: 0, hist: [], lines: [[1, line(size)]], turns: 0,
   });
-  const batch: Reply[] = [];
+  const batch: ShardReply[] = [];
   for (let i = 0; i < 40; i++) batch.push(update(i, 100_000));
   batch.push(update(40, 3 * BATCH_MAX_BYTES));
   for (let i = 41; i < 41 + BATCH_MAX_MESSAGES + 10; i++) batch.push({ t: 'verdict', rid: i, verdict: 'busy' });

@@ -11,10 +11,10 @@ import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { Subscribers } from '../game/subscribers.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
-import { treeJsonOfLine, type Reply, type TreeWire } from './protocol.js';
+import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
 
-/** What a mirror asks of its owner: send a command to the game's shard. */
-export interface MirrorLink {
+/** What a replica asks of its owner: send a command to the game's shard. */
+export interface ReplicaLink {
   move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'>;
   seed(id: string, seat: Seat, seed: string): void;
   resign(id: string, seat: Seat): void;
@@ -32,7 +32,7 @@ class LineFrame implements EventFrame {
   }
 }
 
-/** The mirror's pending tree: from the JSON sent, or from the JSON in the update's DiceRolled line. */
+/** The replica's pending tree: from the JSON sent, or from the JSON in the update's DiceRolled line. */
 function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []): PendingTree | null {
   if (t === null) return null;
   if (t.json !== undefined) return new PendingTree(t.dfen, null, t.leaves, t.json);
@@ -44,7 +44,7 @@ function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []):
   return new PendingTree(t.dfen, null, t.leaves);
 }
 
-export class MirrorGame extends ViewedGame implements GameHandle {
+export class GameReplica extends ViewedGame implements GameHandle {
   protected view: GameView;
   /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
   seq = 0;
@@ -58,7 +58,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   constructor(
     rec: GameRecord,
     tree: TreeWire | null,
-    private readonly link: MirrorLink,
+    private readonly link: ReplicaLink,
     private readonly clock: Clock,
     private readonly cap: number,
     private readonly log: Logger,
@@ -98,8 +98,8 @@ export class MirrorGame extends ViewedGame implements GameHandle {
 
   // ---- versions: from the shard ------------------------------------------------------------------
 
-  /** The record a shard `update` describes (history joined to what this mirror holds). */
-  recordOf(u: Extract<Reply, { t: 'update' }>): GameRecord {
+  /** The record a shard `update` describes (history joined to what this replica holds). */
+  recordOf(u: Extract<ShardReply, { t: 'update' }>): GameRecord {
     const was = this.view.rec;
     const had = was.history;
     const history = u.hist.length === 0 && u.from === had.length ? had : had.slice(0, u.from).concat(u.hist);
@@ -109,7 +109,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   }
 
   /** Adopts the version (`rec` from recordOf) and publishes its lines, in order. */
-  apply(u: Extract<Reply, { t: 'update' }>, rec: GameRecord): void {
+  apply(u: Extract<ShardReply, { t: 'update' }>, rec: GameRecord): void {
     const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree, u.lines);
     // The roll this game has moved past: its tree leaves the shared caches now rather than by age.
     if (tree !== this.view.tree) this.view.tree?.release();
