@@ -50,7 +50,7 @@ const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen
 /** A new tree whose JSON the version's DiceRolled line already carries goes without it (main reads it there). */
 function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): TreeWire | null {
   if (t === null) return null;
-  if (frames.some((f) => treeJsonOfLine(f.line) !== undefined)) return { dfen: t.dfen, leaves: t.leaves, inLine: true };
+  if (frames.some((f) => treeJsonOfLine(f.line) !== undefined)) return { dfen: t.dfen, leaves: t.leaves };
   return treeWire(t);
 }
 
@@ -137,7 +137,7 @@ export class ShardHost {
       // Timed here, in the thread that owns the game; reported with the version the tree belongs to.
       onTree: (id, seconds) => this.treeTimes.set(id, seconds),
     });
-    this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), live: this.registry.liveCount() }), d.statsEveryMs) : null;
+    this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds() }), d.statsEveryMs) : null;
     this.stats?.unref();
   }
 

@@ -97,19 +97,18 @@ export type ShardReply =
    * would show the gap).
    */
   | { t: 'heads'; seqs: [string, number][] }
-  /** Every second: the shard thread's CPU time so far (seconds) and its live games. */
-  | { t: 'stats'; cpuSeconds: number; live: number };
+  /** Every second: the shard thread's CPU time so far (seconds). */
+  | { t: 'stats'; cpuSeconds: number };
 
 /**
  * A pending roll's tree as it crosses: the position with dice and its leaf count, and its JSON text
- * (main serves it and never runs the engine): `json`, or `inLine` when the update's DiceRolled line
+ * (main serves it and never runs the engine): `json`, absent when the update's DiceRolled line
  * already carries it (at most the inline cap of leaves), so it does not cross twice.
  */
 export interface TreeWire {
   dfen: string;
   leaves: number;
   json?: string;
-  inLine?: true;
 }
 
 const LEGAL_MOVES_KEY = '"legalMoves":';
