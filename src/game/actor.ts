@@ -20,6 +20,8 @@ import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
 import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
 import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
 import { PendingTree, effectiveSeeds, isEnded, rolledFrame } from './view.js';
+import { AnsweredTurns } from './retries.js';
+import { sharedRoll, sharing } from './rolls.js';
 
 export type { ActorDeps } from './actor-core.js';
 
@@ -31,47 +33,12 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: stri
 
 type MoveReply = (v: MoveVerdict) => void;
 
-/** A seat's last applied turn: the versions a retry of it may name, its moves and its verdict. */
-interface Answered {
-  from: number;
-  to: number;
-  moves: readonly string[];
-  verdict: MoveVerdict;
-}
-
-function sameMoves(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((m, i) => m === b[i]);
-}
-
-/**
- * One array per possible roll of three dice (6³ of them), shared by every record, history entry and
- * event that holds that roll: a game keeps one per turn for its whole life, and records are never
- * mutated. Not frozen: V8's structured clone (postMessage) turns a frozen array into a slow sparse one.
- */
-const ROLLS: readonly number[][] = Array.from({ length: 216 }, (_, i) => [Math.floor(i / 36) + 1, (Math.floor(i / 6) % 6) + 1, (i % 6) + 1]);
-
-function sharedRoll(dice: number[]): number[] {
-  const [a, b, c] = dice;
-  const i = (a - 1) * 36 + (b - 1) * 6 + (c - 1);
-  return dice.length === 3 && ROLLS[i] !== undefined ? ROLLS[i] : dice.slice();
-}
-
-/**
- * A record read back from the store with its history's rolls and seats shared (the decoder makes
- * a new array and string for each): a resumed game is then no bigger than one played here.
- */
-function sharing(rec: GameRecord): GameRecord {
-  if (rec.history.length === 0) return rec;
-  const history = rec.history.map((e) => ({ ...e, seat: e.seat === 'White' ? 'White' as const : 'Black' as const, dice: sharedRoll(e.dice) }));
-  return { ...rec, history };
-}
-
 export class GameActor extends ActorCore implements GameHandle {
   private readonly mailbox: Mailbox;
   private timer: TimerHandle | null = null;
   private stopping = false;
   /** Each seat's last applied turn, for retries (in memory: a restart forgets it). */
-  private readonly answered = new Map<Seat, Answered>();
+  private readonly answered = new AnsweredTurns();
   /** The `v` of the pending roll's DiceRolled (a resumed roll: the version it was resumed at). */
   private rollVersion = 0;
   /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
@@ -232,7 +199,7 @@ export class GameActor extends ActorCore implements GameHandle {
    */
   private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, reply: MoveReply): Promise<void> {
     if (isEnded(this.rec)) return reply(GAME_OVER);
-    const again = this.retried(seat, moves, version);
+    const again = this.answered.retried(seat, moves, version, this.tree !== null && this.rec.activeSeat === seat);
     if (again !== null) return reply(again);
     const rec = this.rec;
     const tree = this.tree;
@@ -270,7 +237,7 @@ export class GameActor extends ActorCore implements GameHandle {
     };
     const played: GameEvent = { TurnPlayed: { v, seat, moves: entry.moves, fenAfter: out.fenAfter } };
     const applied: MoveVerdict = { applied: true, version: v, reason: null };
-    this.answered.set(seat, { from: this.rollVersion, to: rec.version, moves: entry.moves, verdict: applied });
+    this.answered.played(seat, this.rollVersion, rec.version, entry.moves, applied);
     if (out.kingCaptured) {
       await this.end(winFor(seat, 'KingCaptured'), next, [played]);
       return reply(applied);
@@ -283,20 +250,6 @@ export class GameActor extends ActorCore implements GameHandle {
     // The verdict does not wait for the next roll's tree.
     reply(applied);
     await this.roll();
-  }
-
-  /** The verdict of a turn this seat already played, when `moves` repeat it (see onMove); else null. */
-  private retried(seat: Seat, moves: readonly string[], version: number | undefined): MoveVerdict | null {
-    const last = this.answered.get(seat);
-    if (last === undefined) return null;
-    const same = plausibleMoves(moves) && sameMoves(last.moves, moves);
-    if (version !== undefined) {
-      if (version < last.from || version > last.to) return null;
-      return same ? last.verdict : NOT_YOUR_TURN;
-    }
-    // Without a version, only while this seat has no decision pending: otherwise the moves are new.
-    if (this.tree !== null && this.rec.activeSeat === seat) return null;
-    return same ? last.verdict : null;
   }
 
   /** A refusal is an event like any other: it takes a version and is persisted first. */
@@ -342,7 +295,7 @@ export class GameActor extends ActorCore implements GameHandle {
           { TurnPlayed: { v: v + 1, seat: mover, moves: [], fenAfter: out.fenAfter } },
         ];
         // The mover played no turn of its own: a repeat of its previous one is no longer a retry.
-        this.answered.delete(mover);
+        this.answered.passed(mover);
         if (this.drawn(out.halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
         await this.commit(next, null, events);
         continue;
