@@ -1,5 +1,5 @@
 // What a live game costs in memory in the game layer: V8 heap (plus array buffers, where trees
-// live) per game after a forced GC, for games built with the in-thread registry, InlineRules and a
+// live) per game after a forced GC, for games built with the in-thread registry, the engine's trees and a
 // ManualClock, in this process. Two shapes of idle game, each waiting for a move:
 //  - opening: both seeds given, the opening roll made;
 //  - played:  TURNS rolls in. Random play ends most games before that, so a hundred games that got
@@ -26,7 +26,6 @@ import { GameRegistry } from '../src/game/game-registry.js';
 import { leafPaths } from '../src/game/house.js';
 import { clearReadCaches, readCachesSize } from '../src/game/read-cache.js';
 import type { GameHandle } from '../src/game/types.js';
-import { InlineRules } from '../src/pool/inline.js';
 import { MemoryStore } from '../src/store/memory.js';
 import type { Store } from '../src/store/types.js';
 import { prng } from '../test/helpers/prng.js';
@@ -85,7 +84,6 @@ function newRegistry(store: Store, clock: ManualClock): GameRegistry {
   let n = 0;
   return new GameRegistry({
     store,
-    rules: new InlineRules(),
     clock,
     // No archive: a game that ends during the bench leaves nothing behind to count.
     config: { ...DEFAULT_GAME_CONFIG, archiveSize: 0 },
@@ -192,7 +190,7 @@ async function measureSharded(count: number): Promise<Shape> {
   const clock = new ManualClock(undefined, { runDueTimers: true });
   const config = { ...DEFAULT_GAME_CONFIG, archiveSize: 0, seedGraceMs: 0 };
   const transport = new LoopbackTransport({
-    rules: new InlineRules(), clock, config, log: silent, housePlayers: new Map(), storeFor: () => new ForwardingStore(),
+    clock, config, log: silent, housePlayers: new Map(), storeFor: () => ({ mode: 'forwarding', games: new ForwardingStore() }),
   });
   let n = 0;
   const games = new ShardedGames({
@@ -263,7 +261,6 @@ export async function turnCost(): Promise<{ cpuUsPerTurn: number; turns: number 
   const ids = new Map<string, 'random'>();
   const registry = new GameRegistry({
     store: new DiscardingStore(),
-    rules: new InlineRules(),
     clock: new ManualClock(),
     config: { ...DEFAULT_GAME_CONFIG, archiveSize: 0, maxRolls: 400 },
     listeners: [{ turnApplied: () => void turns++ }],
@@ -332,7 +329,7 @@ export async function run(): Promise<BenchRow[]> {
   return [
     {
       bench: 'game-memory.turns', metric: 'CPU µs / turn, in-thread', value: cost.cpuUsPerTurn,
-      note: `${cost.turns} turns of ${HOUSE_GAMES} house-vs-house games: actor, trees (InlineRules), events, house choice`,
+      note: `${cost.turns} turns of ${HOUSE_GAMES} house-vs-house games: actor, trees (built in-thread), events, house choice`,
     },
     {
       bench: 'game-memory.opening', metric: 'heap bytes / live game', value: opening.perGame,
@@ -358,7 +355,7 @@ export async function run(): Promise<BenchRow[]> {
     },
     {
       bench: 'game-memory.played', metric: 'resume µs / game', value: (resumeMs * 1000) / played.live,
-      note: 'registry.resume(): each actor built, its pending tree recomputed (InlineRules), roll shown',
+      note: 'registry.resume(): each actor built, its pending tree recomputed in-thread, roll shown',
     },
     {
       bench: 'game-memory.played', metric: 'MB in shared caches', value: played.cached / (1024 * 1024),

@@ -75,7 +75,7 @@ async function play(base: string, token: string, face: string, gameId: string): 
     let tree = inline;
     if (tree === null) tree = (JSON.parse((await request(`${base}/games/${gameId}/moves`, 'GET')).text) as { legalMoves: Tree }).legalMoves;
     if (Object.keys(tree).length === 0) return; // forced pass: the server plays it
-    const res = await request(`${base}/bot/game/${gameId}/move`, 'POST', token, { moves: randomPath(tree) });
+    const res = await request(`${base}/bot/game/${gameId}/move`, 'POST', token, { moves: randomPath(tree), version: v });
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     if (res.status === 200 && !stopping) turns++;
     else if (res.status !== 200 && res.status !== 409) failures++;

@@ -1,6 +1,6 @@
 // The ladder under load: 200 registered stream bots on the ladder (capacity 2, so each plays one
 // mirror pair at a time), a 500 ms pair interval, 60 s. The server runs in this process (memory
-// store, the real rules pool) so the bench can set the bots' capacity directly in its store; the bots
+// store, the real game shards) so the bench can set the bots' capacity directly in its store; the bots
 // run in a forked driver (bench/ladder-driver.ts) whose CPU is not counted. Reports mirror pairs
 // started per second, games ended and turns per second, the server's CPU (all threads) and RSS.
 // Baseline, same run: a fresh server of the same build and settings where the same number of bots

@@ -245,7 +245,7 @@ export class PairPlay {
       const t0 = performance.now();
       let a: Answer;
       try {
-        a = await this.request('POST', `/bot/game/${game.id}/move`, bot.token, `{"moves":${JSON.stringify(path)}}`);
+        a = await this.request('POST', `/bot/game/${game.id}/move`, bot.token, `{"moves":${JSON.stringify(path)},"version":${v}}`);
       } catch (e) {
         this.problem('move lost', (e as Error).message);
         return;

@@ -88,8 +88,8 @@ function started(slot: Slot, gameId: string): void {
   games++;
   if (WEBHOOK) return;
   const req = lines(`/bot/game/stream/${gameId}`, slot.token, (ev) => {
-    const roll = ev.DiceRolled ?? (ev.Snapshot?.state.dicePending && ev.Snapshot.state.activeSeat === 'White' ? { seat: 'White', legalMoves: ev.Snapshot.state.legalMoves } : null);
-    if (roll?.seat === 'White' && (roll.legalMoves === null || Object.keys(roll.legalMoves).length > 0)) void move(slot, gameId, roll.legalMoves);
+    const roll = ev.DiceRolled ?? (ev.Snapshot?.state.dicePending && ev.Snapshot.state.activeSeat === 'White' ? { v: ev.Snapshot.state.version, seat: 'White', legalMoves: ev.Snapshot.state.legalMoves } : null);
+    if (roll?.seat === 'White' && (roll.legalMoves === null || Object.keys(roll.legalMoves).length > 0)) void move(slot, gameId, roll.v, roll.legalMoves);
     if (ev.GameEnded) {
       req.destroy();
       slot.streams = slot.streams.filter((s) => s !== req);
@@ -99,11 +99,11 @@ function started(slot: Slot, gameId: string): void {
   slot.streams.push(req);
 }
 
-async function move(slot: Slot, gameId: string, inline: Tree | null): Promise<void> {
+async function move(slot: Slot, gameId: string, version: number, inline: Tree | null): Promise<void> {
   if (stopping) return;
   if (slot.answeredAt) cycles.push(performance.now() - slot.answeredAt);
   const tree = await treeOf(gameId, inline);
-  const r = await request('POST', `/bot/game/${gameId}/move`, slot.token, { moves: randomPath(tree) });
+  const r = await request('POST', `/bot/game/${gameId}/move`, slot.token, { moves: randomPath(tree), version });
   if (r.status !== 200 && !stopping) problem(`move ${r.status}`);
   slot.answeredAt = performance.now();
   if (!stopping) turns++;

@@ -3,7 +3,7 @@
 // engine subcommands (moves, perft, roll, commit) answer rules questions from the shell.
 import { engineCommand, ENGINE_HELP } from './cli/engine.js';
 import { parseServeFlags, serveConfig, SERVE_USAGE } from './cli/serve-flags.js';
-import { nativeBindingProblem } from './edge/binding.js';
+import { nativeBindingProblem } from './cli/native-binding.js';
 
 const USAGE = `usage:
   dicechess --help

@@ -1,5 +1,5 @@
-// The composition root: from the Config it is given, opens the store, starts the rules pool, builds
-// the services and the game registry, resumes live games, and listens. Besides the Config it reads
+// The composition root: from the Config it is given, opens the store, starts the game shards, builds
+// the services, resumes live games, and listens. Besides the Config it reads
 // only the package's version (package.json) and the built web page.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -21,8 +21,6 @@ import type { HouseKind } from './game/house.js';
 import type { Logger } from './domain/log.js';
 import { createLogger } from './log.js';
 import { ServiceMetrics } from './metrics.js';
-import { InlineRules } from './pool/inline.js';
-import type { RulesPort } from './pool/types.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
 import { GameAdmission } from './services/game-admission.js';
@@ -52,8 +50,6 @@ export const VERSION: string = (
 export interface StartOptions {
   clock?: Clock;
   log?: Logger;
-  /** Rules port of loopback shards (tests use the in-thread engine); worker shards run their own. */
-  rules?: RulesPort;
   /**
    * Where the game shards run: 'worker' (default), a worker thread each; 'loopback', in this
    * thread over the same protocol, for tests that drive time with a ManualClock.
@@ -104,11 +100,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (!opened.ok) return { ok: false, error: opened.error };
     openedStore = opened.value;
   }
-  const rulesPort = opts.rules ?? new InlineRules();
   // The gauges read the registry (made below) only when /metrics is scraped.
   const metrics: ServiceMetrics = new ServiceMetrics({
     liveGames: (): number => registry.liveCount(),
-    rulesQueueDepth: () => 0,
     threadCpu: () => [
       { thread: 'main', seconds: threadCpuSeconds() },
       ...registry.shardCpuSeconds().map((seconds, i) => ({ thread: `shard-${i}`, seconds })),
@@ -120,7 +114,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
   });
   const store = metrics.timedStore(openedStore);
-  const rules = metrics.timedRules(rulesPort);
 
   const hub = new AccountHub();
   const identity = new IdentityService(store, clock, {
@@ -150,8 +143,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (opts.shards === 'loopback') {
     const shared = openedStore;
     transport = new LoopbackTransport({
-      rules, clock, config: config.games, log, housePlayers, random: opts.random,
-      storeFor: () => (forwarded ? new ForwardingStore() : shared),
+      clock, config: config.games, log, housePlayers, random: opts.random,
+      storeFor: () => (forwarded ? { mode: 'forwarding', games: new ForwardingStore() } : { mode: 'shared', games: shared }),
     });
   } else {
     if (!forwarded && !(openedStore instanceof LmdbStore)) {
@@ -179,6 +172,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log,
     onRestart: () => metrics.shardRestarted(),
     onStoreWrite: (op, seconds) => metrics.observeStoreWrite(op, seconds),
+    onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
   });
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
@@ -270,7 +264,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await scheduler.stop();
     await webhooks?.stop();
     await registry.stop();
-    await rules.close();
     await store.close();
     return { ok: false, error: (e as Error).message };
   }
@@ -293,7 +286,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       close: () =>
         (closing ??= (async () => {
           // Stop accepting, end every stream cleanly (account streams here, game streams when their
-          // actors stop), wait for running game commands, then drain the pool and close the store.
+          // actors stop), wait for running game commands, then close the store.
           listening.close();
           hub.closeAll();
           await scheduler.stop();
@@ -304,8 +297,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // After the games: a game that ended while stopping is pending and rated at the next start.
           await ratings.stop();
           edge.closeConnections(); // anything opened while the games stopped
-          await rules.close();
-          await s.close();
+                await s.close();
         })()),
     },
   };

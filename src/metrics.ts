@@ -1,12 +1,11 @@
 // What an operator watches on GET /metrics, gathered at the composition root so that no layer below
-// imports prom-client: the game layer is observed through its lifecycle hooks, the
-// rules pool and the store through thin timing wrappers, and the edge through the small EdgeMeter
-// interface it declares itself.
+// imports prom-client: the game layer is observed through its lifecycle hooks and the times its
+// shards report (trees built, store writes), the store through a thin timing wrapper, and the edge
+// through the small EdgeMeter interface it declares itself.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { GameRecord } from './domain/records.js';
 import type { EdgeMeter, StreamKind } from './edge/deps.js';
 import type { GameHandle, GameLifecycleListener } from './game/types.js';
-import type { RulesPort } from './pool/types.js';
 import type { Store } from './store/types.js';
 
 /** Store methods that write; every other member passes straight through. */
@@ -15,8 +14,6 @@ const STORE_WRITES = ['createBot', 'updateBot', 'modifyBot', 'putGame', 'finishG
 export interface MetricsSources {
   /** Games in progress. */
   liveGames: () => number;
-  /** Rules tasks waiting for a worker (0 when the rules run in-thread). */
-  rulesQueueDepth: () => number;
   /** CPU seconds used so far by each thread that serves (main, then each shard). */
   threadCpu: () => { thread: string; seconds: number }[];
   /** V8 heap of each serving thread (bytes in use, bytes reserved); a shard's from its last stats. */
@@ -32,7 +29,7 @@ export class ServiceMetrics {
   private readonly ended: Counter<'termination'>;
   private readonly verdicts: Histogram;
   private readonly streams: Gauge<'kind'>;
-  private readonly rulesTasks: Histogram;
+  private readonly trees: Histogram;
   private readonly refusals: Counter<'route'>;
   private readonly storeWrites: Histogram<'op'>;
   private readonly shardRestarts: Counter;
@@ -40,6 +37,11 @@ export class ServiceMetrics {
   /** A game write made in a shard (its own store handle), reported to main. */
   observeStoreWrite(op: string, seconds: number): void {
     this.storeWrites.observe({ op }, seconds);
+  }
+
+  /** A roll's legal-move tree built in a shard, reported to main with its version. */
+  observeTree(seconds: number): void {
+    this.trees.observe(seconds);
   }
 
   /** A shard died and was started again. */
@@ -51,12 +53,6 @@ export class ServiceMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers, collect() { this.set(sources.liveGames()); } });
-    new Gauge({
-      name: 'dicechess_rules_queue_depth',
-      help: 'Legal-move tree tasks waiting for a rules worker',
-      registers,
-      collect() { this.set(sources.rulesQueueDepth()); },
-    });
     new Gauge({
       name: 'dicechess_thread_cpu_seconds_total',
       help: 'CPU time used by each serving thread (main, shard-N), from /proc/thread-self/schedstat',
@@ -111,10 +107,10 @@ export class ServiceMetrics {
     this.streams = new Gauge({ name: 'dicechess_open_streams', help: 'Open ndjson streams, by kind', labelNames: ['kind'], registers });
     // Both kinds show from the start, at 0, so a dashboard never sees a missing series.
     for (const kind of ['account', 'game', 'spectator'] satisfies StreamKind[]) this.streams.set({ kind }, 0);
-    this.rulesTasks = new Histogram({
-      name: 'dicechess_rules_task_seconds',
-      help: 'Legal-move tree computations, from request to result (queue wait included)',
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    this.trees = new Histogram({
+      name: 'dicechess_tree_seconds',
+      help: 'Legal-move tree builds, one per roll, timed in the game shard that owns the game',
+      buckets: [0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01, 0.1],
       registers,
     });
     this.refusals = new Counter({
@@ -163,22 +159,6 @@ export class ServiceMetrics {
       if ('Ended' in record.status) this.ended.inc({ termination: record.status.Ended.over.termination });
     },
   };
-
-  /** The rules port, with each tree() timed. */
-  timedRules(rules: RulesPort): RulesPort {
-    const histogram = this.rulesTasks;
-    return {
-      async tree(dfen) {
-        const end = histogram.startTimer();
-        try {
-          return await rules.tree(dfen);
-        } finally {
-          end();
-        }
-      },
-      close: () => rules.close(),
-    };
-  }
 
   /** The store, with each write timed; reads pass through. */
   timedStore(store: Store): Store {

@@ -1,34 +1,30 @@
 // The composition root of a shard's worker thread: opens the shard's store (the server's LMDB
-// environment, or a ForwardingStore when the server keeps memory), runs the rules in this thread
-// (a tree costs less than a dispatch to another), and serves the ShardHost over the parent port.
+// environment, or a ForwardingStore when the server keeps memory) and serves the ShardHost over the parent port.
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from './domain/clock.js';
 import { createLogger } from './log.js';
-import { InlineRules } from './pool/inline.js';
 import { ForwardingStore } from './shard/forwarding-store.js';
-import { ShardHost } from './shard/host.js';
+import { ShardHost, type ShardStore } from './shard/host.js';
 import type { Command } from './shard/protocol.js';
 import { batchOf, wireOf } from './shard/codec.js';
 import type { ShardWorkerData } from './shard/worker-transport.js';
 import { LmdbStore } from './store/lmdb.js';
-import type { GameStore } from './store/types.js';
 
 const data = workerData as ShardWorkerData;
 const port = parentPort;
 if (!port) throw new Error('shard-worker runs only as a worker thread');
 
-let store: GameStore;
+let store: ShardStore;
 if (data.store.memory) {
-  store = new ForwardingStore();
+  store = { mode: 'forwarding', games: new ForwardingStore() };
 } else {
   const attached = LmdbStore.attach(data.store.dataDir);
   if (!attached.ok) throw new Error(attached.error);
-  store = attached.value;
+  store = { mode: 'shared', games: attached.value };
 }
 
 const host = new ShardHost({
   store,
-  rules: new InlineRules(),
   clock: systemClock,
   config: data.config,
   log: createLogger(data.logLevel),

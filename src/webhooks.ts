@@ -36,7 +36,7 @@ export interface WebhookRootDeps {
 }
 
 /** A webhook answer judged exactly as the body of POST /bot/game/{id}/move is. */
-export function parseMovesAnswer(text: string): string[] | null {
+export function parseMovesAnswer(text: string): { moves: string[]; version?: number } | null {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -44,7 +44,9 @@ export function parseMovesAnswer(text: string): string[] | null {
     return null;
   }
   const parsed = parseBody(MoveRequest, value);
-  return parsed.ok ? parsed.value.moves : null;
+  if (!parsed.ok) return null;
+  const { moves, version } = parsed.value;
+  return version === undefined ? { moves } : { moves, version };
 }
 
 export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): WebhookParts {

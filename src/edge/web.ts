@@ -13,6 +13,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { problemJson } from '../wire/encode.js';
 import { allowedMethods } from '../wire/routes.js';
 import { PROBLEM_TYPE, statusLine } from './reply.js';
+import { PAGE_ROUTES } from '../domain/pages.js';
 
 interface Asset {
   readonly type: string;
@@ -134,8 +135,9 @@ function notFound(res: HttpResponse, detail: string): void {
   });
 }
 
-/** Page paths the shell answers: the client-side router draws the page. */
-const PAGES = ['/', '/game/:id', '/ladder'];
+/** Page paths the shell answers (the client-side router draws the page from the same table). */
+const PAGES = PAGE_ROUTES.filter((p) => p.browserOnly === undefined).map((p) => p.pattern);
+const BROWSER_ONLY = PAGE_ROUTES.filter((p) => p.browserOnly !== undefined).map((p) => p.pattern);
 
 /**
  * Binds the shell and the assets. `/bot/{team}/{name}` (a bot's profile page) shares its prefix with
@@ -148,7 +150,7 @@ export function bindWebPages(app: TemplatedApp, web: WebAssets): void {
     app.head(pattern, (res, req) => handler(res, req, true));
   };
   for (const page of PAGES) both(page, (res, req, head) => send(res, read(req, head), web.shell));
-  both('/bot/:team/:name', (res, req, head) => {
+  for (const page of BROWSER_ONLY) both(page, (res, req, head) => {
     // uWS would pick this GET over an API pattern's 405 (e.g. GET /bot/ladder/join): yield to the
     // API routes and the 404 catch-all unless a browser asks for a page that no API route names.
     if (!req.getHeader('accept').includes('text/html') || allowedMethods(req.getUrl()).length > 0) {

@@ -6,7 +6,6 @@ import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { Clock } from '../domain/clock.js';
 import type { GameEvent } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
-import type { RulesPort } from '../pool/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 import { Subscribers } from './subscribers.js';
 import type { GameConfig, GameLog } from './game-config.js';
@@ -16,7 +15,6 @@ import { GameView, PendingTree, ViewedGame, asFrame, isEnded, isTurnPlayed } fro
 
 export interface ActorDeps {
   store: GameStore;
-  rules: RulesPort;
   clock: Clock;
   config: GameConfig;
   log: GameLog;
@@ -24,6 +22,8 @@ export interface ActorDeps {
   onEnded?: (game: GameHandle, rec: GameRecord) => void;
   /** The lockstep of a mirror pair, for ladder games (mirror-pair.ts). */
   pair?: PairLink;
+  /** Called with the time (seconds) each roll's legal-move tree took to build, and the tree. */
+  onTree?: (gameId: string, seconds: number, bytes: Uint8Array) => void;
   /** Called after each TurnPlayed is published. */
   onTurn?: () => void;
   /**

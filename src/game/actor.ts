@@ -3,14 +3,13 @@
 // events it implies, then `commit` (actor-core.ts) persists the record and only then publishes the
 // events, each serialised once; rolls and endings take that same path. Reads are synchronous and never touch the mailbox.
 import {
-  applyTurn, isDraw, parseDfen, passTurn, treeHasPath, withDice,
+  applyTurn, isDraw, legalTree, parseDfen, passTurn, treeHasPath, withDice,
 } from '../engine/index.js';
 import { hexToSeed, rollDice } from '../fair/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type { TimerHandle } from '../domain/clock.js';
 import type { GameEvent, GameOver, HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
-import type { TreeResult } from '../pool/types.js';
 import type { GameHandle } from './types.js';
 import { ActorCore, type ActorDeps } from './actor-core.js';
 import {
@@ -21,15 +20,10 @@ import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
 import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
 import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
 import { PendingTree, effectiveSeeds, isEnded, rolledFrame } from './view.js';
+import { AnsweredTurns } from './retries.js';
+import { sharedRoll, sharing } from './rolls.js';
 
 export type { ActorDeps } from './actor-core.js';
-
-/** Thrown into a command that was waiting when the server stopped: the game stays as persisted. */
-class Stopped extends Error {
-  constructor() {
-    super('game actor stopped');
-  }
-}
 
 /** Engine results that can only fail on a bug (the input came from the engine itself). */
 function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }, what: string): T {
@@ -37,41 +31,16 @@ function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: stri
   return r.value;
 }
 
-type Reply = (v: MoveVerdict) => void;
-
-/**
- * One array per possible roll of three dice (6³ of them), shared by every record, history entry and
- * event that holds that roll: a game keeps one per turn for its whole life, and records are never
- * mutated. Not frozen: V8's structured clone (postMessage) turns a frozen array into a slow sparse one.
- */
-const ROLLS: readonly number[][] = Array.from({ length: 216 }, (_, i) => [Math.floor(i / 36) + 1, (Math.floor(i / 6) % 6) + 1, (i % 6) + 1]);
-
-function sharedRoll(dice: number[]): number[] {
-  const [a, b, c] = dice;
-  const i = (a - 1) * 36 + (b - 1) * 6 + (c - 1);
-  return dice.length === 3 && ROLLS[i] !== undefined ? ROLLS[i] : dice.slice();
-}
-
-/**
- * A record read back from the store with its history's rolls and seats shared (the decoder makes
- * a new array and string for each): a resumed game is then no bigger than one played here.
- */
-function sharing(rec: GameRecord): GameRecord {
-  if (rec.history.length === 0) return rec;
-  const history = rec.history.map((e) => ({ ...e, seat: e.seat === 'White' ? 'White' as const : 'Black' as const, dice: sharedRoll(e.dice) }));
-  return { ...rec, history };
-}
+type MoveReply = (v: MoveVerdict) => void;
 
 export class GameActor extends ActorCore implements GameHandle {
   private readonly mailbox: Mailbox;
   private timer: TimerHandle | null = null;
   private stopping = false;
-  /**
-   * Rejecters of the waits in progress (a tree, a backoff), cut short by stop(); null when none.
-   * One promise per wait, dropped when it settles: a single never-settling promise raced against
-   * every wait would keep each wait, and the tree it resolved with, for the actor's whole life.
-   */
-  private waits: Set<(e: Error) => void> | null = null;
+  /** Each seat's last applied turn, for retries (in memory: a restart forgets it). */
+  private readonly answered = new AnsweredTurns();
+  /** The `v` of the pending roll's DiceRolled (a resumed roll: the version it was resumed at). */
+  private rollVersion = 0;
   /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
   private resignQueued = 0;
 
@@ -92,16 +61,17 @@ export class GameActor extends ActorCore implements GameHandle {
     }
   }
 
-  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
+  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'> {
     // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
-    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null);
+    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null, version);
   }
 
   /**
    * A move received elsewhere (the main thread of a sharded server): `at` is when it was received,
-   * `seen` the roll pending there at that instant (null when none was).
+   * `seen` the roll pending there at that instant (null when none was), `version` the roll the mover
+   * says it answers (see onMove). The clock is charged here, by the owner, from `at`.
    */
-  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'> {
+  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
     if (this.stopping) return Promise.resolve('busy');
     return new Promise((resolve) => {
@@ -114,9 +84,9 @@ export class GameActor extends ActorCore implements GameHandle {
       };
       const accepted = this.mailbox.offer(async () => {
         try {
-          await this.onMove(seat, moves, at, seen, reply);
+          await this.onMove(seat, moves, at, seen, version, reply);
         } catch (e) {
-          if (!(e instanceof Stopped)) await this.abort(e);
+          await this.abort(e);
         } finally {
           reply(isEnded(this.rec) ? GAME_OVER : 'busy');
         }
@@ -153,7 +123,8 @@ export class GameActor extends ActorCore implements GameHandle {
         // The roll was published before the restart: same dice, tree recomputed; the time the server
         // was down is not charged, so the clock restarts now from the persisted banks.
         const dfen = must(withDice(rec.fen, rec.dice), 'pending roll');
-        const t = await this.treeOf(dfen);
+        const t = this.treeOf(dfen);
+        this.rollVersion = rec.version;
         this.show({ ...rec, clockStartedAt: this.deps.clock.now() }, new PendingTree(dfen, t.bytes, t.leaves), []);
         this.armExpiry();
       } else if (rec.ply === 0) {
@@ -166,13 +137,10 @@ export class GameActor extends ActorCore implements GameHandle {
     }));
   }
 
-  /** Cancels timers, lets the running command finish (waits are cut short), closes subscribers. */
+  /** Cancels timers, lets the running command finish, closes subscribers. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.cancelTimer();
-    const waits = this.waits;
-    this.waits = null;
-    for (const cut of waits ?? []) cut(new Stopped());
     await this.mailbox.idle();
     this.closeSubscribers();
   }
@@ -189,13 +157,13 @@ export class GameActor extends ActorCore implements GameHandle {
 
   // ---- handlers -------------------------------------------------------------------------------
 
-  /** Wraps an internal command: a Stopped wait ends it quietly, anything else aborts the game. */
+  /** Wraps an internal command: a failure aborts the game. */
   private guarded(fn: () => Promise<void> | void): () => Promise<void> {
     return async () => {
       try {
         await fn();
       } catch (e) {
-        if (!(e instanceof Stopped)) await this.abort(e);
+        await this.abort(e);
       }
     };
   }
@@ -223,11 +191,24 @@ export class GameActor extends ActorCore implements GameHandle {
     }
   }
 
-  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, reply: Reply): Promise<void> {
+  /**
+   * A move. With `version` (the DiceRolled `v` of the roll it answers, or any later version of the
+   * game while that roll is pending), a retry of a turn already applied gets its verdict again and
+   * anything else not for the pending roll is refused, both without an event or a version. Without
+   * it, the same moves sent again while the opponent is to move get the original verdict too.
+   */
+  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, reply: MoveReply): Promise<void> {
     if (isEnded(this.rec)) return reply(GAME_OVER);
+    const again = this.answered.retried(seat, moves, version, this.tree !== null && this.rec.activeSeat === seat);
+    if (again !== null) return reply(again);
     const rec = this.rec;
     const tree = this.tree;
-    if (!tree || rec.dice === null || seat !== rec.activeSeat || seen !== rec.ply) {
+    const pending = tree !== null && rec.dice !== null && seat === rec.activeSeat;
+    if (version !== undefined && !(pending && version >= this.rollVersion && version <= rec.version)) {
+      // Not the pending roll: never judged against a later one, and nothing is published.
+      return reply(NOT_YOUR_TURN);
+    }
+    if (!tree || rec.dice === null || !pending || (version === undefined && seen !== rec.ply)) {
       await this.rejected(seat, NOT_YOUR_TURN.reason!);
       return reply(NOT_YOUR_TURN);
     }
@@ -256,6 +237,7 @@ export class GameActor extends ActorCore implements GameHandle {
     };
     const played: GameEvent = { TurnPlayed: { v, seat, moves: entry.moves, fenAfter: out.fenAfter } };
     const applied: MoveVerdict = { applied: true, version: v, reason: null };
+    this.answered.played(seat, this.rollVersion, rec.version, entry.moves, applied);
     if (out.kingCaptured) {
       await this.end(winFor(seat, 'KingCaptured'), next, [played]);
       return reply(applied);
@@ -298,7 +280,7 @@ export class GameActor extends ActorCore implements GameHandle {
       const seeds = effectiveSeeds(base);
       const dice = sharedRoll(rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply));
       const dfen = must(withDice(base.fen, dice), 'roll');
-      const t = await this.treeOf(dfen);
+      const t = this.treeOf(dfen);
       const clocks = banksAtRoll(base.timeControl, base.clocks);
       const v = base.version + 1;
       if (t.leaves === 0) {
@@ -312,6 +294,8 @@ export class GameActor extends ActorCore implements GameHandle {
           { DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: {} } },
           { TurnPlayed: { v: v + 1, seat: mover, moves: [], fenAfter: out.fenAfter } },
         ];
+        // The mover played no turn of its own: a repeat of its previous one is no longer a retry.
+        this.answered.passed(mover);
         if (this.drawn(out.halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
         await this.commit(next, null, events);
         continue;
@@ -320,6 +304,7 @@ export class GameActor extends ActorCore implements GameHandle {
       const now = this.deps.clock.now();
       const next: GameRecord = { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: v };
       const rolled = rolledFrame(v, mover, dice, clocks, tree, this.cfg.inlineLeafCap);
+      this.rollVersion = v;
       await this.commit(next, tree, [rolled], { clockFromPublication: true });
       this.armExpiry();
       return;
@@ -336,20 +321,15 @@ export class GameActor extends ActorCore implements GameHandle {
     }));
   }
 
-  /** The roll's tree from the rules port, retried with backoff; repeated failure aborts the game. */
-  private async treeOf(dfen: string): Promise<TreeResult> {
-    let delay = this.cfg.rulesBackoffMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.untilStopped(this.deps.rules.tree(dfen));
-      } catch (e) {
-        if (e instanceof Stopped) throw e;
-        if (attempt >= this.cfg.rulesRetries) throw new Error(`rules port failed ${attempt + 1} times: ${String(e)}`);
-        this.deps.log.warn({ gameId: this.id, attempt, err: String(e) }, 'rules port failed; retrying');
-        await this.sleep(delay);
-        delay *= 4;
-      }
-    }
+  /**
+   * The roll's legal-move tree, built here in the game's own thread (tens of microseconds: less than
+   * handing it to another thread would cost), timed for the owner's metrics.
+   */
+  private treeOf(dfen: string): { bytes: Uint8Array; leaves: number } {
+    const t0 = performance.now();
+    const t = legalTree(must(parseDfen(dfen), 'roll'));
+    this.deps.onTree?.(this.id, (performance.now() - t0) / 1000, t.bytes);
+    return t;
   }
 
   private drawn(halfmove: number, rollsMade: number): boolean {
@@ -425,31 +405,5 @@ export class GameActor extends ActorCore implements GameHandle {
     const left = limit - elapsedMs(rec.clockStartedAt, this.deps.clock.now());
     const ply = rec.ply;
     this.setTimer(left, () => this.mailbox.push(this.guarded(() => this.expire(ply))));
-  }
-
-  /** `p`, or a Stopped rejection as soon as stop() is called. */
-  private untilStopped<T>(p: Promise<T>): Promise<T> {
-    if (this.stopping) {
-      p.catch(() => {});
-      return Promise.reject(new Stopped());
-    }
-    return new Promise<T>((resolve, reject) => {
-      const waits = (this.waits ??= new Set());
-      waits.add(reject);
-      const done = (): void => {
-        waits.delete(reject);
-        if (waits.size === 0 && this.waits === waits) this.waits = null;
-      };
-      p.then(
-        (v) => { done(); resolve(v); },
-        (e: unknown) => { done(); reject(e); },
-      );
-    });
-  }
-
-  private sleep(ms: number): Promise<void> {
-    let handle: TimerHandle | undefined;
-    const done = new Promise<void>((resolve) => (handle = this.deps.clock.schedule(ms, resolve)));
-    return this.untilStopped(done).finally(() => handle?.cancel());
   }
 }

@@ -18,10 +18,6 @@ export interface GameConfig {
   houseMoveDelayMs: number;
   /** The roll-count draw (RULES §4: 5000). Configurable only so tests can reach it quickly. */
   maxRolls?: number;
-  /** RulesPort failures retried this many times (with backoff) before the game is aborted. */
-  rulesRetries?: number;
-  /** First retry delay; each later one waits four times longer. */
-  rulesBackoffMs?: number;
 }
 
 export const DEFAULT_GAME_CONFIG: Required<GameConfig> = {
@@ -33,8 +29,6 @@ export const DEFAULT_GAME_CONFIG: Required<GameConfig> = {
   mailboxSize: 256,
   houseMoveDelayMs: 0,
   maxRolls: 5000,
-  rulesRetries: 3,
-  rulesBackoffMs: 100,
 };
 
 /** Filled-in configs by the config they came from: every actor of a registry shares one object. */

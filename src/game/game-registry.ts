@@ -8,7 +8,6 @@ import type { Clock } from '../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
-import type { RulesPort } from '../pool/types.js';
 import { GameActor, type ActorDeps } from './actor.js';
 import { GameShelf, ShelvedGames } from './shelf.js';
 import { initialBanks } from './clocks.js';
@@ -20,7 +19,6 @@ import { isEnded } from './view.js';
 
 export interface RegistryDeps {
   store: GameStore;
-  rules: RulesPort;
   clock: Clock;
   config: GameConfig;
   listeners: GameLifecycleListener[];
@@ -32,6 +30,8 @@ export interface RegistryDeps {
   random?: () => number;
   /** Sees every adopted version of every game (a shard forwards them to the main thread). */
   onShow?: ActorDeps['onShow'];
+  /** Hears how long each roll's tree took to build (the shard reports it with the version). */
+  onTree?: ActorDeps['onTree'];
 }
 
 /** The six-field start position of a new game; a caller-supplied one must parse and carry no dice. */
@@ -180,13 +180,13 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
     const actor: GameActor = new GameActor(rec, {
       pair,
       store: this.deps.store,
-      rules: this.deps.rules,
       clock: this.deps.clock,
       config: this.cfg,
       log: this.deps.log,
       onEnded: (a, final) => this.onEnded(a, final),
       onTurn: () => this.notify('turnApplied', actor),
       onShow: this.deps.onShow,
+      onTree: this.deps.onTree,
     });
     this.shelf.add(actor);
     return actor;

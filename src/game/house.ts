@@ -132,11 +132,11 @@ export class HousePlayer implements GameSubscriber {
     if ('DiceRolled' in ev) {
       const r = ev.DiceRolled;
       if (r.seat === this.d.seat && (r.legalMoves === null || Object.keys(r.legalMoves).length > 0)) {
-        this.plan(r.dfen, r.legalMoves);
+        this.plan(r.v, r.dfen, r.legalMoves);
       }
     } else if ('Snapshot' in ev) {
       const s = ev.Snapshot.state;
-      if ('Active' in s.status && s.dicePending && s.activeSeat === this.d.seat) this.plan(s.dfen, s.legalMoves);
+      if ('Active' in s.status && s.dicePending && s.activeSeat === this.d.seat) this.plan(s.version, s.dfen, s.legalMoves);
     }
   }
 
@@ -146,17 +146,18 @@ export class HousePlayer implements GameSubscriber {
     this.timer = null;
   }
 
-  private plan(dfen: string, inline: LegalMoveTree | null): void {
+  /** `version`: the roll's DiceRolled `v` (or the Snapshot's version), sent with the move. */
+  private plan(version: number, dfen: string, inline: LegalMoveTree | null): void {
     const act = (): void => {
       this.timer = null;
-      if (!this.closed) this.act(dfen, inline);
+      if (!this.closed) this.act(version, dfen, inline);
     };
     // A zero delay still never answers inside the actor's publish call.
     if (this.d.delayMs <= 0) queueMicrotask(act);
     else this.timer = this.d.clock.schedule(this.d.delayMs, act);
   }
 
-  private act(dfen: string, inline: LegalMoveTree | null): void {
+  private act(version: number, dfen: string, inline: LegalMoveTree | null): void {
     const { handle, seat } = this.d;
     let tree = inline;
     if (tree === null) {
@@ -167,7 +168,7 @@ export class HousePlayer implements GameSubscriber {
     }
     const moves = chooseTurn(this.d.kind, dfen, tree, this.d.random);
     if (!moves) return;
-    handle.move(seat, moves).then(
+    handle.move(seat, moves, version).then(
       (v) => {
         if (v === 'busy' || !v.applied) {
           this.d.log.warn({ gameId: handle.id, seat, verdict: v, moves }, 'house move not applied');

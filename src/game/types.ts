@@ -59,8 +59,10 @@ export interface GameHandle {
   /**
    * Resolves with the verdict once the actor has processed the move; 'busy' when the actor's bounded
    * mailbox is full (the edge answers 429). The clock stops at the instant of this call.
+   * `version`: the DiceRolled `v` (or a later game version) of the roll the moves answer; with it, a
+   * retry of an applied turn gets the same verdict again and is never applied to a later roll.
    */
-  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'>;
+  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'>;
   /** Fire-and-forget; ignored once the game has ended. */
   resign(seat: Seat): void;
   /**
@@ -84,7 +86,7 @@ export interface NewGameSpec {
   startFen?: string;
 }
 
-/** What the lobby, challenges and (later) the ladder call to start a game. */
+/** What the lobby and challenges call to start a game (a mirror pair: MirrorPairFactory). */
 export interface GameFactory {
   create(spec: NewGameSpec): Promise<GameHandle>;
 }

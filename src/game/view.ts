@@ -21,7 +21,7 @@ const ENDED: Now = { now: () => 0 };
 
 /**
  * The tree of the roll that is waiting for a move. Its bytes live in the shared bounded cache
- * (read-cache.ts) and are rebuilt from the DFEN by the same engine call the rules port makes when
+ * (read-cache.ts) and are rebuilt from the DFEN by the same engine call the actor makes at the roll when
  * they fell out, so an idle game holds only what names its roll. Its JSON sits in the bounded read
  * cache while read; the object form (a node per move) is made for the moment of a read only.
  */

@@ -1,5 +1,5 @@
 // The store of a shard whose server keeps its data in memory. A live game's versions need no copy on
-// main beyond its mirror (which holds every published version: it is what a restarted shard is
+// main beyond its replica (which holds every published version: it is what a restarted shard is
 // given back), so only what the rest of the server reads from the store travels there: an ended
 // game's final record with its result lines, sent with its last version and stored by main before
 // it is published, and an ended record written again. The shard keeps what its own actors read

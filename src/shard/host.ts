@@ -5,7 +5,7 @@
 // event lines. Replies are batched: one array per event-loop turn.
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
-import type { GameRecord } from '../domain/records.js';
+import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { GameConfig } from '../game/game-config.js';
 import { GameRegistry } from '../game/game-registry.js';
 import type { HouseKind } from '../game/house.js';
@@ -13,27 +13,36 @@ import type { GameActor } from '../game/actor.js';
 import type { ActorCore } from '../game/actor-core.js';
 import type { EventFrame } from '../game/types.js';
 import { isTurnPlayed, type PendingTree } from '../game/view.js';
-import type { RulesPort } from '../pool/types.js';
 import type { GameStore } from '../store/types.js';
-import { ForwardingStore } from './forwarding-store.js';
-import { headOf, treeJsonOfLine, type Command, type Reply, type TreeWire } from './protocol.js';
+import type { ForwardingStore } from './forwarding-store.js';
+import { chunked, headOf, treeJsonOfLine, type Command, type ShardReply, type TreeWire } from './protocol.js';
 import { threadCpuSeconds, threadHeapBytes } from './cpu.js';
 
+/**
+ * Where a shard's games are stored, said explicitly: `shared`, the server's own store (LMDB opened
+ * in this thread: the shard writes its games itself); `forwarding`, a memory server's, where a
+ * game's ending travels to main with its last version and main stores it.
+ */
+export type ShardStore = { mode: 'shared'; games: GameStore } | { mode: 'forwarding'; games: ForwardingStore };
+
+/** Recently ended games a shard keeps for a late `sync`. */
+const ENDED_KEPT = 256;
+
 export interface ShardHostDeps {
-  /** The shard's store: LMDB opened in this thread, or a ForwardingStore with a memory server. */
-  store: GameStore;
-  rules: RulesPort;
+  store: ShardStore;
   clock: Clock;
   config: GameConfig;
   log: Logger;
   housePlayers: Map<string, HouseKind>;
   random?: () => number;
   /** Sends one batch of replies to main. */
-  post(batch: Reply[]): void;
+  post(batch: ShardReply[]): void;
   /** Runs `fn` after the current event-loop turn (setImmediate in a server). */
   later(fn: () => void): void;
   /** Period of the `stats` reply; 0: none. */
   statsEveryMs: number;
+  /** Period of the `heads` reply (on `clock`), while games are being updated; default 1000 ms. */
+  headsEveryMs?: number;
 }
 
 const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen, leaves: t.leaves, json: t.fullJson() } : null);
@@ -41,7 +50,7 @@ const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen
 /** A new tree whose JSON the version's DiceRolled line already carries goes without it (main reads it there). */
 function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): TreeWire | null {
   if (t === null) return null;
-  if (frames.some((f) => treeJsonOfLine(f.line) !== undefined)) return { dfen: t.dfen, leaves: t.leaves, inLine: true };
+  if (frames.some((f) => treeJsonOfLine(f.line) !== undefined)) return { dfen: t.dfen, leaves: t.leaves };
   return treeWire(t);
 }
 
@@ -74,18 +83,32 @@ class TimedStore implements GameStore {
 
 export class ShardHost {
   private readonly timed: TimedStore;
+  /** The forwarding store of a memory server; null when the shard writes a shared store itself. */
+  private readonly fwd: ForwardingStore | null;
+  /** Result lines of games that just ended, until their `ended` entry takes them (forwarding only). */
+  private readonly lastResults = new Map<string, ResultRecord[]>();
+  /** Games updated since the last `heads`, and its timer (armed only while there are some). */
+  private readonly touched = new Set<string>();
+  private heads: { cancel(): void } | null = null;
   private readonly registry: GameRegistry;
-  private out: Reply[] = [];
+  private out: ShardReply[] = [];
   private flushing = false;
-  /** History entries main holds, by announced game id; an unannounced game's versions are not sent. */
-  private readonly known = new Map<string, number>();
+  /**
+   * By announced game id: the history entries main was last sent and the count of updates sent; an
+   * unannounced game's versions are not sent.
+   */
+  private readonly known = new Map<string, { hist: number; seq: number }>();
+  /** Recently ended games, for a late `sync` (with their result lines when main stores them). */
+  private readonly ended = new Map<string, { rec: GameRecord; seq: number; results?: ResultRecord[] }>();
   private readonly stats: NodeJS.Timeout | null;
+  /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
+  private readonly treeTimes = new Map<string, number>();
 
   constructor(private readonly d: ShardHostDeps) {
-    this.timed = new TimedStore(d.store);
+    this.fwd = d.store.mode === 'forwarding' ? d.store.games : null;
+    this.timed = new TimedStore(d.store.games);
     this.registry = new GameRegistry({
       store: this.timed,
-      rules: d.rules,
       clock: d.clock,
       config: d.config,
       log: d.log,
@@ -102,17 +125,21 @@ export class ShardHost {
             const actor = g as GameActor;
             this.announce({ t: 'resumed', rec: actor.record(), tree: treeWire(actor.pendingTree()) });
           },
-          gameEnded: (g) => {
+          gameEnded: (g, rec) => {
+            this.keepEnded(g.id, rec);
             this.known.delete(g.id);
+            this.treeTimes.delete(g.id);
             this.timed.last.delete(g.id);
           },
         },
       ],
       onShow: (game, rec, tree, treeChanged, frames) => this.shown(game, rec, tree, treeChanged, frames),
+      // Timed here, in the thread that owns the game; reported with the version the tree belongs to.
+      onTree: (id, seconds) => this.treeTimes.set(id, seconds),
     });
     this.stats = d.statsEveryMs > 0 ? setInterval(() => {
       const heap = threadHeapBytes();
-      this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), live: this.registry.liveCount(), heapUsed: heap.used, heapTotal: heap.total });
+      this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), heapUsed: heap.used, heapTotal: heap.total });
     }, d.statsEveryMs) : null;
     this.stats?.unref();
   }
@@ -132,7 +159,10 @@ export class ShardHost {
         return;
       case 'move': {
         const actor = this.registry.get(c.id);
-        const verdict = actor ? actor.moveAt(c.seat, c.moves, c.at, c.seen) : Promise.resolve('busy' as const);
+        // One clock decides a game's time: this thread's, which owns the game. Main's arrival stamp
+        // (`c.at`) comes from another clock (another machine, once shards are remote): not charged.
+        const now = this.d.clock.now();
+        const verdict = actor ? actor.moveAt(c.seat, c.moves, now, c.seen, c.version ?? undefined) : Promise.resolve('busy' as const);
         verdict.then(
           (v) => this.emit({ t: 'verdict', rid: c.rid, verdict: v }),
           () => this.emit({ t: 'verdict', rid: c.rid, verdict: 'busy' }),
@@ -145,8 +175,11 @@ export class ShardHost {
       case 'resign':
         this.registry.get(c.id)?.resign(c.seat);
         return;
+      case 'sync':
+        this.sync(c.rid, c.id);
+        return;
       case 'resume':
-        if (this.d.store instanceof ForwardingStore) this.d.store.adopt(c.recs);
+        this.fwd?.adopt(c.recs);
         this.request(c.rid, () => this.registry.resumeRecords(c.recs));
         return;
       case 'idle':
@@ -155,6 +188,8 @@ export class ShardHost {
       case 'stop':
         this.request(c.rid, async () => {
           if (this.stats) clearInterval(this.stats);
+          this.heads?.cancel();
+          this.heads = null;
           await this.registry.stop();
         });
         return;
@@ -174,19 +209,53 @@ export class ShardHost {
     );
   }
 
-  private announce(r: Extract<Reply, { t: 'started' | 'resumed' }>): void {
-    this.known.set(r.rec.id, r.rec.history.length);
+  private announce(r: Extract<ShardReply, { t: 'started' | 'resumed' }>): void {
+    this.known.set(r.rec.id, { hist: r.rec.history.length, seq: 0 });
     this.emit(r);
   }
 
+  private sendHeads(): void {
+    this.heads = null;
+    const seqs: [string, number][] = [];
+    for (const id of this.touched) seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
+    this.touched.clear();
+    this.emit({ t: 'heads', seqs });
+    // One more after the last games updated (an empty one), so main checks those against it.
+    if (seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+  }
+
+  /** A game's whole state again, for main after a gap (see the `sync` command). */
+  private sync(rid: number, id: string): void {
+    const actor = this.registry.get(id);
+    const known = this.known.get(id);
+    if (actor !== undefined && known !== undefined) {
+      known.hist = actor.record().history.length;
+      this.emit({ t: 'synced', rid, rec: actor.record(), tree: treeWire(actor.pendingTree()), seq: known.seq });
+      return;
+    }
+    const ended = this.ended.get(id);
+    if (ended !== undefined) this.emit({ t: 'synced', rid, rec: ended.rec, tree: null, seq: ended.seq, ...(ended.results ? { results: ended.results } : {}) });
+    else this.emit({ t: 'failed', rid, error: `game ${id} is not on this shard` });
+  }
+
+  /** Bounded: the oldest ending goes first. */
+  private keepEnded(id: string, rec: GameRecord): void {
+    const seq = this.known.get(id)?.seq ?? 0;
+    const results = this.lastResults.get(id);
+    this.lastResults.delete(id);
+    this.ended.set(id, results ? { rec, seq, results } : { rec, seq });
+    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
+  }
+
   private shown(game: ActorCore, rec: GameRecord, tree: PendingTree | null, treeChanged: boolean, frames: EventFrame[]): void {
-    const from = this.known.get(game.id);
+    const known = this.known.get(game.id);
     // Not announced yet (a game settling during resume): main gets its whole record when it is.
-    if (from === undefined) return;
-    const store = this.d.store;
-    const update: Extract<Reply, { t: 'update' }> = {
+    if (known === undefined) return;
+    const from = known.hist;
+    const update: Extract<ShardReply, { t: 'update' }> = {
       t: 'update',
       id: game.id,
+      seq: ++known.seq,
       head: headOf(rec),
       from,
       hist: rec.history.length > from ? rec.history.slice(from) : [],
@@ -194,20 +263,28 @@ export class ShardHost {
       turns: frames.reduce((n, f) => n + (isTurnPlayed(f) ? 1 : 0), 0),
     };
     if (treeChanged) update.tree = newTreeWire(tree, frames);
+    const built = this.treeTimes.get(game.id);
+    if (built !== undefined) {
+      this.treeTimes.delete(game.id);
+      update.treeSeconds = built;
+    }
     const wrote = this.timed.last.get(game.id);
     if (wrote) {
       this.timed.last.delete(game.id);
       update.wrote = wrote;
     }
-    if (store instanceof ForwardingStore) {
-      const w = store.take(game.id);
-      if (w) update.write = w;
+    const w = this.fwd?.take(game.id);
+    if (w) {
+      update.write = w;
+      this.lastResults.set(game.id, w.results);
     }
-    this.known.set(game.id, rec.history.length);
+    known.hist = rec.history.length;
     this.emit(update);
+    this.touched.add(game.id);
+    this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
-  private emit(r: Reply): void {
+  private emit(r: ShardReply): void {
     this.out.push(r);
     if (this.flushing) return;
     this.flushing = true;
@@ -216,10 +293,10 @@ export class ShardHost {
 
   private flush(): void {
     this.flushing = false;
-    const store = this.d.store;
-    if (store instanceof ForwardingStore) for (const w of store.drain()) this.out.push({ t: 'write', ...w });
+    if (this.fwd) for (const w of this.fwd.drain()) this.out.push({ t: 'write', ...w });
     const batch = this.out;
     this.out = [];
-    if (batch.length > 0) this.d.post(batch);
+    // Bounded in bytes and count: a turn that made a lot (a resume, many endings) goes as several.
+    for (const part of chunked(batch)) this.d.post(part);
   }
 }

@@ -26,9 +26,15 @@ export function headOf(rec: GameRecord): RecordHead {
 export type Command =
   | { t: 'create'; rid: number; id: string; spec: NewGameSpec }
   | { t: 'pair'; rid: number; ids: [string, string]; spec: NewGameSpec }
-  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null }
+  /** `at`: when main received the move (the owner charges the clock from it); `version`: see GameHandle.move. */
+  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null; version?: number }
   | { t: 'seed'; id: string; seat: Seat; seed: string }
   | { t: 'resign'; id: string; seat: Seat }
+  /**
+   * Main saw a gap in a game's updates (a lost or late one): send its whole current state again
+   * (`synced`). Idempotent, so a lost one is simply asked again.
+   */
+  | { t: 'sync'; rid: number; id: string }
   /** Live records to take over (a start or a restart); answered once each has settled. */
   | { t: 'resume'; rid: number; recs: GameRecord[] }
   | { t: 'idle'; rid: number }
@@ -42,16 +48,27 @@ export type Command =
  * to publish, in version order. The store already holds that version, except with a forwarding
  * store (`write`), where main writes it before publishing.
  */
-export type Reply =
+export type ShardReply =
   /** A game created here (create or pair), announced before its first roll. */
   | { t: 'started'; rec: GameRecord }
   /** A game taken over by `resume`, once settled: its whole current record and pending tree. */
   | { t: 'resumed'; rec: GameRecord; tree: TreeWire | null }
+  /**
+   * The answer to `sync`: the game's whole record and pending tree, and the `seq` of the last update
+   * it covers; an ended game comes with its result lines when main stores it (forwarding store).
+   */
+  | { t: 'synced'; rid: number; rec: GameRecord; tree: TreeWire | null; seq: number; results?: ResultRecord[] }
   | { t: 'failed'; rid: number; error: string }
   | { t: 'verdict'; rid: number; verdict: MoveVerdict | 'busy' }
   | {
       t: 'update';
       id: string;
+      /**
+       * The game's update count since it was announced (1, 2, …): main applies an update only on top
+       * of the one before, ignores one it already has, and asks for a `sync` on a gap. Versions alone
+       * cannot tell, as a seed or a resumed clock changes the record without a new version.
+       */
+      seq: number;
       head: RecordHead;
       from: number;
       hist: HistoryEntry[];
@@ -61,6 +78,8 @@ export type Reply =
       lines: [number, string][];
       /** How many of `lines` are TurnPlayed (metrics). */
       turns: number;
+      /** How long the shard took to build this version's new tree (seconds), for /metrics. */
+      treeSeconds?: number;
       /** The shard's store write behind this version and how long it took (seconds), for /metrics. */
       wrote?: ['putGame' | 'finishGame', number];
       /** With a forwarding store only: the game ended; main stores its final record and results. */
@@ -72,19 +91,24 @@ export type Reply =
    */
   | { t: 'write'; rec: GameRecord; results?: ResultRecord[] }
   | { t: 'done'; rid: number }
-  /** Every second: the shard thread's CPU time so far (seconds), its live games and its V8 heap. */
-  | { t: 'stats'; cpuSeconds: number; live: number; heapUsed: number; heapTotal: number };
+  /**
+   * About once a second, the newest `seq` of every game updated since the last one: main resyncs a
+   * game still behind what the previous `heads` said (its last update was lost, and no later one
+   * would show the gap).
+   */
+  | { t: 'heads'; seqs: [string, number][] }
+  /** Every second: the shard thread's CPU time so far (seconds) and its V8 heap. */
+  | { t: 'stats'; cpuSeconds: number; heapUsed: number; heapTotal: number };
 
 /**
  * A pending roll's tree as it crosses: the position with dice and its leaf count, and its JSON text
- * (main serves it and never runs the engine): `json`, or `inLine` when the update's DiceRolled line
+ * (main serves it and never runs the engine): `json`, absent when the update's DiceRolled line
  * already carries it (at most the inline cap of leaves), so it does not cross twice.
  */
 export interface TreeWire {
   dfen: string;
   leaves: number;
   json?: string;
-  inLine?: true;
 }
 
 const LEGAL_MOVES_KEY = '"legalMoves":';
@@ -112,4 +136,61 @@ export function shardIndex(key: string, shards: number): number {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0) % shards;
+}
+
+/** A batch is cut before it passes either bound (one message bigger than the byte bound goes alone). */
+export const BATCH_MAX_BYTES = 1 << 20;
+export const BATCH_MAX_MESSAGES = 4096;
+
+/** Assumed size of a history entry and of a record's fixed part when a message is measured. */
+const ENTRY_BYTES = 160;
+const RECORD_BYTES = 1024;
+
+const recordBytes = (rec: GameRecord): number => RECORD_BYTES + rec.history.length * ENTRY_BYTES;
+const treeBytes = (t: TreeWire | null | undefined): number => (t?.json?.length ?? 0) + (t ? 64 : 0);
+
+/**
+ * About how many bytes a message takes on the wire: exact for its text (event lines, tree JSON),
+ * estimated for the rest. Cheap: nothing is serialised to measure it.
+ */
+export function messageBytes(m: Command | ShardReply): number {
+  switch (m.t) {
+    case 'update': {
+      let n = 256 + m.hist.length * ENTRY_BYTES + treeBytes(m.tree);
+      for (const [, line] of m.lines) n += line.length;
+      return n;
+    }
+    case 'started':
+    case 'write':
+      return recordBytes(m.rec);
+    case 'resumed':
+    case 'synced':
+      return recordBytes(m.rec) + treeBytes(m.tree);
+    case 'resume':
+      return m.recs.reduce((n, r) => n + recordBytes(r), 64);
+    case 'create':
+    case 'pair':
+      return RECORD_BYTES;
+    default:
+      return 128;
+  }
+}
+
+/** `batch` cut into batches within BATCH_MAX_BYTES and BATCH_MAX_MESSAGES, in order. */
+export function chunked<T extends Command | ShardReply>(batch: T[]): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  for (const m of batch) {
+    const b = messageBytes(m);
+    if (cur.length > 0 && (bytes + b > BATCH_MAX_BYTES || cur.length >= BATCH_MAX_MESSAGES)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(m);
+    bytes += b;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
 }

@@ -2,7 +2,7 @@
 // edge and the services use, with every actor in a shard. A game's shard is fixed by its id
 // (protocol.ts: shardIndex), so main needs no routing table and a restarted server finds the same
 // shard for the same game. Commands leave in one batch per shard per event-loop turn; replies are
-// applied in order: a version is written (forwarding store), adopted by its mirror, then published.
+// applied in order: a version is written (forwarding store), adopted by its replica, then published.
 // A shard that dies is started again and given its live games back from the store; the streams of
 // its games are closed (their subscribers reconnect and get a fresh Snapshot).
 import type { Clock } from '../domain/clock.js';
@@ -16,8 +16,8 @@ import type {
 } from '../game/types.js';
 import { isEnded } from '../game/view.js';
 import type { Store } from '../store/types.js';
-import { MirrorGame, type MirrorLink } from './mirror.js';
-import { shardIndex, shardKey, type Command, type Reply, type TreeWire } from './protocol.js';
+import { GameReplica, type ReplicaLink } from './replica.js';
+import { chunked, shardIndex, shardKey, type Command, type ShardReply, type TreeWire } from './protocol.js';
 import type { ShardChannel, ShardTransport } from './transport.js';
 
 export interface ShardedGamesDeps {
@@ -34,15 +34,29 @@ export interface ShardedGamesDeps {
   log: Logger;
   /** A shard was restarted after dying. */
   onRestart?: (index: number, err: Error) => void;
+  /** A shard built a roll's legal-move tree in this many seconds (reported with its version). */
+  onTree?: (seconds: number) => void;
   /** A shard's store write (reported with the version it persisted). */
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
   /** Wraps the handling of each batch of replies (the edge gathers the stream writes it makes). */
   aroundBatch?: (fn: () => void) => void;
+  /** A move whose verdict has not come back in this long is answered 'busy' (default 30 s). */
+  verdictTimeoutMs?: number;
+  /** Other requests (create, resume, sync, stop…) fail after this long (default 5 min). */
+  requestTimeoutMs?: number;
+  /** Requests waiting for an answer, across shards (default PENDING_MAX). */
+  pendingMax?: number;
 }
 
-type Pending =
-  | { kind: 'verdict'; shard: number; resolve: (v: MoveVerdict | 'busy') => void }
-  | { kind: 'done'; shard: number; resolve: () => void; reject: (e: Error) => void };
+type Pending = { shard: number; deadline: number } & (
+  | { kind: 'verdict'; resolve: (v: MoveVerdict | 'busy') => void }
+  | { kind: 'done'; resolve: () => void; reject: (e: Error) => void }
+  | { kind: 'sync'; id: string }
+);
+
+/** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
+export const PENDING_MAX = 100_000;
+const SWEEP_EVERY_MS = 1000;
 
 /** After this many deaths in a row within RESTART_WINDOW_MS, restarts wait (doubling, capped). */
 const RESTART_WINDOW_MS = 10_000;
@@ -63,29 +77,43 @@ interface Shard {
   held: Command[];
   /** Grows at every death, so a restart overtaken by another death stands down. */
   generation: number;
+  /** The games its last `heads` named. */
+  reported: string[];
 }
 
 /** Commands one restarting shard may hold for later; past it they are answered at once. */
 export const HELD_MAX = 10_000;
 
-export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactory, MirrorPairFactory, GameDirectory, MirrorLink {
-  protected readonly shelf: GameShelf<MirrorGame>;
+export class ShardedGames extends ShelvedGames<GameReplica> implements GameFactory, MirrorPairFactory, GameDirectory, ReplicaLink {
+  protected readonly shelf: GameShelf<GameReplica>;
   private readonly cfg;
   private readonly shards: Shard[];
   private readonly pending = new Map<number, Pending>();
-  /** Main-thread seconds spent applying shard replies (mirrors, store writes, the fan-out to streams). */
+  /** Main-thread seconds spent applying shard replies (replicas, store writes, the fan-out to streams). */
   applySeconds = 0;
   private nextRid = 1;
   private stopping = false;
+  private sweeping: { cancel(): void } | null = null;
+  private readonly verdictTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
+  private readonly pendingMax: number;
 
   constructor(private readonly d: ShardedGamesDeps) {
     super();
     if (!Number.isInteger(d.shards) || d.shards < 1) throw new Error(`shards must be a positive integer, got ${d.shards}`);
     this.cfg = withDefaults(d.config);
+    this.verdictTimeoutMs = d.verdictTimeoutMs ?? 30_000;
+    this.requestTimeoutMs = d.requestTimeoutMs ?? 300_000;
+    this.pendingMax = d.pendingMax ?? PENDING_MAX;
     this.shelf = new GameShelf(d.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, d.listeners, d.log);
     this.shards = Array.from({ length: d.shards }, (_, index) => ({
-      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, heap: { used: 0, total: 0 }, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0,
+      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, heap: { used: 0, total: 0 }, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0, reported: [],
     }));
+  }
+
+  /** Requests waiting for a shard's answer (tests check that it empties). */
+  waiting(): number {
+    return this.pending.size;
   }
 
   /** Per-shard CPU seconds (from the shards' last stats), for /metrics. */
@@ -96,10 +124,6 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
   /** Per-shard V8 heap (from the shards' last stats), for /metrics. */
   shardHeapBytes(): { used: number; total: number }[] {
     return this.shards.map((s) => s.heap);
-  }
-
-  get shardCount(): number {
-    return this.shards.length;
   }
 
   private shardOf(id: string, mirrorOf: string | null): Shard {
@@ -162,6 +186,8 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
       this.shards.filter((s) => !s.restarting).map((s) => this.request(s, (rid) => ({ t: 'stop', rid })).catch(() => {})),
     );
     for (const g of this.shelf.live()) g.closeSubscribers();
+    this.sweeping?.cancel();
+    this.sweeping = null;
     await Promise.all(this.shards.map((s) => s.channel.close()));
   }
 
@@ -170,14 +196,15 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     this.enqueue(this.shards[index], { t: 'crash' });
   }
 
-  // ---- the mirrors' commands --------------------------------------------------------------------
+  // ---- the replicas' commands --------------------------------------------------------------------
 
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'> {
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
     const shard = this.shardOfLive(id);
+    if (this.pending.size >= this.pendingMax) return Promise.resolve('busy');
     return new Promise((resolve) => {
       const rid = this.nextRid++;
-      this.pending.set(rid, { kind: 'verdict', shard: shard.index, resolve });
-      this.enqueue(shard, { t: 'move', rid, id, seat, moves, at, seen });
+      this.wait(rid, { kind: 'verdict', shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, resolve });
+      this.enqueue(shard, version === undefined ? { t: 'move', rid, id, seat, moves, at, seen } : { t: 'move', rid, id, seat, moves, at, seen, version });
     });
   }
 
@@ -199,11 +226,32 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
   }
 
   private request(shard: Shard, make: (rid: number) => Command, bypass = false): Promise<void> {
+    if (this.pending.size >= this.pendingMax) return Promise.reject(new Error('too many requests waiting for the game shards'));
     return new Promise((resolve, reject) => {
       const rid = this.nextRid++;
-      this.pending.set(rid, { kind: 'done', shard: shard.index, resolve, reject });
+      this.wait(rid, { kind: 'done', shard: shard.index, deadline: this.d.clock.now() + this.requestTimeoutMs, resolve, reject });
       this.enqueue(shard, make(rid), bypass);
     });
+  }
+
+  /** Registers a request waiting for its answer; the sweep answers it at its deadline if none came. */
+  private wait(rid: number, p: Pending): void {
+    this.pending.set(rid, p);
+    this.sweeping ??= this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
+  }
+
+  /** Answers every request past its deadline (a lost command or reply): nothing waits forever. */
+  private sweep(): void {
+    this.sweeping = null;
+    const now = this.d.clock.now();
+    for (const [rid, p] of this.pending) {
+      if (p.deadline > now) continue;
+      this.pending.delete(rid);
+      if (p.kind === 'verdict') p.resolve('busy');
+      else if (p.kind === 'done') p.reject(new Error(`shard ${p.shard} did not answer in time`));
+      else this.shelf.get(p.id)?.syncDone();
+    }
+    if (this.pending.size > 0 && !this.stopping) this.sweeping = this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
   }
 
   private enqueue(shard: Shard, c: Command, bypass = false): void {
@@ -221,18 +269,19 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
       shard.flushing = false;
       const batch = shard.out;
       shard.out = [];
-      if (batch.length > 0) shard.channel.send(batch);
+      // Bounded in bytes and count: a big turn (a resume of many games) goes as several batches.
+      for (const part of chunked(batch)) shard.channel.send(part);
     });
   }
 
-  private receive(index: number, batch: readonly Reply[]): void {
+  private receive(index: number, batch: readonly ShardReply[]): void {
     const t0 = performance.now();
     if (this.d.aroundBatch) this.d.aroundBatch(() => this.replies(index, batch));
     else this.replies(index, batch);
     this.applySeconds += (performance.now() - t0) / 1000;
   }
 
-  private replies(index: number, batch: readonly Reply[]): void {
+  private replies(index: number, batch: readonly ShardReply[]): void {
     for (const r of batch) {
       try {
         this.reply(index, r);
@@ -242,7 +291,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     }
   }
 
-  private reply(index: number, r: Reply): void {
+  private reply(index: number, r: ShardReply): void {
     switch (r.t) {
       case 'update':
         return this.update(r);
@@ -254,15 +303,21 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
         this.write(r.results ? this.d.store.finishGame(r.rec, r.results) : this.d.store.putGame(r.rec), r.rec.id);
         return;
       case 'verdict': {
+        // A verdict answered already (a duplicate, or one past its deadline) finds nothing here.
         const p = this.pending.get(r.rid);
         this.pending.delete(r.rid);
         if (p?.kind === 'verdict') p.resolve(r.verdict);
         return;
       }
+      case 'synced':
+        return this.synced(r);
+      case 'heads':
+        return this.heads(this.shards[index], r.seqs);
       case 'done':
       case 'failed': {
         const p = this.pending.get(r.rid);
         this.pending.delete(r.rid);
+        if (p?.kind === 'sync') this.shelf.get(p.id)?.syncDone();
         if (p?.kind !== 'done') return;
         if (r.t === 'done') p.resolve();
         else p.reject(new Error(r.error));
@@ -278,9 +333,11 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
   private announced(rec: GameRecord, tree: TreeWire | null, hook: 'gameStarted' | 'gameResumed'): void {
     let g = this.shelf.get(rec.id);
     if (g) {
+      g.seq = 0;
+      g.headSeq = 0;
       g.reset(rec, tree);
     } else {
-      g = new MirrorGame(rec, tree, this, this.d.clock, this.cfg.inlineLeafCap, this.d.log);
+      g = new GameReplica(rec, tree, this, this.d.clock, this.cfg.inlineLeafCap, this.d.log);
       if (!isEnded(rec)) this.shelf.add(g);
     }
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
@@ -292,11 +349,16 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     this.shelf.notify(hook, g);
   }
 
-  private update(u: Extract<Reply, { t: 'update' }>): void {
+  private update(u: Extract<ShardReply, { t: 'update' }>): void {
     const g = this.shelf.get(u.id);
     if (!g) return;
+    // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
+    if (u.seq <= g.seq || g.syncing) return;
+    if (u.seq !== g.seq + 1) return this.resync(g);
+    g.seq = u.seq;
     const rec = g.recordOf(u);
     if (u.wrote) this.d.onStoreWrite?.(u.wrote[0], u.wrote[1]);
+    if (u.treeSeconds !== undefined) this.d.onTree?.(u.treeSeconds);
     // Written before published: nobody sees a version the store does not hold.
     if (u.write) this.write(this.d.store.finishGame(rec, u.write.results), u.id);
     g.apply(u, rec);
@@ -306,6 +368,53 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
       // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
       if (rec.mirrorOf !== null) this.shelf.forget(rec.mirrorOf);
       this.shelf.notify('gameEnded', g, rec);
+    }
+  }
+
+  /**
+   * A gap in a game's updates (one lost, or overtaken): its subscribers missed events, so their
+   * streams end (a reconnect gets a fresh Snapshot), and the owner is asked for the whole state.
+   */
+  private resync(g: GameReplica): void {
+    g.syncing = true;
+    g.closeSubscribers();
+    this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
+    const shard = this.shardOfLive(g.id);
+    const rid = this.nextRid++;
+    this.wait(rid, { kind: 'sync', shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, id: g.id });
+    this.enqueue(shard, { t: 'sync', rid, id: g.id });
+  }
+
+  /** A game behind what its owner reported a `heads` ago lost its last update(s): resync it. */
+  private heads(shard: Shard, seqs: readonly [string, number][]): void {
+    // The games of the previous report have had a whole period for their updates to arrive.
+    for (const id of shard.reported) {
+      const g = this.shelf.get(id);
+      if (g && g.headSeq > g.seq && !g.syncing) this.resync(g);
+    }
+    shard.reported = [];
+    for (const [id, seq] of seqs) {
+      const g = this.shelf.get(id);
+      if (!g) continue;
+      g.headSeq = Math.max(g.headSeq, seq);
+      shard.reported.push(id);
+    }
+  }
+
+  private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
+    const p = this.pending.get(r.rid);
+    this.pending.delete(r.rid);
+    const g = this.shelf.get(r.rec.id);
+    if (p?.kind !== 'sync' || !g) return;
+    g.syncDone();
+    if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
+    g.seq = r.seq;
+    g.reset(r.rec, r.tree);
+    if (isEnded(r.rec)) {
+      if (r.results) this.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
+      this.shelf.retire(g, r.rec);
+      if (r.rec.mirrorOf !== null) this.shelf.forget(r.rec.mirrorOf);
+      this.shelf.notify('gameEnded', g, r.rec);
     }
   }
 
@@ -343,7 +452,8 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     const p = this.pending.get(rid);
     this.pending.delete(rid);
     if (p?.kind === 'verdict') p.resolve('busy');
-    else p?.reject(new Error(`shard ${index} is restarting`));
+    else if (p?.kind === 'done') p.reject(new Error(`shard ${index} is restarting`));
+    else if (p?.kind === 'sync') this.shelf.get(p.id)?.syncDone();
   }
 
   private async restart(shard: Shard, err: Error, generation: number): Promise<void> {
@@ -351,7 +461,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     shard.channel = this.open(shard.index);
     this.d.onRestart?.(shard.index, err);
     try {
-      // A memory server's live versions are its mirrors' records; LMDB's are in the store.
+      // A memory server's live versions are its replicas' records; LMDB's are in the store.
       const live = this.d.forwarded ? this.shelf.live().map((g) => g.record()) : this.d.store.listLiveGames();
       await this.resumeShard(shard, live.filter((r) => !isEnded(r)));
     } catch (e) {

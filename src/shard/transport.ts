@@ -4,13 +4,12 @@
 // the tests' runs a shard in the same thread (LoopbackTransport, below); one that carries the same
 // batches over a network (NATS, one subject per shard) would implement the same two interfaces,
 // touching neither the actors nor the edge.
-import type { Command, Reply } from './protocol.js';
-import { ShardHost, type ShardHostDeps } from './host.js';
-import type { GameStore } from '../store/types.js';
+import type { Command, ShardReply } from './protocol.js';
+import { ShardHost, type ShardHostDeps, type ShardStore } from './host.js';
 
 export interface ShardEvents {
   /** One batch of replies, in the order the shard made them. */
-  replies(batch: Reply[]): void;
+  replies(batch: ShardReply[]): void;
   /** The shard is gone (an uncaught error, its thread exited); nothing more arrives from it. */
   died(err: Error): void;
 }
@@ -29,12 +28,12 @@ export interface ShardTransport {
 
 /**
  * Shards in the calling thread, for tests: the same host, the same batches (copied, as a thread
- * boundary would), delivered on later event-loop turns; the test's clock, store and rules are
+ * boundary would), delivered on later event-loop turns; the test's clock and store are
  * shared with it. `storeFor(i)` gives shard i its store: the server's own when it is LMDB (one
  * environment, as worker threads share it), a ForwardingStore when the server keeps memory.
  */
 export class LoopbackTransport implements ShardTransport {
-  constructor(private readonly deps: Omit<ShardHostDeps, 'post' | 'later' | 'store' | 'statsEveryMs'> & { storeFor(index: number): GameStore }) {}
+  constructor(private readonly deps: Omit<ShardHostDeps, 'post' | 'later' | 'store' | 'statsEveryMs'> & { storeFor(index: number): ShardStore }) {}
 
   open(index: number, events: ShardEvents): ShardChannel {
     let open = true;

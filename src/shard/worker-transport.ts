@@ -3,7 +3,7 @@
 // msgpackr into one transferred buffer (codec.ts; docs/DECISIONS.md has the channels measured).
 import { Worker } from 'node:worker_threads';
 import type { GameConfig } from '../game/game-config.js';
-import type { Command, Reply } from './protocol.js';
+import type { Command, ShardReply } from './protocol.js';
 import { batchOf, wireOf } from './codec.js';
 import type { ShardChannel, ShardEvents, ShardTransport } from './transport.js';
 
@@ -47,7 +47,7 @@ export class WorkerTransport implements ShardTransport {
     worker.on('message', (data: unknown) => {
       if (dead) return;
       const t0 = performance.now();
-      const batch = batchOf(data) as Reply[];
+      const batch = batchOf(data) as ShardReply[];
       time.dispatch += (performance.now() - t0) / 1000;
       events.replies(batch);
     });

@@ -3,7 +3,7 @@
 // refused cheaply, before any service sees it.
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
-import { TimeControl } from './common.js';
+import { TimeControl, count } from './common.js';
 import type { Parsed } from './parse.js';
 import { parseBody } from './parse.js';
 
@@ -109,6 +109,12 @@ export const MoveRequest = named(
     moves: described(
       z.array(z.string().max(MOVE_CHARS_MAX)).max(MOVES_MAX),
       'One UCI micro-move per spent die: a root-to-leaf path of the legal-move tree; empty for a forced pass.',
+    ),
+    version: described(
+      count().optional(),
+      'Optional: the `v` of the DiceRolled these moves answer (or the game state\'s `version` while that roll is pending). ' +
+        'With it, a retry of a turn already applied gets the same verdict again (200, same `version`; 409 if the moves differ), ' +
+        'publishes nothing, and is never applied to a later roll.',
     ),
   }),
   'A turn. Also the answer a webhook gives to a yourTurn delivery.',

@@ -350,11 +350,6 @@ export const WebhookCreated = named(
   'The active webhook and its signing secret.',
 );
 
-/** Outcomes a delivery can have; each is counted per bot. */
-export const WEBHOOK_OUTCOMES = [
-  'applied', 'declined', 'refused', 'malformed', 'httpError', 'timeout', 'unreachable', 'policyBlocked',
-] as const;
-
 const latency = (what: string) => described(z.number().min(0), `${what} round trip in ms over the bot’s recent deliveries; 0 before any.`);
 
 export const WebhookStats = named(

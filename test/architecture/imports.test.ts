@@ -16,13 +16,12 @@ const ALLOWED: Record<string, string[]> = {
   engine: [],
   fair: [],
   store: ['domain'],
-  pool: ['engine', 'domain'],
-  game: ['domain', 'engine', 'fair', 'store', 'pool', 'wire'],
+  game: ['domain', 'engine', 'fair', 'store', 'wire'],
   // Game shards: main's mirrors and the shard host; only the composition roots import it.
-  shard: ['domain', 'engine', 'fair', 'store', 'pool', 'game', 'wire'],
+  shard: ['domain', 'engine', 'fair', 'store', 'game', 'wire'],
   services: ['domain', 'store', 'game/types', 'wire'],
   wire: ['domain'],
-  edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
+  edge: ['domain', 'wire', 'services', 'game/types', 'store/types', 'log'],
   // The typed client stands alone (no uWS, no LMDB): the wire schemas and domain types only.
   client: ['wire', 'domain'],
   // `dicechess bridge` is a bot built on the client.

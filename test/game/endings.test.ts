@@ -1,8 +1,6 @@
 // Every way a game ends: KingCaptured, Resign, Timeout, Draw (halfmove and roll count), Aborted.
 import t from 'tap';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
-import type { RulesPort, TreeResult } from '../../src/pool/types.js';
-import { InlineRules } from '../../src/pool/inline.js';
 import {
   MemoryStore, Recorder, RecordingStore, bot, has, lacks, openWith, rng, playRandom, settle, setup,
 } from './helpers.js';
@@ -111,62 +109,6 @@ t.test('Draw: the roll limit (configured small), reached through forced passes',
   t.equal(h.record().ply, 4);
   t.same(rec.last('GameEnded')!.over.termination, 'Draw');
   t.same(h.record().clocks, { white: 10_000, black: 10_000 }, 'passes cost nothing and earn nothing');
-});
-
-/** A rules port that fails its first `failures` calls. */
-class FlakyRules implements RulesPort {
-  calls = 0;
-  private readonly inner = new InlineRules();
-  constructor(private failures: number) {}
-  async tree(dfen: string): Promise<TreeResult> {
-    this.calls++;
-    if (this.failures > 0) {
-      this.failures--;
-      throw new Error('pool overloaded');
-    }
-    return this.inner.tree(dfen);
-  }
-  async close(): Promise<void> {}
-}
-
-t.test('RulesPort failures are retried with backoff on the clock', async (t) => {
-  const rules = new FlakyRules(2);
-  const s = setup({ rules });
-  const h = await s.registry.create({ white: bot('w'), black: bot('b'), timeControl: { Unlimited: {} }, rated: true });
-  const rec = new Recorder();
-  h.subscribe(rec);
-  await openWith(h, has(1)); // seeded at once; a pawn die, so the roll is a real decision
-  t.equal(rules.calls, 1);
-  t.same(rec.frames, [], 'nothing published yet');
-  s.clock.advance(100);
-  await settle();
-  t.equal(rules.calls, 2, 'first retry after 100 ms');
-  s.clock.advance(399);
-  await settle();
-  t.equal(rules.calls, 2, 'second retry waits 400 ms');
-  s.clock.advance(1);
-  await settle();
-  t.equal(rules.calls, 3);
-  t.same(rec.kinds(), ['DiceRolled'], 'the roll went through');
-  t.ok(h.isActive());
-});
-
-t.test('repeated RulesPort failures abort the game: a draw, unrated, logged', async (t) => {
-  const s = setup({ rules: new FlakyRules(1000) });
-  const h = await s.registry.create({ white: bot('w'), black: bot('b'), timeControl: { Unlimited: {} }, rated: true });
-  const rec = new Recorder();
-  h.subscribe(rec);
-  s.clock.advance(3000);
-  for (let i = 0; i < 5; i++) {
-    await settle();
-    s.clock.advance(2000);
-  }
-  await settle();
-  t.notOk(h.isActive());
-  t.same(rec.kinds(), ['GameEnded']);
-  t.same(rec.last('GameEnded')!.over, { result: { Draw: {} }, termination: 'Aborted' });
-  t.same(s.store.resultsOf(bot('w').id, 5).map((r: ResultRecord) => [r.result, r.rated, r.termination]), [['draw', false, 'Aborted']]);
-  t.ok(s.logs.errors().some((e) => e.includes('game aborted')));
 });
 
 t.test('an unexpected failure inside a command aborts the game; the verdict says game is over', async (t) => {

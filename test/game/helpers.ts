@@ -1,5 +1,4 @@
-// Shared set-up for the game-actor tests: a registry on a ManualClock, the in-thread rules and a
-// memory store; scripted players; a subscriber that records frames; seeds chosen so the opening roll
+// Shared set-up for the game-actor tests: a registry on a ManualClock and a memory store; scripted players; a subscriber that records frames; seeds chosen so the opening roll
 // has the dice a test needs.
 import { ManualClock } from '../../src/domain/clock.js';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
@@ -11,8 +10,6 @@ import { DEFAULT_GAME_CONFIG, type GameConfig, type GameLog } from '../../src/ga
 import { leafPaths, type HouseKind } from '../../src/game/house.js';
 import { GameRegistry } from '../../src/game/game-registry.js';
 import type { EventFrame, GameHandle, GameLifecycleListener, GameSubscriber } from '../../src/game/types.js';
-import { InlineRules } from '../../src/pool/inline.js';
-import type { RulesPort } from '../../src/pool/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Store } from '../../src/store/types.js';
 import { UNLIMITED } from '../helpers/bot.js';
@@ -94,7 +91,6 @@ export class Recorder implements GameSubscriber {
 export interface Setup {
   clock: ManualClock;
   store: Store;
-  rules: RulesPort;
   logs: Logs;
   registry: GameRegistry;
   started: GameHandle[];
@@ -104,8 +100,9 @@ export interface Setup {
 export interface SetupOptions {
   config?: Partial<GameConfig>;
   store?: Store;
-  rules?: RulesPort;
   clock?: ManualClock;
+  /** Hears every tree an actor builds (time and bytes). */
+  onTree?: (gameId: string, seconds: number, bytes: Uint8Array) => void;
   housePlayers?: Map<string, HouseKind>;
   random?: () => number;
   listeners?: GameLifecycleListener[];
@@ -116,14 +113,13 @@ let idCounter = 0;
 export function setup(o: SetupOptions = {}): Setup {
   const clock = o.clock ?? new ManualClock();
   const store = o.store ?? new MemoryStore();
-  const rules = o.rules ?? new InlineRules();
   const logs = new Logs();
   const started: GameHandle[] = [];
   const endedRecords: GameRecord[] = [];
   const registry = new GameRegistry({
     store,
-    rules,
     clock,
+    onTree: o.onTree,
     config: { ...DEFAULT_GAME_CONFIG, ...o.config },
     listeners: [
       { gameStarted: (g) => void started.push(g), gameEnded: (_g, r) => void endedRecords.push(r) },
@@ -134,7 +130,7 @@ export function setup(o: SetupOptions = {}): Setup {
     housePlayers: o.housePlayers,
     random: o.random,
   });
-  return { clock, store, rules, logs, registry, started, endedRecords };
+  return { clock, store, logs, registry, started, endedRecords };
 }
 
 /** The full tree of the pending roll (never capped), or null when none is pending. */

@@ -1,12 +1,10 @@
 // What a live game keeps between turns: the trees of rolls it has moved past must be collectable
 // (they once stayed reachable for the game's whole life through the promise that cut waits short
-// at shutdown), stop() still cuts a wait for a tree short, and a pending tree dropped from the
-// shared cache is rebuilt identical and still judges moves.
+// at shutdown), and a pending tree dropped from the shared cache is rebuilt identical and still
+// judges moves.
 import t from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { RulesPort, TreeResult } from '../../src/pool/types.js';
-import { InlineRules } from '../../src/pool/inline.js';
 import { clearReadCaches } from '../../src/game/read-cache.js';
 import { leafPaths } from '../../src/game/house.js';
 import { ILLEGAL_TURN } from '../../src/game/verdicts.js';
@@ -16,26 +14,18 @@ import { UNLIMITED, bot, playRandom, rng, settle, setup } from './helpers.js';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-/** The in-thread rules, keeping a weak reference to every tree it hands out. */
-class WatchedRules implements RulesPort {
-  /** The bytes of every tree handed out, weakly. */
+/** Keeps a weak reference to every tree the actors build. */
+class WatchedTrees {
+  /** The bytes of every tree built, weakly. */
   readonly handed: WeakRef<Uint8Array>[] = [];
-  private readonly inner = new InlineRules();
-  async tree(dfen: string): Promise<TreeResult> {
-    const r = await this.inner.tree(dfen);
-    this.handed.push(new WeakRef(r.bytes));
-    return r;
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
+  readonly onTree = (_id: string, _seconds: number, bytes: Uint8Array): void => void this.handed.push(new WeakRef(bytes));
 }
 
 const spec = { white: bot('w'), black: bot('b'), timeControl: UNLIMITED, rated: false };
 
 t.test('the trees of past rolls are not kept by a live game', async (t) => {
-  const rules = new WatchedRules();
-  const s = setup({ rules });
+  const rules = new WatchedTrees();
+  const s = setup({ onTree: rules.onTree });
   const g = await s.registry.create(spec);
   g.seed('White', 'seed-for-white-0123456789abcdef');
   g.seed('Black', 'seed-for-black-0123456789abcdef');
@@ -58,26 +48,6 @@ t.test('the trees of past rolls are not kept by a live game', async (t) => {
   t.equal(kept, 0, 'no tree of a past roll is still reachable');
   t.not(g.moves().legalMovesJson, '{}', 'the pending roll still has its tree (rebuilt if need be)');
   await s.registry.stop();
-});
-
-t.test('stop() cuts a wait for a tree short', async (t) => {
-  let asked = 0;
-  const never: RulesPort = {
-    tree: () => {
-      asked++;
-      return new Promise<TreeResult>(() => {});
-    },
-    close: async () => {},
-  };
-  const s = setup({ rules: never });
-  const g = await s.registry.create(spec);
-  g.seed('White', 'seed-for-white-0123456789abcdef');
-  g.seed('Black', 'seed-for-black-0123456789abcdef');
-  await settle();
-  t.equal(asked, 1, 'the opening roll is waiting for its tree');
-  await s.registry.stop();
-  t.equal(s.logs.errors().length, 0, 'a stopped wait is not an error');
-  t.ok(g.isActive(), 'the game stays as persisted');
 });
 
 t.test('a pending tree that fell out of the shared cache is rebuilt the same, and still judges moves', async (t) => {

@@ -10,9 +10,7 @@ import { startServer, type RunningServer } from '../../src/main.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InlineRules } from '../../src/pool/inline.js';
 import { openStore } from '../../src/store/index.js';
-import type { RulesPort } from '../../src/pool/types.js';
 import type { Store } from '../../src/store/types.js';
 import { createConformance, type Conformance } from './conformance.js';
 import { openLines, request, type HttpResult, type LineReader, type Teardown } from './http.js';
@@ -23,11 +21,10 @@ export interface BootOptions {
   clock?: Clock;
   store?: Store;
   /**
-   * 'inline' (default): the game shards run in this thread (loopback transport) with the in-thread
-   * engine; 'workers': real shard worker threads, on the system clock; or a rules port of the
-   * test's own for loopback shards.
+   * 'inline' (default): the game shards run in this thread (loopback transport);
+   * 'workers': real shard worker threads, on the system clock.
    */
-  rules?: 'inline' | 'workers' | RulesPort;
+  rules?: 'inline' | 'workers';
   random?: () => number;
   /** DNS of webhook hosts. */
   webhookResolver?: (host: string) => Promise<string[]>;
@@ -77,7 +74,6 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     log: silentLogger,
     store: opts.store,
     shards: workers ? 'worker' : 'loopback',
-    rules: typeof opts.rules === 'object' ? opts.rules : new InlineRules(),
     random: opts.random,
     webhookResolver: opts.webhookResolver ?? noDns,
     observe: (info) => conformance.check(info),

@@ -1,6 +1,6 @@
 // GET /metrics while a game is played over HTTP: every service metric moves by exactly what happened
-// (games started and ended by termination, turns applied, verdicts, streams open by kind, rules
-// tasks, store writes, 429s by route).
+// (games started and ended by termination, turns applied, verdicts, streams open by kind, legal-move
+// trees built in the shards, store writes, 429s by route).
 import t from 'tap';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { Bot, type Json } from '../helpers/bot.js';
@@ -34,13 +34,14 @@ t.test('playing a game moves every service metric by what happened', async (t) =
   const bob = await Bot.anon(app, 'bob');
   const before = await scrape(app);
   for (const name of [
-    'dicechess_live_games', 'dicechess_rules_queue_depth', 'dicechess_turns_applied_total', 'dicechess_games_started_total',
+    'dicechess_live_games', 'dicechess_turns_applied_total', 'dicechess_games_started_total',
     'dicechess_verdict_seconds_count', 'dicechess_open_streams{kind="account"}', 'dicechess_open_streams{kind="game"}',
-    'dicechess_rules_task_seconds_count',
+    'dicechess_tree_seconds_count',
   ]) t.ok(before.has(name), `${name} is exposed from the start`);
   const heapUsed = at(before, 'dicechess_thread_heap_bytes{thread="main",kind="used"}');
   const heapTotal = at(before, 'dicechess_thread_heap_bytes{thread="main",kind="total"}');
   t.ok(heapUsed > 0 && heapTotal >= heapUsed, `the main thread's V8 heap: ${heapUsed} used of ${heapTotal}`);
+  t.notOk(before.has('dicechess_rules_queue_depth'), 'no rules queue: a tree is a synchronous call in the shard');
 
   const account = await alice.accountStream();
   const gameId = await alice.playAgainst(bob);
@@ -90,9 +91,9 @@ t.test('playing a game moves every service metric by what happened', async (t) =
   t.equal(at(after, 'dicechess_games_ended_total{termination="Timeout"}'), 0, 'and none otherwise');
   t.equal(at(after, 'dicechess_live_games'), 0);
   t.equal(moved(before, after, 'dicechess_verdict_seconds_count'), verdicts, 'one verdict timing per move answered');
-  const rollsTimed = moved(before, after, 'dicechess_rules_task_seconds_count');
-  t.ok(rollsTimed >= turns, `a rules task per roll at least (${rollsTimed} for ${turns} turns)`);
-  t.equal(at(after, 'dicechess_rules_queue_depth'), 0, 'nothing waiting (the rules run in-thread here)');
+  const rollsTimed = moved(before, after, 'dicechess_tree_seconds_count');
+  t.ok(rollsTimed >= turns, `a tree timed in the shard per roll at least (${rollsTimed} for ${turns} turns)`);
+  t.ok(at(after, 'dicechess_tree_seconds_sum') > 0, 'the shards measured them');
   t.equal(moved(before, after, 'dicechess_store_write_seconds_count{op="finishGame"}'), 1, 'the final record written once');
   t.ok(moved(before, after, 'dicechess_store_write_seconds_count{op="putGame"}') >= turns, 'a game write per turn at least');
 

@@ -4,7 +4,6 @@
 import t from 'tap';
 import { loadConfig, testConfig } from '../../src/server-config.js';
 import { startServer } from '../../src/main.js';
-import { InlineRules } from '../../src/pool/inline.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { bootApp, anonBot, type TestApp } from '../helpers/app.js';
 import { expectedSignature, startReceiver } from '../helpers/webhook-receiver.js';
@@ -209,7 +208,7 @@ t.test('insecure-local mode is announced with a warning at start', async (t) => 
   const log = { info: () => {}, debug: () => {}, error: () => {}, warn: (_o: unknown, m?: string) => void warnings.push(m ?? '') };
   for (const insecure of [false, true]) {
     const config = testConfig({ host: '127.0.0.1', port: 0, memory: true, 'webhooks.allowInsecureLocalTargets': insecure });
-    const started = await startServer(config, { log, rules: new InlineRules() });
+    const started = await startServer(config, { log });
     if (!started.ok) throw new Error(started.error);
     await started.value.close();
     t.equal(warnings.filter((w) => /insecure local targets/.test(w)).length, insecure ? 1 : 0, `insecure ${insecure}`);

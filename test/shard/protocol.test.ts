@@ -1,7 +1,10 @@
 // The shard protocol's pure parts: which shard owns a game (stable, spread, a mirror pair together),
-// the moving fields of a record, and the forwarding store of a memory server's shard.
+// the moving fields of a record, the forwarding store of a memory server's shard, and batches
+// bounded in bytes and count.
 import t from 'tap';
-import { MOVING_FIELDS, headOf, shardIndex, shardKey } from '../../src/shard/protocol.js';
+import {
+  BATCH_MAX_BYTES, BATCH_MAX_MESSAGES, MOVING_FIELDS, chunked, headOf, messageBytes, shardIndex, shardKey, type ShardReply,
+} from '../../src/shard/protocol.js';
 import { ForwardingStore } from '../../src/shard/forwarding-store.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 
@@ -63,4 +66,24 @@ t.test('forwarding store: live writes stay in the shard; an ending travels once,
   t.equal(alone[0].results, undefined, 'as a plain write');
   await s.finishGame(rec('g2', { status: ended.status }), []);
   t.same(s.drain().map((w) => [w.rec.id, w.results]), [['g2', []]], 'an ending no version took is sent with its results');
+});
+
+t.test('batches are bounded in bytes and in count, keep their order, and a message past the bound goes alone', async (t) => {
+  const line = (n: number): string => `{"Rejected":{"v":1,"seat":"White","reason":"${'x'.repeat(n)}"}}\n`;
+  const update = (i: number, size: number): ShardReply => ({
+    t: 'update', id: `g${i}`, seq: 1, head: {} as never, from: 0, hist: [], lines: [[1, line(size)]], turns: 0,
+  });
+  const batch: ShardReply[] = [];
+  for (let i = 0; i < 40; i++) batch.push(update(i, 100_000));
+  batch.push(update(40, 3 * BATCH_MAX_BYTES));
+  for (let i = 41; i < 41 + BATCH_MAX_MESSAGES + 10; i++) batch.push({ t: 'verdict', rid: i, verdict: 'busy' });
+  const parts = chunked(batch);
+  t.same(parts.flat(), batch, 'every message, in order');
+  for (const p of parts) {
+    const bytes = p.reduce((n, m) => n + messageBytes(m), 0);
+    t.ok(p.length === 1 || bytes <= BATCH_MAX_BYTES, `a part of ${p.length} messages holds ${bytes} bytes`);
+    t.ok(p.length <= BATCH_MAX_MESSAGES);
+  }
+  t.ok(parts.some((p) => p.length === 1 && p[0].t === 'update' && p[0].id === 'g40'), 'the oversized update crossed alone');
+  t.ok(parts.length >= 6, `${parts.length} parts`);
 });

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/domain/log.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Command, Reply } from '../../src/shard/protocol.js';
+import type { Command, ShardReply } from '../../src/shard/protocol.js';
 import { HELD_MAX, ShardedGames } from '../../src/shard/sharded-games.js';
 import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
 import { tick, until } from '../helpers/poll.js';
@@ -33,7 +33,7 @@ class StandIn implements ShardTransport {
     this.sent = [];
     return { send: (batch: Command[]) => void this.sent.push(batch), close: async () => {} };
   }
-  reply(...r: Reply[]): void {
+  reply(...r: ShardReply[]): void {
     this.events.replies(r);
   }
   commands(): Command[] {
@@ -77,7 +77,7 @@ t.test('a dead shard: waiters answered, streams closed, restart, held commands s
   await until(() => (transport.commands().filter((c) => c.t === 'move').length === HELD_MAX ? true : undefined), 'the held moves');
   const rids = transport.commands().flatMap((c) => (c.t === 'move' ? [c.rid] : []));
   t.same(rids, [...rids].sort((a, b) => a - b), 'sent in the order they came');
-  transport.reply(...rids.map((rid): Reply => ({ t: 'verdict', rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
+  transport.reply(...rids.map((rid): ShardReply => ({ t: 'verdict', rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
   const verdicts = await Promise.all(moves.slice(0, HELD_MAX));
   t.ok(verdicts.every((v) => v !== 'busy'), 'every held move got its verdict');
 });

@@ -24,6 +24,12 @@ export type ProfileGame = z.output<typeof R.ProfileGame>;
 export type Profile = z.output<typeof R.BotProfile> & { ratingHistory?: RatingPoint[]; offLadderReason?: string | null };
 export type LobbySeek = z.output<typeof R.LobbySeek>;
 export type SeatGrant = z.output<typeof R.GuestAccepted>;
+export type MoveVerdict = z.output<typeof R.MoveVerdict>;
+export type LegalMoves = z.output<typeof R.LegalMovesResponse>;
+export type PublicGameList = z.output<typeof R.PublicGameList>;
+export type LobbySeekList = z.output<typeof R.LobbySeekList>;
+export type GuestSeekCreated = z.output<typeof R.GuestSeekCreated>;
+export type SeekPoll = z.output<typeof R.SeekPoll>;
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly detail: string) {
@@ -45,27 +51,28 @@ async function call<T>(method: string, path: string, body?: unknown, token?: str
 }
 
 export const api = {
-  games: () => call<{ games: PublicGame[]; total: number }>('GET', '/games'),
+  games: () => call<PublicGameList>('GET', '/games'),
   game: (id: string) => call<GameState>('GET', `/games/${encodeURIComponent(id)}`),
   history: (id: string) => call<GameHistory>('GET', `/games/${encodeURIComponent(id)}/history`),
-  moves: (id: string) => call<{ version: number; legalMoves: Tree }>('GET', `/games/${encodeURIComponent(id)}/moves`),
+  moves: (id: string) => call<LegalMoves>('GET', `/games/${encodeURIComponent(id)}/moves`),
   /** The page shows more rows than the route's default page (50 of each list). */
   leaderboard: () => call<Leaderboard>('GET', '/leaderboard?limit=100&provisionalLimit=100'),
   profile: (team: string, name: string) =>
     call<Profile>('GET', `/bots/${encodeURIComponent(team)}/${encodeURIComponent(name)}`),
-  seeks: () => call<{ seeks: LobbySeek[] }>('GET', '/lobby/seeks'),
+  seeks: () => call<LobbySeekList>('GET', '/lobby/seeks'),
   openSeek: (timeControl: TimeControl) =>
-    call<{ seekId: string; secret: string; guestId: string }>('POST', '/lobby/seeks', { timeControl }),
+    call<GuestSeekCreated>('POST', '/lobby/seeks', { timeControl }),
   pollSeek: (id: string, secret: string) =>
-    call<{ matched: boolean; gameId: string | null; seat: Seat | null; seatToken?: string }>(
+    call<SeekPoll>(
       'GET', `/lobby/seeks/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`),
   cancelSeek: (id: string, secret: string) =>
     call<unknown>('DELETE', `/lobby/seeks/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`),
   acceptSeek: (id: string) => call<SeatGrant>('POST', `/lobby/seeks/${encodeURIComponent(id)}/accept`, {}),
   playHouse: (name: string, timeControl: TimeControl) =>
     call<SeatGrant & { guestId: string }>('POST', `/lobby/house/${encodeURIComponent(name)}`, { timeControl }),
-  move: (id: string, moves: string[], token: string) =>
-    call<{ applied: boolean; reason: string | null }>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves }, token),
+  /** `version`: the roll the moves answer, so a retried request cannot land on a later roll. */
+  move: (id: string, moves: string[], version: number, token: string) =>
+    call<MoveVerdict>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves, version }, token),
   seed: (id: string, seed: string, token: string) =>
     call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/seed`, { seed }, token),
   resign: (id: string, token: string) => call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/resign`, {}, token),

@@ -4,15 +4,21 @@ import { homePage } from './pages/home.js';
 import { ladderPage } from './pages/ladder.js';
 import { profilePage } from './pages/profile.js';
 import { startRouter } from './router.js';
+import { matchPage } from '../../src/domain/pages.js';
 import { h, mount } from './ui.js';
 
 startRouter((path) => {
-  const game = /^\/game\/([^/]+)$/.exec(path);
-  if (game) return gamePage(decodeURIComponent(game[1]));
-  const bot = /^\/bot\/([^/]+)\/([^/]+)$/.exec(path);
-  if (bot) return profilePage(decodeURIComponent(bot[1]), decodeURIComponent(bot[2]));
-  if (path === '/ladder') return ladderPage();
-  if (path === '/') return homePage();
+  const page = matchPage(path);
+  switch (page?.name) {
+    case 'game':
+      return gamePage(page.params[0]);
+    case 'profile':
+      return profilePage(page.params[0], page.params[1]);
+    case 'ladder':
+      return ladderPage();
+    case 'home':
+      return homePage();
+  }
   mount('Not found', h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '/' }, 'Back to the live games')));
   return () => {};
 });

@@ -1,6 +1,8 @@
 // Client-side routes: the server answers every page path with the same shell, and this picks the
 // page. Links inside the site navigate without a reload (history API).
 
+import { matchPage } from '../../src/domain/pages.js';
+
 type Page = () => void;
 let render: (path: string) => Page = () => () => {};
 let leave: Page = () => {};
@@ -19,9 +21,8 @@ export function startRouter(pick: (path: string) => Page): void {
   show(location.pathname);
 }
 
-/** Paths the shell serves. */
-export const isPage = (path: string): boolean =>
-  path === '/' || path === '/ladder' || /^\/game\/[^/]+$/.test(path) || /^\/bot\/[^/]+\/[^/]+$/.test(path);
+/** Paths the shell serves (the one table of pages, shared with the server). */
+export const isPage = (path: string): boolean => matchPage(path) !== null;
 
 export function navigate(path: string): void {
   history.pushState(null, '', path);

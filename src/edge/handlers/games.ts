@@ -43,9 +43,9 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const s = seated(deps, call.principal, call.params.id);
       if (isReply(s)) return s;
       if (!s.game.isActive()) return json(409, GAME_OVER);
-      const { moves } = call.body;
+      const { moves, version } = call.body;
       const verdictTimed = deps.meter.verdictTimer();
-      const pending = s.game.move(s.seat, moves);
+      const pending = s.game.move(s.seat, moves, version);
       // Timed to the verdict itself, also when the answer to the client was already a 202.
       void pending.then((v) => v !== 'busy' && verdictTimed());
       let timer: { cancel(): void } | undefined;

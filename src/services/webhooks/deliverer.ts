@@ -24,8 +24,8 @@ export interface DelivererDeps {
   client: WebhookClient;
   clock: Clock;
   stats: DeliveryStats;
-  /** The move endpoint's body validation: the moves of a valid `{moves}` answer, or null. */
-  parseMoves(text: string): string[] | null;
+  /** The move endpoint's body validation: the moves (and version) of a valid answer, or null. */
+  parseMoves(text: string): { moves: string[]; version?: number } | null;
   answerCapMs: number;
   /** Deliveries in flight across all bots. */
   maxInFlight: number;
@@ -165,10 +165,10 @@ export class WebhookDeliverer implements GameLifecycleListener {
         return 'malformed';
       case 'answer': {
         if (res.status !== 200) return 'httpError';
-        const moves = this.d.parseMoves(res.body);
-        if (moves === null) return 'malformed';
-        if (moves.length === 0) return 'declined';
-        const verdict = await game.move(seat, moves);
+        const answer = this.d.parseMoves(res.body);
+        if (answer === null) return 'malformed';
+        if (answer.moves.length === 0) return 'declined';
+        const verdict = await game.move(seat, answer.moves, answer.version);
         return verdict !== 'busy' && verdict.applied ? 'applied' : 'refused';
       }
     }

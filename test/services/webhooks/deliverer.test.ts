@@ -133,6 +133,27 @@ t.test('every answer goes through the move path: declined plays nothing, illegal
   await s.registry.stop();
 });
 
+t.test('an answer with a version is judged against that roll: another roll\'s version is refused, the right one applied', async (t) => {
+  const { s, store, client, stats } = await world({ maxInFlight: 10, capMs: 30_000 });
+  const white = await hookedBot(store, 'versioned');
+  const g = await s.registry.create({ white, black: bot('other2'), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN });
+  await rolled(s, [g]);
+  const v = g.state().version;
+  t.equal(client.calls[0].body.state.version, v, 'the delivery carries the version to answer with');
+  const path = leafPathsOf(JSON.parse(g.moves().legalMovesJson))[0];
+  const withVersion = (version: number): PostResult => ({ kind: 'answer', status: 200, body: JSON.stringify({ moves: path, version }), ms: 5 });
+  client.calls[0].answer(withVersion(v + 7));
+  await settle();
+  await s.registry.idle();
+  t.equal(stats.view(white.id).refused, 1, 'a version that is not the pending roll\'s is refused');
+  t.equal(g.history().length, 0, 'a legal path with the wrong version is not played');
+  t.equal(g.state().version, v, 'and it publishes nothing');
+  const verdict = await g.move('White', path, v);
+  t.same(verdict, { applied: true, version: v + 1, reason: null }, 'the same path with the roll\'s version is applied');
+  t.same(await g.move('White', path, v), verdict, 'and a retry of it gets the same verdict');
+  await s.registry.stop();
+});
+
 t.test('one slow bot with many games cannot take every slot', async (t) => {
   const { s, store, client, deliverer } = await world({ maxInFlight: 3, perBot: 2, capMs: 30_000 });
   const slow = await hookedBot(store, 'slow');

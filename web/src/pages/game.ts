@@ -55,7 +55,7 @@ export function gamePage(gameId: string): () => void {
     notice = 'Sending your turn…';
     draw();
     try {
-      const v = await api.move(gameId, moves, mine.token);
+      const v = await api.move(gameId, moves, model.version, mine.token);
       notice = v.applied ? '' : `Refused: ${v.reason ?? 'unknown'}`;
     } catch (e) {
       notice = `Could not send: ${(e as Error).message}`;

@@ -11,11 +11,11 @@ import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { Subscribers } from '../game/subscribers.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
-import { treeJsonOfLine, type Reply, type TreeWire } from './protocol.js';
+import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
 
-/** What a mirror asks of its owner: send a command to the game's shard. */
-export interface MirrorLink {
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null): Promise<MoveVerdict | 'busy'>;
+/** What a replica asks of its owner: send a command to the game's shard. */
+export interface ReplicaLink {
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'>;
   seed(id: string, seat: Seat, seed: string): void;
   resign(id: string, seat: Seat): void;
 }
@@ -32,7 +32,7 @@ class LineFrame implements EventFrame {
   }
 }
 
-/** The mirror's pending tree: from the JSON sent, or from the JSON in the update's DiceRolled line. */
+/** The replica's pending tree: from the JSON sent, or from the JSON in the update's DiceRolled line. */
 function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []): PendingTree | null {
   if (t === null) return null;
   if (t.json !== undefined) return new PendingTree(t.dfen, null, t.leaves, t.json);
@@ -44,15 +44,21 @@ function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []):
   return new PendingTree(t.dfen, null, t.leaves);
 }
 
-export class MirrorGame extends ViewedGame implements GameHandle {
+export class GameReplica extends ViewedGame implements GameHandle {
   protected view: GameView;
+  /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
+  seq = 0;
+  /** A `sync` is on its way: updates wait for it (they are dropped; the sync covers them). */
+  syncing = false;
+  /** The owner's newest `seq` as its last `heads` told; still ahead of `seq` at the next: resync. */
+  headSeq = 0;
   /** Read by tests that check a subscription was released. */
   readonly subs: Subscribers;
 
   constructor(
     rec: GameRecord,
     tree: TreeWire | null,
-    private readonly link: MirrorLink,
+    private readonly link: ReplicaLink,
     private readonly clock: Clock,
     private readonly cap: number,
     private readonly log: Logger,
@@ -72,12 +78,12 @@ export class MirrorGame extends ViewedGame implements GameHandle {
     if (this.isActive()) this.link.seed(this.id, seat, seed);
   }
 
-  move(seat: Seat, moves: readonly string[]): Promise<MoveVerdict | 'busy'> {
+  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'> {
     // Received now: the clock stops here, and the roll pending here is the one the mover answers.
     const at = this.clock.now();
     if (!this.isActive()) return Promise.resolve(GAME_OVER);
     const rec = this.view.rec;
-    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null);
+    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null, version);
   }
 
   resign(seat: Seat): void {
@@ -92,8 +98,8 @@ export class MirrorGame extends ViewedGame implements GameHandle {
 
   // ---- versions: from the shard ------------------------------------------------------------------
 
-  /** The record a shard `update` describes (history joined to what this mirror holds). */
-  recordOf(u: Extract<Reply, { t: 'update' }>): GameRecord {
+  /** The record a shard `update` describes (history joined to what this replica holds). */
+  recordOf(u: Extract<ShardReply, { t: 'update' }>): GameRecord {
     const was = this.view.rec;
     const had = was.history;
     const history = u.hist.length === 0 && u.from === had.length ? had : had.slice(0, u.from).concat(u.hist);
@@ -103,7 +109,7 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   }
 
   /** Adopts the version (`rec` from recordOf) and publishes its lines, in order. */
-  apply(u: Extract<Reply, { t: 'update' }>, rec: GameRecord): void {
+  apply(u: Extract<ShardReply, { t: 'update' }>, rec: GameRecord): void {
     const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree, u.lines);
     // The roll this game has moved past: its tree leaves the shared caches now rather than by age.
     if (tree !== this.view.tree) this.view.tree?.release();
@@ -116,6 +122,11 @@ export class MirrorGame extends ViewedGame implements GameHandle {
   reset(rec: GameRecord, tree: TreeWire | null): void {
     this.view.tree?.release();
     this.view = this.viewOf(rec, pendingOf(tree));
+  }
+
+  /** The sync asked for arrived, failed or timed out. */
+  syncDone(): void {
+    this.syncing = false;
   }
 
   /** Ends every subscription (the game ended, the server stops, or its shard was lost). */

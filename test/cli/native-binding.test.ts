@@ -4,7 +4,7 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { nativeBindingProblem, type Runtime } from '../../src/edge/binding.js';
+import { nativeBindingProblem, type Runtime } from '../../src/cli/native-binding.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
