@@ -39,7 +39,7 @@ import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardedGames } from './shard/sharded-games.js';
 import { LoopbackTransport, type ShardTransport } from './shard/transport.js';
 import { WorkerTransport } from './shard/worker-transport.js';
-import { threadCpuSeconds } from './shard/cpu.js';
+import { threadCpuSeconds, threadHeap } from './shard/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
@@ -112,6 +112,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     threadCpu: () => [
       { thread: 'main', seconds: threadCpuSeconds() },
       ...registry.shardCpuSeconds().map((seconds, i) => ({ thread: `shard-${i}`, seconds })),
+    ],
+    threadHeap: () => [
+      { thread: 'main', ...threadHeap() },
+      ...registry.shardHeap().map((h, i) => ({ thread: `shard-${i}`, ...h })),
     ],
     shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
   });

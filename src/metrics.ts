@@ -19,6 +19,8 @@ export interface MetricsSources {
   rulesQueueDepth: () => number;
   /** CPU seconds used so far by each thread that serves (main, then each shard). */
   threadCpu: () => { thread: string; seconds: number }[];
+  /** V8 heap bytes of each serving thread (main, then each shard from its last stats). */
+  threadHeap: () => { thread: string; used: number; total: number }[];
   /** Main-thread seconds spent on the shards: crossing the channel, and applying what comes back. */
   shardTime: () => { dispatch: number; apply: number };
 }
@@ -62,6 +64,18 @@ export class ServiceMetrics {
       registers,
       collect() {
         for (const { thread, seconds } of sources.threadCpu()) this.set({ thread }, seconds);
+      },
+    });
+    new Gauge({
+      name: 'dicechess_thread_heap_bytes',
+      help: 'V8 heap of each serving thread (main, shard-N; a shard reports every second): used and total (reserved)',
+      labelNames: ['thread', 'kind'],
+      registers,
+      collect() {
+        for (const { thread, used, total } of sources.threadHeap()) {
+          this.set({ thread, kind: 'used' }, used);
+          this.set({ thread, kind: 'total' }, total);
+        }
       },
     });
     new Gauge({

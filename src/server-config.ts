@@ -27,8 +27,8 @@ export const ConfigSchema = z.object({
     verdictWaitMs: pos,
   }),
   streams: z.object({ keepAliveMs: pos, maxBufferedBytes: pos }),
-  /** Public game streams (no token): at most so many per game and in all. */
-  spectators: z.object({ maxPerGame: pos, maxTotal: pos }),
+  /** Public game streams (no token): at most so many per game, per address and in all. */
+  spectators: z.object({ maxPerGame: pos, maxTotal: pos, maxPerAddress: pos, reservedForNewAddresses: ms }),
   identity: z.object({ anonTtlMs: pos, maxAnonIdentities: pos }),
   challenges: z.object({ ttlMs: pos, maxPendingPerChallenger: pos }),
   lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, matchedPollableMs: pos }),
@@ -85,6 +85,7 @@ const ENV: Record<string, string> = {
   DICECHESS_HOUSE_MOVE_DELAY_MS: 'games.houseMoveDelayMs',
   DICECHESS_VERDICT_WAIT_MS: 'games.verdictWaitMs',
   DICECHESS_KEEPALIVE_MS: 'streams.keepAliveMs',
+  DICECHESS_SPECTATORS_PER_ADDRESS: 'spectators.maxPerAddress',
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',

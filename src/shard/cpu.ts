@@ -2,6 +2,7 @@
 // keeps each thread's on-CPU nanoseconds in /proc/thread-self/schedstat (first field); elsewhere
 // (or when /proc is not mounted) the whole process's user+system time stands in.
 import { readFileSync } from 'node:fs';
+import { getHeapStatistics } from 'node:v8';
 
 let procReadable = true;
 
@@ -16,4 +17,15 @@ export function threadCpuSeconds(): number {
   }
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
+}
+
+/** The calling thread's V8 heap (each worker thread has a heap of its own): bytes in use and reserved. */
+export interface HeapFigures {
+  used: number;
+  total: number;
+}
+
+export function threadHeap(): HeapFigures {
+  const h = getHeapStatistics();
+  return { used: h.used_heap_size, total: h.total_heap_size };
 }

@@ -17,7 +17,7 @@ import type { RulesPort } from '../pool/types.js';
 import type { GameStore } from '../store/types.js';
 import { ForwardingStore } from './forwarding-store.js';
 import { headOf, treeJsonOfLine, type Command, type Reply, type TreeWire } from './protocol.js';
-import { threadCpuSeconds } from './cpu.js';
+import { threadCpuSeconds, threadHeap } from './cpu.js';
 
 export interface ShardHostDeps {
   /** The shard's store: LMDB opened in this thread, or a ForwardingStore with a memory server. */
@@ -110,8 +110,13 @@ export class ShardHost {
       ],
       onShow: (game, rec, tree, treeChanged, frames) => this.shown(game, rec, tree, treeChanged, frames),
     });
-    this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), live: this.registry.liveCount() }), d.statsEveryMs) : null;
+    this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emitStats(), d.statsEveryMs) : null;
     this.stats?.unref();
+  }
+
+  private emitStats(): void {
+    const heap = threadHeap();
+    this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), live: this.registry.liveCount(), heapUsed: heap.used, heapTotal: heap.total });
   }
 
   /** One batch of commands from main, in order. */

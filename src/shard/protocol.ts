@@ -72,8 +72,8 @@ export type Reply =
    */
   | { t: 'write'; rec: GameRecord; results?: ResultRecord[] }
   | { t: 'done'; rid: number }
-  /** Every second: the shard thread's CPU time so far (seconds) and its live games. */
-  | { t: 'stats'; cpuSeconds: number; live: number };
+  /** Every second: the shard thread's CPU time so far (seconds), its live games and its V8 heap (bytes). */
+  | { t: 'stats'; cpuSeconds: number; live: number; heapUsed: number; heapTotal: number };
 
 /**
  * A pending roll's tree as it crosses: the position with dice and its leaf count, and its JSON text

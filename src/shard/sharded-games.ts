@@ -16,6 +16,7 @@ import type {
 } from '../game/types.js';
 import { isEnded } from '../game/view.js';
 import type { Store } from '../store/types.js';
+import type { HeapFigures } from './cpu.js';
 import { MirrorGame, type MirrorLink } from './mirror.js';
 import { shardIndex, shardKey, type Command, type Reply, type TreeWire } from './protocol.js';
 import type { ShardChannel, ShardTransport } from './transport.js';
@@ -54,6 +55,8 @@ interface Shard {
   out: Command[];
   flushing: boolean;
   cpuSeconds: number;
+  /** V8 heap from the shard's last stats (zero until the first). */
+  heap: HeapFigures;
   deaths: number;
   lastDeath: number;
   /** Between its death and the end of its games' resume: commands wait in `held`, not sent. */
@@ -82,13 +85,18 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
     this.cfg = withDefaults(d.config);
     this.shelf = new GameShelf(d.store, this.cfg.archiveSize, d.listeners, d.log);
     this.shards = Array.from({ length: d.shards }, (_, index) => ({
-      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0,
+      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, heap: { used: 0, total: 0 }, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0,
     }));
   }
 
   /** Per-shard CPU seconds (from the shards' last stats), for /metrics. */
   shardCpuSeconds(): number[] {
     return this.shards.map((s) => s.cpuSeconds);
+  }
+
+  /** Per-shard V8 heap (from the shards' last stats), for /metrics. */
+  shardHeap(): HeapFigures[] {
+    return this.shards.map((s) => s.heap);
   }
 
   get shardCount(): number {
@@ -263,6 +271,7 @@ export class ShardedGames extends ShelvedGames<MirrorGame> implements GameFactor
       }
       case 'stats':
         this.shards[index].cpuSeconds = r.cpuSeconds;
+        this.shards[index].heap = { used: r.heapUsed, total: r.heapTotal };
         return;
     }
   }
