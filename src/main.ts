@@ -14,6 +14,7 @@ import { listen } from './edge/listen.js';
 import { gatherWrites } from './edge/ndjson.js';
 import { OpenCounts } from './edge/open-counts.js';
 import { SpectatorSeats } from './edge/spectators.js';
+import { GuestQuota } from './services/guest-quota.js';
 import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
@@ -128,6 +129,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxAnonIdentities: config.identity.maxAnonIdentities,
     staticBots: houseBots.value,
   });
+  // Guest games per address and guest clocks (the registry tells it when a game ends).
+  const guestQuota = new GuestQuota({
+    gamesPerAddress: config.limits.guestGamesPerAddress,
+    maxInitialSeconds: config.limits.guestClock.maxInitialSeconds,
+    maxIncrementSeconds: config.limits.guestClock.maxIncrementSeconds,
+    maxSecondsPerMove: config.limits.guestClock.maxSecondsPerMove,
+  });
   const housePlayers = new Map<string, HouseKind>();
   for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
   const webhooks = config.webhooks.enabled
@@ -174,7 +182,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g) => guestQuota.gameEnded(g.id) }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -199,11 +207,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
   );
   const lobby = new LobbyService(
-    { identity, games: registry, clock, admission },
+    { identity, games: registry, clock, admission, guestQuota },
     {
       botSeekTtlMs: config.lobby.botSeekTtlMs,
       guestSeekTtlMs: config.lobby.guestSeekTtlMs,
       maxOpenSeeksPerCaller: config.lobby.maxOpenSeeksPerCaller,
+      maxOpenGuestSeeksPerAddress: config.lobby.maxOpenGuestSeeksPerAddress,
       matchedPollableMs: config.lobby.matchedPollableMs,
     },
   );
@@ -229,7 +238,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     challenges,
     lobby,
     ladder,
-    houseGames: new HouseGameService({ identity, games: registry, admission }),
+    houseGames: new HouseGameService({ identity, games: registry, admission, guestQuota }),
     spectators,
     presence,
     limits: {
@@ -239,6 +248,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       webhookRegistrations: new RateLimiter({ limit: config.limits.webhookRegistrationsPerHour, windowMs: hour, maxKeys, clock }),
       challenges: new RateLimiter({ limit: config.limits.challengesPerHour, windowMs: hour, maxKeys, clock }),
       streams: new OpenCounts(config.limits.streamsPerIdentity),
+      lobbyPolls: new RateLimiter({ limit: config.limits.lobbyPollsPerMinute, windowMs: 60_000, maxKeys, clock }),
+      ladderChanges: new RateLimiter({ limit: config.limits.ladderChangesPerHour, windowMs: hour, maxKeys, clock }),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,

@@ -31,7 +31,7 @@ export const ConfigSchema = z.object({
   spectators: z.object({ maxPerGame: pos, maxTotal: pos, maxPerAddress: pos, reservedForNewAddresses: ms }),
   identity: z.object({ anonTtlMs: pos, maxAnonIdentities: pos }),
   challenges: z.object({ ttlMs: pos, maxPendingPerChallenger: pos }),
-  lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, matchedPollableMs: pos }),
+  lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, maxOpenGuestSeeksPerAddress: pos, matchedPollableMs: pos }),
   limits: z.object({
     anonMintsPerHour: pos,
     registrationsPerHour: pos,
@@ -47,6 +47,14 @@ export const ConfigSchema = z.object({
     streamsPerIdentity: pos,
     /** Requests in flight and streams open per client address (see docs/DECISIONS.md). */
     connectionsPerIp: pos,
+    /** Live games of human guests per client address (each guest game has a fresh guest id). */
+    guestGamesPerAddress: pos,
+    /** The longest clocks a guest may ask for (house games, guest seeks). */
+    guestClock: z.object({ maxInitialSeconds: pos, maxIncrementSeconds: pos, maxSecondsPerMove: pos }),
+    /** GET /lobby/seeks and seek polls per address per minute. */
+    lobbyPollsPerMinute: pos,
+    /** Ladder joins and leaves per registered bot per hour. */
+    ladderChangesPerHour: pos,
   }),
   http: z.object({ trustedProxies: z.array(z.string()), corsOrigins: z.array(z.string()) }),
   /** `team|name|token,...` (operator-configured static bots, driven by external programs). */
@@ -98,6 +106,11 @@ const ENV: Record<string, string> = {
   DICECHESS_CHALLENGES_PER_HOUR: 'limits.challengesPerHour',
   DICECHESS_STREAMS_PER_IDENTITY: 'limits.streamsPerIdentity',
   DICECHESS_CONNECTIONS_PER_IP: 'limits.connectionsPerIp',
+  DICECHESS_GUEST_GAMES_PER_ADDRESS: 'limits.guestGamesPerAddress',
+  DICECHESS_GUEST_MAX_INITIAL_SECONDS: 'limits.guestClock.maxInitialSeconds',
+  DICECHESS_LOBBY_POLLS_PER_MINUTE: 'limits.lobbyPollsPerMinute',
+  DICECHESS_LADDER_CHANGES_PER_HOUR: 'limits.ladderChangesPerHour',
+  DICECHESS_GUEST_SEEKS_PER_ADDRESS: 'lobby.maxOpenGuestSeeksPerAddress',
   DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
 };
 

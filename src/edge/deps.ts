@@ -29,6 +29,10 @@ export interface EdgeLimits {
   challenges: RateLimiter;
   /** Account and game streams open per identity. */
   streams: OpenCounts;
+  /** Lobby reads (list, seek polls) per address. */
+  lobbyPolls: RateLimiter;
+  /** Ladder joins and leaves per registered bot. */
+  ladderChanges: RateLimiter;
 }
 
 export type StreamKind = 'account' | 'game' | 'spectator';

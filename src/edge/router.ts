@@ -25,6 +25,8 @@ export interface RouteOptions {
   readonly bodyLimit?: number;
   /** Extra request headers to capture (lower-case), found in ctx.headers.other. */
   readonly headers?: readonly string[];
+  /** Refuse (403) a browser's request sent from another site that is not a configured origin. */
+  readonly sameSiteOnly?: boolean;
 }
 
 export interface ObservedResponse {
@@ -65,6 +67,7 @@ interface Route {
   readonly hasBody: boolean;
   readonly paramNames: readonly string[];
   readonly headers: readonly string[] | undefined;
+  readonly sameSiteOnly: boolean;
 }
 
 interface PatternEntry {
@@ -73,6 +76,8 @@ interface PatternEntry {
 }
 
 const UWS_METHOD = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'del' } as const;
+/** The headers a sameSiteOnly route reads to tell a foreign page's request. */
+const SITE_HEADERS = ['sec-fetch-site', 'host'] as const;
 const BODY_METHODS: ReadonlySet<Method> = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export class Router {
@@ -139,7 +144,8 @@ export class Router {
       bodyLimit: options.bodyLimit ?? this.bodyLimit,
       hasBody: BODY_METHODS.has(method),
       paramNames: paramNames(pattern),
-      headers: options.headers?.map((h) => h.toLowerCase()),
+      headers: [...(options.headers ?? []), ...(options.sameSiteOnly ? SITE_HEADERS : [])].map((h) => h.toLowerCase()),
+      sameSiteOnly: options.sameSiteOnly ?? false,
     };
     entry.methods.set(method, route.cors);
     const methods = [...entry.methods.keys()];
@@ -211,6 +217,12 @@ export class Router {
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
     if (this.perIp !== undefined && !this.admit(this.perIp, ctx, route)) return;
+    const other = ctx.headers.other;
+    if (route.sameSiteOnly && this.cors.foreignWrite(ctx.headers.origin, other.get('sec-fetch-site'), other.get('host'))) {
+      const detail = 'this route does not take requests sent by pages of other sites';
+      res.reply(problem(403, 'cross_site_refused', detail), route.hasBody);
+      return;
+    }
     if (route.hasBody) {
       const declared = ctx.headers.contentLength;
       if (declared !== undefined && declared > route.bodyLimit) {

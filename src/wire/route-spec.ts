@@ -111,6 +111,11 @@ export interface RouteInput extends Omit<RouteSpec, 'responses'> {
  * (a body brings 400/413, authentication brings 401, every route may 500). When a route has
  * its own reason for an implied status, both reasons are kept.
  */
+/** Tokenless writes refuse browser requests from other sites (edge/cors.ts, CorsRules.foreignWrite). */
+const CROSS_SITE_ERRORS: Readonly<Record<number, string>> = {
+  403: '`cross_site_refused`: a browser sent this from a page of another site that is not a configured origin (`Sec-Fetch-Site`/`Origin`); clients that are not browsers are not affected.',
+};
+
 export function route<const I extends RouteInput>(input: I): RouteSpec & Pick<I, 'operationId' | 'path' | 'auth' | 'request'> {
   const { ok, errors = {}, ...spec } = input;
   const reasons = new Map<number, string[]>();
@@ -124,6 +129,7 @@ export function route<const I extends RouteInput>(input: I): RouteSpec & Pick<I,
   if (spec.request?.body) add(spec.request.lenient ? { ...BODY_ERRORS, 400: LENIENT_400 } : BODY_ERRORS);
   else if (spec.method !== 'GET') add(CAP_ERRORS);
   if (spec.auth !== 'public') add(AUTH_ERRORS);
+  else if (spec.method !== 'GET') add(CROSS_SITE_ERRORS);
   add(errors);
   add(GLOBAL_ERRORS);
 
