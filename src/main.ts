@@ -118,6 +118,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { thread: 'main', ...threadHeap() },
       ...registry.shardHeap().map((h, i) => ({ thread: `shard-${i}`, ...h })),
     ],
+    unsentBytes: () => edge.sendBudget?.unsent() ?? 0,
     shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
   });
   const store = metrics.timedStore(openedStore);
@@ -272,6 +273,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clock,
     observe: opts.observe,
     web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
+    send: config.http.send,
   });
   let listening;
   try {

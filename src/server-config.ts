@@ -56,7 +56,18 @@ export const ConfigSchema = z.object({
     /** Ladder joins and leaves per registered bot per hour. */
     ladderChangesPerHour: pos,
   }),
-  http: z.object({ trustedProxies: z.array(z.string()), corsOrigins: z.array(z.string()) }),
+  http: z.object({
+    trustedProxies: z.array(z.string()),
+    corsOrigins: z.array(z.string()),
+    /** Large answers (see src/edge/send-budget.ts): streamed with backpressure and bounded. */
+    send: z.object({
+      largeBodyBytes: pos,
+      unsentBytesPerAddress: pos,
+      unsentBytesTotal: pos,
+      bodyBytesPerMinute: pos,
+      drainTimeoutMs: pos,
+    }),
+  }),
   /** `team|name|token,...` (operator-configured static bots, driven by external programs). */
   houseBots: z.string(),
   webhooks: z.object({
@@ -96,6 +107,10 @@ const ENV: Record<string, string> = {
   DICECHESS_SPECTATORS_PER_ADDRESS: 'spectators.maxPerAddress',
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
+  DICECHESS_UNSENT_BYTES_PER_ADDRESS: 'http.send.unsentBytesPerAddress',
+  DICECHESS_UNSENT_BYTES_TOTAL: 'http.send.unsentBytesTotal',
+  DICECHESS_BODY_BYTES_PER_MINUTE: 'http.send.bodyBytesPerMinute',
+  DICECHESS_DRAIN_TIMEOUT_MS: 'http.send.drainTimeoutMs',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
   DICECHESS_LADDER_RATING_BATCH_MS: 'ladder.ratingBatchMs',
   DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'webhooks.allowInsecureLocalTargets',

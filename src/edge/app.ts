@@ -15,6 +15,7 @@ import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { createRouter, type ObservedResponse, type Router } from './router.js';
+import { SendBudget, type SendLimits } from './send-budget.js';
 import { bindWebPages, type WebAssets } from './web.js';
 
 export interface EdgeOptions {
@@ -30,6 +31,8 @@ export interface EdgeOptions {
   observe?: (info: ObservedResponse) => void;
   /** The built web page; without it only the API is served. */
   web?: WebAssets;
+  /** Large answers: unsent-byte bounds, body bytes per minute, drain timeout (send-budget.ts). */
+  send?: Partial<SendLimits>;
 }
 
 /** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
@@ -43,6 +46,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     stream: { clock: opts.clock, keepAliveMs: opts.keepAliveMs, maxBufferedBytes: opts.maxBufferedBytes },
     observe: opts.observe,
     maxOpenPerIp: opts.connectionsPerIp,
+    sendBudget: new SendBudget(opts.clock, opts.send),
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),

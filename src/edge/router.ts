@@ -7,6 +7,7 @@ import { bodyTooLarge, collectBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { AddressKeys, type TrustedProxies } from './client-ip.js';
 import { RequestContext, type ContextEnv, type Method } from './context.js';
 import { CorsRules, type CorsPolicy } from './cors.js';
+import type { SendBudget } from './send-budget.js';
 import type { NdjsonOptions } from './ndjson.js';
 import { OpenCounts } from './open-counts.js';
 import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
@@ -56,6 +57,8 @@ export interface RouterOptions {
    * opening or closing, so this counts what a connection makes the server hold. Unlimited if unset.
    */
   readonly maxOpenPerIp?: number;
+  /** Large bodies streamed with backpressure and counted per address (send-budget.ts); none without. */
+  readonly sendBudget?: SendBudget;
 }
 
 interface Route {
@@ -91,6 +94,8 @@ export class Router {
   private readonly inFlight = new Set<Responder>();
   private closed = false;
   private readonly perIp: OpenCounts | undefined;
+  /** Unsent bytes of large answers and the per-address body budget (undefined: bodies go out whole). */
+  readonly sendBudget: SendBudget | undefined;
 
   constructor(
     readonly app: TemplatedApp,
@@ -101,6 +106,7 @@ export class Router {
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.observe = opts.observe;
     this.perIp = opts.maxOpenPerIp === undefined ? undefined : new OpenCounts(opts.maxOpenPerIp);
+    this.sendBudget = opts.sendBudget;
     this.env = {
       logger: opts.logger,
       trustedProxies: opts.trustedProxies,
@@ -216,6 +222,7 @@ export class Router {
     const res = this.responder(raw, head ? 'HEAD' : route.method, route.pattern);
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
+    if (this.sendBudget !== undefined) res.sendGate = { budget: this.sendBudget, address: ctx.addressKey };
     if (this.perIp !== undefined && !this.admit(this.perIp, ctx, route)) return;
     const other = ctx.headers.other;
     if (route.sameSiteOnly && this.cors.foreignWrite(ctx.headers.origin, other.get('sec-fetch-site'), other.get('host'))) {
