@@ -15,6 +15,7 @@ import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { createRouter, type ObservedResponse, type Router } from './router.js';
+import { EncodedBodies } from './encoded-bodies.js';
 import { SendBudget, type SendLimits } from './send-budget.js';
 import { bindWebPages, type WebAssets } from './web.js';
 
@@ -52,7 +53,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...identityHandlers(deps),
     ...challengeHandlers(deps),
     ...lobbyHandlers(deps),
-    ...gameHandlers(deps),
+    ...gameHandlers({ ...deps, movesBodies: new EncodedBodies() }),
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
     ...opsHandlers(deps),

@@ -64,6 +64,8 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
     router.route(spec.method, toUwsPattern(spec.path), counted, {
       cors: publicRead ? 'public' : 'restricted',
       sameSiteOnly: spec.auth === 'public' && !publicRead,
+      // The legal-move tree can be large: it goes out gzipped to clients that accept it.
+      headers: spec.operationId === 'getLegalMoves' ? ['accept-encoding'] : undefined,
     });
   }
 }
