@@ -5,6 +5,7 @@
 // Usage: node dist/bench/worst-trees.js [random positions to try, default 200]
 import { gzipSync } from 'node:zlib';
 import { legalTree, parseDfen, treeToJson } from '../src/engine/index.js';
+import { prng } from '../test/helpers/prng.js';
 
 interface Found {
   dfen: string;
@@ -35,18 +36,6 @@ function measure(dfen: string): Found | null {
   return {
     dfen, leaves: tree.leaves, bytes: tree.bytes.length, json: utf8.length, gzip: gzipSync(utf8).length,
     buildMs: t1 - t0, jsonMs: t2 - t1,
-  };
-}
-
-/** A deterministic generator (mulberry32), so a run can be repeated. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

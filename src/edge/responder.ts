@@ -110,13 +110,8 @@ export class Responder {
     this.state = 'done';
     this.settled();
     const raw = this.raw;
-    const base = this.baseHeaders;
     raw.cork(() => {
-      raw.writeStatus(statusLine(r.status));
-      for (let i = 0; i < base.length; i++) raw.writeHeader(base[i][0], base[i][1]);
-      const h = r.headers;
-      if (h !== undefined) for (const k in h) raw.writeHeader(k, h[k]);
-      if (r.contentType !== undefined) raw.writeHeader('content-type', r.contentType);
+      this.writeHead(r);
       // RFC 9110: a 204/304 carries no Content-Length, but end() would add "content-length: 0"; a
       // HEAD answer carries the length of the body it does not send. Only endWithoutBody() with no
       // arguments is safe in this uWS build: a length argument aborts the process or is mangled.
@@ -148,15 +143,10 @@ export class Responder {
     this.ticket = verdict.ticket;
     const raw = this.raw;
     const total = bytes.byteLength;
-    const base = this.baseHeaders;
     let start = 0;
     let result: [boolean, boolean] = [false, false];
     raw.cork(() => {
-      raw.writeStatus(statusLine(r.status));
-      for (let i = 0; i < base.length; i++) raw.writeHeader(base[i][0], base[i][1]);
-      const h = r.headers;
-      if (h !== undefined) for (const k in h) raw.writeHeader(k, h[k]);
-      if (r.contentType !== undefined) raw.writeHeader('content-type', r.contentType);
+      this.writeHead(r);
       start = raw.getWriteOffset();
       result = raw.tryEnd(bytes, total);
     });
@@ -178,6 +168,17 @@ export class Responder {
       return ok;
     });
     return true;
+  }
+
+  /** Status line, the base (CORS) headers, the reply's own and its content type; inside a cork. */
+  private writeHead(r: Reply): void {
+    const raw = this.raw;
+    const base = this.baseHeaders;
+    raw.writeStatus(statusLine(r.status));
+    for (let i = 0; i < base.length; i++) raw.writeHeader(base[i][0], base[i][1]);
+    const h = r.headers;
+    if (h !== undefined) for (const k in h) raw.writeHeader(k, h[k]);
+    if (r.contentType !== undefined) raw.writeHeader('content-type', r.contentType);
   }
 
   /** (Re)starts the no-progress timer of a large body. */
