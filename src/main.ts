@@ -14,6 +14,7 @@ import { listen } from './edge/listen.js';
 import { gatherWrites } from './edge/ndjson.js';
 import { OpenCounts } from './edge/open-counts.js';
 import { SpectatorSeats } from './edge/spectators.js';
+import { GuestAbandonment } from './services/guest-abandon.js';
 import { GuestQuota } from './services/guest-quota.js';
 import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
@@ -131,12 +132,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     staticBots: houseBots.value,
   });
   // Guest games per address and guest clocks (the registry tells it when a game ends).
-  const guestQuota = new GuestQuota({
-    gamesPerAddress: config.limits.guestGamesPerAddress,
-    maxInitialSeconds: config.limits.guestClock.maxInitialSeconds,
-    maxIncrementSeconds: config.limits.guestClock.maxIncrementSeconds,
-    maxSecondsPerMove: config.limits.guestClock.maxSecondsPerMove,
-  });
+  const guestQuota = new GuestQuota(
+    {
+      gamesPerAddress: config.limits.guestGamesPerAddress,
+      maxInitialSeconds: config.limits.guestClock.maxInitialSeconds,
+      maxIncrementSeconds: config.limits.guestClock.maxIncrementSeconds,
+      maxSecondsPerMove: config.limits.guestClock.maxSecondsPerMove,
+    },
+    (gameId) => guestAbandonment.watch(gameId),
+  );
   const housePlayers = new Map<string, HouseKind>();
   for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
   const webhooks = config.webhooks.enabled
@@ -183,13 +187,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g) => guestQuota.gameEnded(g.id) }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
     onStoreWrite: (op, seconds) => metrics.observeStoreWrite(op, seconds),
     aroundBatch: gatherWrites,
   });
+  const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(
     { live: registry, tierOf: (id) => identity.tierOf(id) },
@@ -241,6 +246,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ladder,
     houseGames: new HouseGameService({ identity, games: registry, admission, guestQuota }),
     spectators,
+    guestAbandonment,
     presence,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
@@ -309,6 +315,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // actors stop), wait for running game commands, then drain the pool and close the store.
           listening.close();
           hub.closeAll();
+          guestAbandonment.stop();
           await scheduler.stop();
           // Deliveries in flight are cut off first and not marked finished: after a restart their
           // rolls are delivered again.

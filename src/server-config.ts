@@ -51,6 +51,8 @@ export const ConfigSchema = z.object({
     guestGamesPerAddress: pos,
     /** The longest clocks a guest may ask for (house games, guest seeks). */
     guestClock: z.object({ maxInitialSeconds: pos, maxIncrementSeconds: pos, maxSecondsPerMove: pos }),
+    /** A guest game with no move and no guest stream for this long is resigned for its guest. */
+    guestAbandonAfterMs: pos,
     /** GET /lobby/seeks and seek polls per address per minute. */
     lobbyPollsPerMinute: pos,
     /** Ladder joins and leaves per registered bot per hour. */
@@ -123,6 +125,7 @@ const ENV: Record<string, string> = {
   DICECHESS_CONNECTIONS_PER_IP: 'limits.connectionsPerIp',
   DICECHESS_GUEST_GAMES_PER_ADDRESS: 'limits.guestGamesPerAddress',
   DICECHESS_GUEST_MAX_INITIAL_SECONDS: 'limits.guestClock.maxInitialSeconds',
+  DICECHESS_GUEST_ABANDON_AFTER_MS: 'limits.guestAbandonAfterMs',
   DICECHESS_LOBBY_POLLS_PER_MINUTE: 'limits.lobbyPollsPerMinute',
   DICECHESS_LADDER_CHANGES_PER_HOUR: 'limits.ladderChangesPerHour',
   DICECHESS_GUEST_SEEKS_PER_ADDRESS: 'lobby.maxOpenGuestSeeksPerAddress',

@@ -42,7 +42,11 @@ export class GuestQuota {
   /** The address each live guest game counts against. */
   private readonly addressOf = new Map<string, string>();
 
-  constructor(limits: Partial<GuestLimits> = {}) {
+  constructor(
+    limits: Partial<GuestLimits> = {},
+    /** Told of every guest game made (the abandoned-game watch). */
+    private readonly onStarted: (gameId: string) => void = () => {},
+  ) {
     this.limits = { ...DEFAULT_GUEST_LIMITS, ...limits };
   }
 
@@ -60,6 +64,7 @@ export class GuestQuota {
         if (settled) return;
         settled = true;
         this.addressOf.set(gameId, address);
+        this.onStarted(gameId);
       },
       release: () => {
         if (settled) return;

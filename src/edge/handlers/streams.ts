@@ -12,7 +12,7 @@ import type { SpectatorRefusal } from '../spectators.js';
 const STREAM_RETRY_SECONDS = 10;
 
 /** What the stream routes use. */
-export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter'> & {
+export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter' | 'guestAbandonment'> & {
   limits: Pick<EdgeDeps['limits'], 'streams'>;
 };
 
@@ -60,6 +60,7 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
       const opened = openCounted(call.ctx, call.principal.id);
       if ('refused' in opened) return opened.refused;
       opened.stream.onClose(deps.meter.streamOpened('game'));
+      if (call.principal.tier === 'guest' && deps.guestAbandonment) opened.stream.onClose(deps.guestAbandonment.streamOpened(game.id));
       followGame(game, opened.stream);
     },
 
