@@ -14,6 +14,8 @@ import { listen } from './edge/listen.js';
 import { gatherWrites } from './edge/ndjson.js';
 import { OpenCounts } from './edge/open-counts.js';
 import { SpectatorSeats } from './edge/spectators.js';
+import { GuestAbandonment } from './services/guest-abandon.js';
+import { GuestQuota } from './services/guest-quota.js';
 import { loadWebAssets } from './edge/web.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
@@ -111,6 +113,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       { thread: 'main', ...threadHeapBytes() },
       ...registry.shardHeapBytes().map((heap, i) => ({ thread: `shard-${i}`, ...heap })),
     ],
+    unsentBytes: () => edge.sendBudget?.unsent() ?? 0,
     shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
   });
   const store = metrics.timedStore(openedStore);
@@ -121,6 +124,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxAnonIdentities: config.identity.maxAnonIdentities,
     staticBots: houseBots.value,
   });
+  // Guest games per address and guest clocks (the registry tells it when a game ends).
+  const guestQuota = new GuestQuota(
+    {
+      gamesPerAddress: config.limits.guestGamesPerAddress,
+      maxInitialSeconds: config.limits.guestClock.maxInitialSeconds,
+      maxIncrementSeconds: config.limits.guestClock.maxIncrementSeconds,
+      maxSecondsPerMove: config.limits.guestClock.maxSecondsPerMove,
+    },
+    (gameId) => guestAbandonment.watch(gameId),
+  );
   const housePlayers = new Map<string, HouseKind>();
   for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
   const webhooks = config.webhooks.enabled
@@ -167,7 +180,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -175,6 +188,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
   });
+  const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(
     { live: registry, tierOf: (id) => identity.tierOf(id) },
@@ -193,11 +207,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
   );
   const lobby = new LobbyService(
-    { identity, games: registry, clock, admission },
+    { identity, games: registry, clock, admission, guestQuota },
     {
       botSeekTtlMs: config.lobby.botSeekTtlMs,
       guestSeekTtlMs: config.lobby.guestSeekTtlMs,
       maxOpenSeeksPerCaller: config.lobby.maxOpenSeeksPerCaller,
+      maxOpenGuestSeeksPerAddress: config.lobby.maxOpenGuestSeeksPerAddress,
       matchedPollableMs: config.lobby.matchedPollableMs,
     },
   );
@@ -223,8 +238,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     challenges,
     lobby,
     ladder,
-    houseGames: new HouseGameService({ identity, games: registry, admission }),
+    houseGames: new HouseGameService({ identity, games: registry, admission, guestQuota }),
     spectators,
+    guestAbandonment,
     presence,
     limits: {
       anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
@@ -233,6 +249,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       webhookRegistrations: new RateLimiter({ limit: config.limits.webhookRegistrationsPerHour, windowMs: hour, maxKeys, clock }),
       challenges: new RateLimiter({ limit: config.limits.challengesPerHour, windowMs: hour, maxKeys, clock }),
       streams: new OpenCounts(config.limits.streamsPerIdentity),
+      lobbyPolls: new RateLimiter({ limit: config.limits.lobbyPollsPerMinute, windowMs: 60_000, maxKeys, clock }),
+      ladderChanges: new RateLimiter({ limit: config.limits.ladderChangesPerHour, windowMs: hour, maxKeys, clock }),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
@@ -255,6 +273,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clock,
     observe: opts.observe,
     web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
+    send: config.http.send,
   });
   let listening;
   try {
@@ -289,6 +308,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // actors stop), wait for running game commands, then close the store.
           listening.close();
           hub.closeAll();
+          guestAbandonment.stop();
           await scheduler.stop();
           // Deliveries in flight are cut off first and not marked finished: after a restart their
           // rolls are delivered again.

@@ -18,6 +18,8 @@ export interface MetricsSources {
   threadCpu: () => { thread: string; seconds: number }[];
   /** V8 heap of each serving thread (bytes in use, bytes reserved); a shard's from its last stats. */
   threadHeap: () => { thread: string; used: number; total: number }[];
+  /** Bytes of large answers not yet taken by their clients (src/edge/send-budget.ts). */
+  unsentBytes: () => number;
   /** Main-thread seconds spent on the shards: crossing the channel, and applying what comes back. */
   shardTime: () => { dispatch: number; apply: number };
 }
@@ -73,6 +75,12 @@ export class ServiceMetrics {
           this.set({ thread, kind: 'total' }, total);
         }
       },
+    });
+    new Gauge({
+      name: 'dicechess_http_unsent_bytes',
+      help: 'Bytes of large answers written but not yet taken by their clients (bounded per address and in total)',
+      registers,
+      collect() { this.set(sources.unsentBytes()); },
     });
     new Gauge({
       name: 'dicechess_shard_main_seconds_total',

@@ -28,11 +28,11 @@ export const ConfigSchema = z.object({
     verdictWaitMs: pos,
   }),
   streams: z.object({ keepAliveMs: pos, maxBufferedBytes: pos }),
-  /** Public game streams (no token): at most so many per game and in all. */
-  spectators: z.object({ maxPerGame: pos, maxTotal: pos }),
+  /** Public game streams (no token): at most so many per game, per address and in all. */
+  spectators: z.object({ maxPerGame: pos, maxTotal: pos, maxPerAddress: pos, reservedForNewAddresses: ms }),
   identity: z.object({ anonTtlMs: pos, maxAnonIdentities: pos }),
   challenges: z.object({ ttlMs: pos, maxPendingPerChallenger: pos }),
-  lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, matchedPollableMs: pos }),
+  lobby: z.object({ botSeekTtlMs: pos, guestSeekTtlMs: pos, maxOpenSeeksPerCaller: pos, maxOpenGuestSeeksPerAddress: pos, matchedPollableMs: pos }),
   limits: z.object({
     anonMintsPerHour: pos,
     registrationsPerHour: pos,
@@ -48,8 +48,29 @@ export const ConfigSchema = z.object({
     streamsPerIdentity: pos,
     /** Requests in flight and streams open per client address (see docs/DECISIONS.md). */
     connectionsPerIp: pos,
+    /** Live games of human guests per client address (each guest game has a fresh guest id). */
+    guestGamesPerAddress: pos,
+    /** The longest clocks a guest may ask for (house games, guest seeks). */
+    guestClock: z.object({ maxInitialSeconds: pos, maxIncrementSeconds: pos, maxSecondsPerMove: pos }),
+    /** A guest game with no move and no guest stream for this long is resigned for its guest. */
+    guestAbandonAfterMs: pos,
+    /** GET /lobby/seeks and seek polls per address per minute. */
+    lobbyPollsPerMinute: pos,
+    /** Ladder joins and leaves per registered bot per hour. */
+    ladderChangesPerHour: pos,
   }),
-  http: z.object({ trustedProxies: z.array(z.string()), corsOrigins: z.array(z.string()) }),
+  http: z.object({
+    trustedProxies: z.array(z.string()),
+    corsOrigins: z.array(z.string()),
+    /** Large answers (see src/edge/send-budget.ts): streamed with backpressure and bounded. */
+    send: z.object({
+      largeBodyBytes: pos,
+      unsentBytesPerAddress: pos,
+      unsentBytesTotal: pos,
+      bodyBytesPerMinute: pos,
+      drainTimeoutMs: pos,
+    }),
+  }),
   /** `team|name|token,...` (operator-configured static bots, driven by external programs). */
   houseBots: z.string(),
   webhooks: z.object({
@@ -86,8 +107,13 @@ const ENV: Record<string, string> = {
   DICECHESS_HOUSE_MOVE_DELAY_MS: 'games.houseMoveDelayMs',
   DICECHESS_VERDICT_WAIT_MS: 'games.verdictWaitMs',
   DICECHESS_KEEPALIVE_MS: 'streams.keepAliveMs',
+  DICECHESS_SPECTATORS_PER_ADDRESS: 'spectators.maxPerAddress',
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
+  DICECHESS_UNSENT_BYTES_PER_ADDRESS: 'http.send.unsentBytesPerAddress',
+  DICECHESS_UNSENT_BYTES_TOTAL: 'http.send.unsentBytesTotal',
+  DICECHESS_BODY_BYTES_PER_MINUTE: 'http.send.bodyBytesPerMinute',
+  DICECHESS_DRAIN_TIMEOUT_MS: 'http.send.drainTimeoutMs',
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
   DICECHESS_LADDER_RATING_BATCH_MS: 'ladder.ratingBatchMs',
   DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'webhooks.allowInsecureLocalTargets',
@@ -98,6 +124,12 @@ const ENV: Record<string, string> = {
   DICECHESS_CHALLENGES_PER_HOUR: 'limits.challengesPerHour',
   DICECHESS_STREAMS_PER_IDENTITY: 'limits.streamsPerIdentity',
   DICECHESS_CONNECTIONS_PER_IP: 'limits.connectionsPerIp',
+  DICECHESS_GUEST_GAMES_PER_ADDRESS: 'limits.guestGamesPerAddress',
+  DICECHESS_GUEST_MAX_INITIAL_SECONDS: 'limits.guestClock.maxInitialSeconds',
+  DICECHESS_GUEST_ABANDON_AFTER_MS: 'limits.guestAbandonAfterMs',
+  DICECHESS_LOBBY_POLLS_PER_MINUTE: 'limits.lobbyPollsPerMinute',
+  DICECHESS_LADDER_CHANGES_PER_HOUR: 'limits.ladderChangesPerHour',
+  DICECHESS_GUEST_SEEKS_PER_ADDRESS: 'lobby.maxOpenGuestSeeksPerAddress',
   DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
 };
 

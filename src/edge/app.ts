@@ -15,6 +15,8 @@ import { opsHandlers } from './handlers/ops.js';
 import { streamHandlers } from './handlers/streams.js';
 import { webhookHandlers } from './handlers/webhooks.js';
 import { createRouter, type ObservedResponse, type Router } from './router.js';
+import { EncodedBodies } from './encoded-bodies.js';
+import { SendBudget, type SendLimits } from './send-budget.js';
 import { bindWebPages, type WebAssets } from './web.js';
 
 export interface EdgeOptions {
@@ -30,6 +32,8 @@ export interface EdgeOptions {
   observe?: (info: ObservedResponse) => void;
   /** The built web page; without it only the API is served. */
   web?: WebAssets;
+  /** Large answers: unsent-byte bounds, body bytes per minute, drain timeout (send-budget.ts). */
+  send?: Partial<SendLimits>;
 }
 
 /** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
@@ -43,12 +47,13 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     stream: { clock: opts.clock, keepAliveMs: opts.keepAliveMs, maxBufferedBytes: opts.maxBufferedBytes },
     observe: opts.observe,
     maxOpenPerIp: opts.connectionsPerIp,
+    sendBudget: new SendBudget(opts.clock, opts.send),
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),
     ...challengeHandlers(deps),
     ...lobbyHandlers(deps),
-    ...gameHandlers(deps),
+    ...gameHandlers({ ...deps, movesBodies: new EncodedBodies() }),
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
     ...opsHandlers(deps),

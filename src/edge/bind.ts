@@ -58,8 +58,14 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
       if (reply?.status === 429) deps.meter.refused(route);
       return reply;
     };
+    // Only public reads are open to every origin. The public writes (mints, guest seeks and games)
+    // answer the configured origins only and refuse other sites' pages outright (see CorsRules.foreignWrite).
+    const publicRead = spec.auth === 'public' && spec.method === 'GET';
     router.route(spec.method, toUwsPattern(spec.path), counted, {
-      cors: spec.auth === 'public' ? 'public' : 'restricted',
+      cors: publicRead ? 'public' : 'restricted',
+      sameSiteOnly: spec.auth === 'public' && !publicRead,
+      // The legal-move tree can be large: it goes out gzipped to clients that accept it.
+      headers: spec.operationId === 'getLegalMoves' ? ['accept-encoding'] : undefined,
     });
   }
 }

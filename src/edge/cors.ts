@@ -27,6 +27,27 @@ export class CorsRules {
     return policy === 'public' || (origin !== undefined && this.origins.has(normalizeOrigin(origin)));
   }
 
+  /**
+   * True when a browser sent this request from another site that is not a configured origin. Used on
+   * the routes that write without a token (guest games, guest seeks, mints): a page elsewhere could
+   * otherwise make its visitors' browsers spend their address's budgets there, since a form post or a
+   * body-less or text/plain fetch needs no preflight. Browsers mark such requests with
+   * `Sec-Fetch-Site`, and with `Origin` (older ones); a request with neither (curl, bots) is not a
+   * browser's and passes.
+   */
+  foreignWrite(origin: string | undefined, fetchSite: string | undefined, host: string | undefined): boolean {
+    if (origin !== undefined && this.origins.has(normalizeOrigin(origin))) return false;
+    if (fetchSite === 'cross-site' || fetchSite === 'same-site') return true;
+    if (fetchSite === 'same-origin' || fetchSite === 'none') return false;
+    if (origin === undefined) return false;
+    if (origin === 'null') return true;
+    try {
+      return host === undefined || new URL(origin).host !== host.toLowerCase();
+    } catch {
+      return true;
+    }
+  }
+
   /** Headers for an actual (non-preflight) response. */
   headers(policy: CorsPolicy, origin: string | undefined): HeaderList {
     if (policy === 'public') return PUBLIC;

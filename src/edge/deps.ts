@@ -19,6 +19,7 @@ import type { OpenCounts } from './open-counts.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
 import type { SpectatorSeats } from './spectators.js';
+import type { GuestAbandonment } from '../services/guest-abandon.js';
 
 export interface EdgeLimits {
   anonMints: RateLimiter;
@@ -29,6 +30,10 @@ export interface EdgeLimits {
   challenges: RateLimiter;
   /** Account and game streams open per identity. */
   streams: OpenCounts;
+  /** Lobby reads (list, seek polls) per address. */
+  lobbyPolls: RateLimiter;
+  /** Ladder joins and leaves per registered bot. */
+  ladderChanges: RateLimiter;
 }
 
 export type StreamKind = 'account' | 'game' | 'spectator';
@@ -57,6 +62,8 @@ export interface EdgeDeps {
   houseGames: HouseGameService;
   /** Places on the public game streams (GET /games/{id}/stream). */
   spectators: SpectatorSeats;
+  /** Guest games whose guest left are ended; a guest's own game stream keeps its game alive. */
+  guestAbandonment?: Pick<GuestAbandonment, 'streamOpened'>;
   /** Last authenticated request per registered bot (the ladder pairs polling bots seen lately). */
   presence?: Presence;
   limits: EdgeLimits;

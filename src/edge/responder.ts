@@ -3,7 +3,9 @@
 // here, checks the state first, and is corked (late writes outside cork are slow and warned about).
 import type { HttpResponse } from 'uWebSockets.js';
 import type { Logger } from '../domain/log.js';
-import { internalError, json, noContent, statusLine, type Headers, type Reply } from './reply.js';
+import type { TimerHandle } from '../domain/clock.js';
+import { internalError, json, noContent, statusLine, tooManyRequests, type Headers, type Reply } from './reply.js';
+import type { SendBudget, SendTicket } from './send-budget.js';
 
 /** The toolkit only ever reports bugs, so it needs only the error level of the server's logger. */
 export type BugLog = Pick<Logger, 'error'>;
@@ -14,7 +16,14 @@ export const NO_HEADERS: HeaderList = [];
 /** Called after every non-stream response the toolkit sends (conformance tests hook in here). */
 export type SendObserver = (status: number, contentType: string | undefined, body: string) => void;
 
-type State = 'open' | 'streaming' | 'done' | 'aborted';
+/** 'sending': a large body is still leaving (tryEnd/onWritable); the request holds its places until it has. */
+type State = 'open' | 'streaming' | 'sending' | 'done' | 'aborted';
+
+/** Where a large body's bytes are counted: the server's budget and the client's address key. */
+export interface SendGate {
+  readonly budget: SendBudget;
+  readonly address: string;
+}
 
 export class Responder {
   private state: State = 'open';
@@ -27,6 +36,10 @@ export class Responder {
   observer: SendObserver | undefined;
   /** Runs once when the response is complete or the connection is gone (the router's tracking). */
   onSettled: (() => void) | undefined;
+  /** Set by the router: large bodies are streamed with backpressure and counted (send-budget.ts). */
+  sendGate: SendGate | undefined;
+  private ticket: SendTicket | undefined;
+  private drainTimer: TimerHandle | undefined;
 
   /**
    * Must be constructed synchronously inside the uWS handler: it registers onAborted. head: the
@@ -84,16 +97,21 @@ export class Responder {
    */
   reply(r: Reply, closeConnection = false): boolean {
     if (this.state !== 'open') return false;
+    const gate = this.sendGate;
+    const body = r.body;
+    if (gate !== undefined && body !== undefined && !this.head && r.status !== 204 && r.status !== 304 && !closeConnection) {
+      // A UTF-16 unit is at most 3 bytes of UTF-8: most bodies are ruled out without measuring them.
+      const maybeLarge = typeof body === 'string' ? body.length * 3 >= gate.budget.limits.largeBodyBytes : gate.budget.isLarge(body.byteLength);
+      if (maybeLarge) {
+        const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+        if (gate.budget.isLarge(bytes.byteLength)) return this.replyLarge(r, bytes, gate);
+      }
+    }
     this.state = 'done';
     this.settled();
     const raw = this.raw;
-    const base = this.baseHeaders;
     raw.cork(() => {
-      raw.writeStatus(statusLine(r.status));
-      for (let i = 0; i < base.length; i++) raw.writeHeader(base[i][0], base[i][1]);
-      const h = r.headers;
-      if (h !== undefined) for (const k in h) raw.writeHeader(k, h[k]);
-      if (r.contentType !== undefined) raw.writeHeader('content-type', r.contentType);
+      this.writeHead(r);
       // RFC 9110: a 204/304 carries no Content-Length, but end() would add "content-length: 0"; a
       // HEAD answer carries the length of the body it does not send. Only endWithoutBody() with no
       // arguments is safe in this uWS build: a length argument aborts the process or is mangled.
@@ -107,6 +125,84 @@ export class Responder {
     });
     if (this.observer !== undefined) this.observe(r);
     return true;
+  }
+
+  /**
+   * A large body: admitted by the budget (else a 429 goes out instead), then written with tryEnd, the
+   * rest on each onWritable, so uWS never holds more than the socket takes. The request stays in
+   * flight (its connection-cap place and the router's tracking) until the last byte has left; a
+   * reader that takes nothing for drainTimeoutMs is disconnected.
+   */
+  private replyLarge(r: Reply, bytes: Uint8Array, gate: SendGate): boolean {
+    const verdict = gate.budget.admit(gate.address, bytes.byteLength);
+    if (!verdict.ok) {
+      // A small problem body: it goes the ordinary way, not counted.
+      return this.reply(tooManyRequests(verdict.retryAfterSeconds, verdict.detail, verdict.code));
+    }
+    this.state = 'sending';
+    this.ticket = verdict.ticket;
+    const raw = this.raw;
+    const total = bytes.byteLength;
+    let start = 0;
+    let result: [boolean, boolean] = [false, false];
+    raw.cork(() => {
+      this.writeHead(r);
+      start = raw.getWriteOffset();
+      result = raw.tryEnd(bytes, total);
+    });
+    if (this.observer !== undefined) this.observe(r);
+    if (result[1]) {
+      this.sent();
+      return true;
+    }
+    this.ticket.unsent(total - (raw.getWriteOffset() - start));
+    this.armDrain(gate);
+    raw.onWritable((offset) => {
+      if (this.state !== 'sending') return true;
+      const [ok, done] = raw.tryEnd(bytes.subarray(offset - start), total);
+      if (done) this.sent();
+      else {
+        this.ticket?.unsent(total - (raw.getWriteOffset() - start));
+        this.armDrain(gate);
+      }
+      return ok;
+    });
+    return true;
+  }
+
+  /** Status line, the base (CORS) headers, the reply's own and its content type; inside a cork. */
+  private writeHead(r: Reply): void {
+    const raw = this.raw;
+    const base = this.baseHeaders;
+    raw.writeStatus(statusLine(r.status));
+    for (let i = 0; i < base.length; i++) raw.writeHeader(base[i][0], base[i][1]);
+    const h = r.headers;
+    if (h !== undefined) for (const k in h) raw.writeHeader(k, h[k]);
+    if (r.contentType !== undefined) raw.writeHeader('content-type', r.contentType);
+  }
+
+  /** (Re)starts the no-progress timer of a large body. */
+  private armDrain(gate: SendGate): void {
+    this.drainTimer?.cancel();
+    this.drainTimer = gate.budget.clock.schedule(gate.budget.limits.drainTimeoutMs, () => {
+      this.drainTimer = undefined;
+      if (this.state === 'sending') this.raw.close();
+    });
+  }
+
+  /** The last byte of a large body has left. */
+  private sent(): void {
+    if (this.state !== 'sending') return;
+    this.state = 'done';
+    this.endSending();
+    this.settled();
+  }
+
+  private endSending(): void {
+    this.drainTimer?.cancel();
+    this.drainTimer = undefined;
+    this.ticket?.done();
+    this.ticket = undefined;
   }
 
   /** Answers 500 if nothing was sent yet; cuts a stream that was already going. */
@@ -138,7 +234,7 @@ export class Responder {
 
   /** Forcibly closes the connection; the abort handlers run. */
   close(): void {
-    if (this.state === 'open' || this.state === 'streaming') this.raw.close();
+    if (this.state === 'open' || this.state === 'streaming' || this.state === 'sending') this.raw.close();
   }
 
   /** The response is over (answered, stream ended, or aborted): the router's and the caps' hooks run once. */
@@ -159,7 +255,9 @@ export class Responder {
   }
 
   private onAbortedByPeer(): void {
-    const wasDone = this.state === 'done';
+    // A large body cut off while leaving counts as answered: its handler had already replied.
+    const wasDone = this.state === 'done' || this.state === 'sending';
+    this.endSending();
     this.state = 'aborted';
     this.settled();
     const handlers = this.abortHandlers;

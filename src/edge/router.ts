@@ -7,6 +7,7 @@ import { bodyTooLarge, collectBody, DEFAULT_BODY_LIMIT } from './body.js';
 import { AddressKeys, type TrustedProxies } from './client-ip.js';
 import { RequestContext, type ContextEnv, type Method } from './context.js';
 import { CorsRules, type CorsPolicy } from './cors.js';
+import type { SendBudget } from './send-budget.js';
 import type { NdjsonOptions } from './ndjson.js';
 import { OpenCounts } from './open-counts.js';
 import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
@@ -25,6 +26,8 @@ export interface RouteOptions {
   readonly bodyLimit?: number;
   /** Extra request headers to capture (lower-case), found in ctx.headers.other. */
   readonly headers?: readonly string[];
+  /** Refuse (403) a browser's request sent from another site that is not a configured origin. */
+  readonly sameSiteOnly?: boolean;
 }
 
 export interface ObservedResponse {
@@ -54,6 +57,8 @@ export interface RouterOptions {
    * opening or closing, so this counts what a connection makes the server hold. Unlimited if unset.
    */
   readonly maxOpenPerIp?: number;
+  /** Large bodies streamed with backpressure and counted per address (send-budget.ts); none without. */
+  readonly sendBudget?: SendBudget;
 }
 
 interface Route {
@@ -65,6 +70,7 @@ interface Route {
   readonly hasBody: boolean;
   readonly paramNames: readonly string[];
   readonly headers: readonly string[] | undefined;
+  readonly sameSiteOnly: boolean;
 }
 
 interface PatternEntry {
@@ -73,6 +79,8 @@ interface PatternEntry {
 }
 
 const UWS_METHOD = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'patch', DELETE: 'del' } as const;
+/** The headers a sameSiteOnly route reads to tell a foreign page's request. */
+const SITE_HEADERS = ['sec-fetch-site', 'host'] as const;
 const BODY_METHODS: ReadonlySet<Method> = new Set<Method>(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export class Router {
@@ -86,6 +94,8 @@ export class Router {
   private readonly inFlight = new Set<Responder>();
   private closed = false;
   private readonly perIp: OpenCounts | undefined;
+  /** Unsent bytes of large answers and the per-address body budget (undefined: bodies go out whole). */
+  readonly sendBudget: SendBudget | undefined;
 
   constructor(
     readonly app: TemplatedApp,
@@ -96,6 +106,7 @@ export class Router {
     this.bodyLimit = opts.bodyLimit ?? DEFAULT_BODY_LIMIT;
     this.observe = opts.observe;
     this.perIp = opts.maxOpenPerIp === undefined ? undefined : new OpenCounts(opts.maxOpenPerIp);
+    this.sendBudget = opts.sendBudget;
     this.env = {
       logger: opts.logger,
       trustedProxies: opts.trustedProxies,
@@ -139,7 +150,8 @@ export class Router {
       bodyLimit: options.bodyLimit ?? this.bodyLimit,
       hasBody: BODY_METHODS.has(method),
       paramNames: paramNames(pattern),
-      headers: options.headers?.map((h) => h.toLowerCase()),
+      headers: [...(options.headers ?? []), ...(options.sameSiteOnly ? SITE_HEADERS : [])].map((h) => h.toLowerCase()),
+      sameSiteOnly: options.sameSiteOnly ?? false,
     };
     entry.methods.set(method, route.cors);
     const methods = [...entry.methods.keys()];
@@ -210,7 +222,14 @@ export class Router {
     const res = this.responder(raw, head ? 'HEAD' : route.method, route.pattern);
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
+    if (this.sendBudget !== undefined) res.sendGate = { budget: this.sendBudget, address: ctx.addressKey };
     if (this.perIp !== undefined && !this.admit(this.perIp, ctx, route)) return;
+    const other = ctx.headers.other;
+    if (route.sameSiteOnly && this.cors.foreignWrite(ctx.headers.origin, other.get('sec-fetch-site'), other.get('host'))) {
+      const detail = 'this route does not take requests sent by pages of other sites';
+      res.reply(problem(403, 'cross_site_refused', detail), route.hasBody);
+      return;
+    }
     if (route.hasBody) {
       const declared = ctx.headers.contentLength;
       if (declared !== undefined && declared > route.bodyLimit) {

@@ -20,8 +20,8 @@ interface Asset {
   readonly cache: string;
   readonly etag: string;
   readonly identity: Buffer;
-  readonly gzip: Buffer | undefined;
-  readonly br: Buffer | undefined;
+  readonly gzip: Uint8Array | undefined;
+  readonly br: Uint8Array | undefined;
 }
 
 export interface WebAssets {
@@ -76,7 +76,7 @@ export function loadWebAssets(dir: string): WebAssets | undefined {
 }
 
 /** The encoding to send: brotli, else gzip, else none, as the client accepts (q=0 refuses). */
-export function pickEncoding(acceptEncoding: string, asset: Asset): 'br' | 'gzip' | undefined {
+export function pickEncoding(acceptEncoding: string, asset: { readonly br?: Uint8Array; readonly gzip?: Uint8Array }): 'br' | 'gzip' | undefined {
   const accepted = new Set<string>();
   for (const part of acceptEncoding.toLowerCase().split(',')) {
     const [name, ...params] = part.trim().split(';');

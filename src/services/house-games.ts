@@ -6,6 +6,7 @@ import { botExternalId, type Seat, type SeatPlayer, type TimeControl } from '../
 import type { GameFactory } from '../game/types.js';
 import { fail, type ServiceResult } from './errors.js';
 import type { GameAdmission } from './game-admission.js';
+import { NO_GUEST_HOLD, type GuestQuota } from './guest-quota.js';
 import { guestSeat, type IdentityService } from './identity.js';
 import { BUILT_IN_HOUSE_BOTS } from './static-bots.js';
 import { coinFlip, newGuestId } from './tokens.js';
@@ -22,6 +23,8 @@ export interface HouseGameDeps {
   games: GameFactory;
   /** The server-wide live-games cap (the guest is new, so only that one can refuse). */
   admission?: Pick<GameAdmission, 'reserve'>;
+  /** Guest games per address and guest clocks; without it (unit tests) neither is capped. */
+  guestQuota?: Pick<GuestQuota, 'reserve' | 'checkClock'>;
 }
 
 const UNLIMITED: TimeControl = { Unlimited: {} };
@@ -32,20 +35,30 @@ export class HouseGameService {
   constructor(private readonly deps: HouseGameDeps) {}
 
   /** POST /lobby/house/{name}. */
-  async start(name: string, timeControl: TimeControl | undefined): Promise<ServiceResult<GuestHouseGame>> {
+  async start(name: string, timeControl: TimeControl | undefined, address?: string): Promise<ServiceResult<GuestHouseGame>> {
     const house: SeatPlayer | null = this.houseIds.has(botExternalId('house', name)) ? this.deps.identity.findBot('house', name) : null;
     if (!house) return fail('not_found', 'unknown_house_bot', `no built-in house bot named ${JSON.stringify(name)}`);
+    const quota = this.deps.guestQuota;
+    const clock = quota?.checkClock(timeControl);
+    if (clock && !clock.ok) return clock;
+    const mine = quota && address !== undefined ? quota.reserve(address) : ok(NO_GUEST_HOLD);
+    if (!mine.ok) return mine;
     const guestId = newGuestId();
     const guest = guestSeat(guestId);
     const seat: Seat = coinFlip() === 0 ? 'White' : 'Black';
     const [white, black] = seat === 'White' ? [guest, house] : [house, guest];
     const held = this.deps.admission?.reserve([guest.id, house.id]);
-    if (held && !held.ok) return held;
+    if (held && !held.ok) {
+      mine.value.release();
+      return held;
+    }
     let game;
     try {
       game = await this.deps.games.create({ white, black, timeControl: timeControl ?? UNLIMITED, rated: false });
+      mine.value.started(game.id);
     } finally {
       held?.value.release();
+      mine.value.release(); // no-op once started
     }
     const seatToken = this.deps.identity.issueGuestSeatToken(guestId);
     return ok({ gameId: game.id, seat, seatToken, guestId });

@@ -11,6 +11,7 @@ import type { Principal, Seat, SeatPlayer, TimeControl } from '../domain/types.j
 import type { GameFactory } from '../game/types.js';
 import { fail, rateLimited, type ServiceError, type ServiceResult } from './errors.js';
 import { NO_HOLD, type GameAdmission, type Hold } from './game-admission.js';
+import type { GuestHold, GuestQuota } from './guest-quota.js';
 import { guestSeat, seatPlayerOf, type IdentityService } from './identity.js';
 import { coinFlip, deriveSeatToken, newGuestId, newId, newSecret } from './tokens.js';
 
@@ -18,6 +19,8 @@ export interface LobbyConfig {
   botSeekTtlMs: number;
   guestSeekTtlMs: number;
   maxOpenSeeksPerCaller: number;
+  /** Open guest seeks one client address may hold (each guest seek has a fresh guest id). */
+  maxOpenGuestSeeksPerAddress: number;
   matchedPollableMs: number;
   defaultTimeControl: TimeControl;
   maxGuestSeeks: number;
@@ -30,6 +33,7 @@ export const DEFAULT_LOBBY_CONFIG: LobbyConfig = {
   botSeekTtlMs: 2 * 60 * 1000,
   guestSeekTtlMs: 30 * 1000,
   maxOpenSeeksPerCaller: 3,
+  maxOpenGuestSeeksPerAddress: 3,
   matchedPollableMs: 10 * 60 * 1000,
   defaultTimeControl: { Fischer: { initialSeconds: 600, incrementSeconds: 10 } },
   maxGuestSeeks: 10_000,
@@ -76,6 +80,8 @@ export interface LobbyDeps {
   clock: Clock;
   /** The live-game caps; without it (unit tests of other rules) games are not capped. */
   admission?: Pick<GameAdmission, 'check' | 'reserve'>;
+  /** Guest games and open guest seeks per address, guest clocks; without it (unit tests) none is capped. */
+  guestQuota?: Pick<GuestQuota, 'reserve' | 'checkClock'>;
 }
 
 type SeekState = 'open' | 'claiming' | 'matched' | 'cancelled' | 'expired' | 'failed';
@@ -94,11 +100,20 @@ interface Seek {
   gameId: string | null;
   /** The owner's seat once matched. */
   seat: Seat | null;
+  /** A guest seek's client address (its game counts against it); null for bots. */
+  address: string | null;
+  /** Creation number (the list's page cursor). */
+  order: number;
 }
 
 const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 const UNKNOWN = 'no such seek, or a wrong secret';
 const unknownSeek = (detail = UNKNOWN): { ok: false; error: ServiceError } => fail('not_found', 'unknown_seek', detail);
+/** A place held for a game about to be made; a guest address's place stays the game's once `started`. */
+type GameHold = Hold & { started?(gameId: string): void };
+
+/** Addresses share the open-seek index with owner ids under this prefix (no id starts with it). */
+const ADDRESS_KEY = 'address:';
 const BOTS_ONLY = 'human guests offer and accept seeks through /lobby/seeks';
 
 export class LobbyService {
@@ -110,6 +125,7 @@ export class LobbyService {
   private openGuests = 0;
   /** Closed seeks in closing order, forgotten matchedPollableMs after closing. */
   private readonly closed = new Map<string, Seek>();
+  private made = 0;
 
   constructor(
     private readonly deps: LobbyDeps,
@@ -138,21 +154,40 @@ export class LobbyService {
   }
 
   /** POST /lobby/seeks: a human guest's offer, under a fresh guest id. */
-  createGuestSeek(timeControl?: TimeControl): ServiceResult<GuestSeekCreated> {
+  createGuestSeek(timeControl?: TimeControl, address?: string): ServiceResult<GuestSeekCreated> {
+    const clock = this.deps.guestQuota?.checkClock(timeControl);
+    if (clock && !clock.ok) return clock;
+    const key = address === undefined ? null : ADDRESS_KEY + address;
+    const mine = key === null ? undefined : this.openByOwner.get(key);
+    if (mine && mine.size >= this.config.maxOpenGuestSeeksPerAddress) {
+      return rateLimited(
+        'too_many_seeks',
+        `at most ${this.config.maxOpenGuestSeeksPerAddress} open guest seeks per address`,
+        this.soonestExpiry([...mine].map((id) => this.open.get(id) as Seek)),
+      );
+    }
     if (this.openGuests >= this.config.maxGuestSeeks) return this.lobbyFull('Human');
     const guestId = newGuestId();
-    const { seek, secret } = this.add('Human', guestSeat(guestId), timeControl, this.config.guestSeekTtlMs);
+    const { seek, secret } = this.add('Human', guestSeat(guestId), timeControl, this.config.guestSeekTtlMs, address ?? null);
     return ok({ seekId: seek.id, secret, guestId });
   }
 
-  /** GET /lobby/seeks: open seeks, oldest first. */
-  list(): LobbySeek[] {
+  /**
+   * GET /lobby/seeks: open seeks, oldest first, at most `limit` of them, starting after the cursor
+   * `after` (a `next` from an earlier page: seeks are numbered as they are made, so a seek that closed
+   * in between shifts nothing). `next` is null on the last page.
+   */
+  list(limit = Infinity, after = 0): { seeks: LobbySeek[]; next: string | null } {
     const now = this.deps.clock.now();
-    const out: LobbySeek[] = [];
+    const seeks: LobbySeek[] = [];
+    let last = 0;
     for (const s of this.open.values()) {
-      if (s.expiresAt > now) out.push({ id: s.id, timeControl: s.timeControl, kind: s.kind, name: s.owner.face.name });
+      if (s.expiresAt <= now || s.order <= after) continue;
+      if (seeks.length >= limit) return { seeks, next: String(last) };
+      seeks.push({ id: s.id, timeControl: s.timeControl, kind: s.kind, name: s.owner.face.name });
+      last = s.order;
     }
-    return out;
+    return { seeks, next: null };
   }
 
   /** GET /lobby/seeks/{id}?secret=: while open, each poll keeps the seek alive for another TTL. */
@@ -193,9 +228,9 @@ export class LobbyService {
   async acceptAsBot(p: Principal, id: string): Promise<ServiceResult<{ gameId: string }>> {
     if (p.tier === 'guest') return fail('forbidden', 'bots_only', BOTS_ONLY);
     const me = seatPlayerOf(p);
-    const claimed = this.claim(id, p.id, me);
+    const claimed = this.claim(id, p.id, me, null);
     if (!claimed.ok) return claimed;
-    const { gameId } = await this.startGame(claimed.value.seek, me, claimed.value.hold);
+    const { gameId } = await this.startGame(claimed.value.seek, me, claimed.value.holds);
     return ok({ gameId });
   }
 
@@ -206,12 +241,12 @@ export class LobbyService {
    * merely names would let its seat token act in that guest's other games; with one game per guest
    * id, a seat token reaches exactly one seat.
    */
-  async acceptAsGuest(guestId: string | null | undefined, id: string): Promise<ServiceResult<GuestAccepted>> {
+  async acceptAsGuest(guestId: string | null | undefined, id: string, address?: string): Promise<ServiceResult<GuestAccepted>> {
     const named = guestId ? `guest:${guestId.replace(/^guest:/, '')}` : null;
     const freshId = newGuestId();
-    const claimed = this.claim(id, named, guestSeat(freshId));
+    const claimed = this.claim(id, named, guestSeat(freshId), address ?? null);
     if (!claimed.ok) return claimed;
-    const { gameId, ownerSeat } = await this.startGame(claimed.value.seek, guestSeat(freshId), claimed.value.hold);
+    const { gameId, ownerSeat } = await this.startGame(claimed.value.seek, guestSeat(freshId), claimed.value.holds);
     const seatToken = this.deps.identity.issueGuestSeatToken(freshId);
     return ok({ gameId, seat: ownerSeat === 'White' ? 'Black' : 'White', seatToken });
   }
@@ -221,7 +256,7 @@ export class LobbyService {
     return this.open.size;
   }
 
-  private add(kind: 'Bot' | 'Human', owner: SeatPlayer, timeControl: TimeControl | undefined, ttlMs: number) {
+  private add(kind: 'Bot' | 'Human', owner: SeatPlayer, timeControl: TimeControl | undefined, ttlMs: number, address: string | null = null) {
     const now = this.deps.clock.now();
     const secret = newSecret();
     const seek: Seek = {
@@ -237,11 +272,15 @@ export class LobbyService {
       closedAt: 0,
       gameId: null,
       seat: null,
+      address,
+      order: ++this.made,
     };
     this.open.set(seek.id, seek);
-    let mine = this.openByOwner.get(owner.id);
-    if (!mine) this.openByOwner.set(owner.id, (mine = new Set()));
-    mine.add(seek.id);
+    for (const key of this.ownerKeys(seek)) {
+      let mine = this.openByOwner.get(key);
+      if (!mine) this.openByOwner.set(key, (mine = new Set()));
+      mine.add(seek.id);
+    }
     if (kind === 'Bot') this.openBots++;
     else this.openGuests++;
     this.arm(seek, ttlMs);
@@ -282,7 +321,7 @@ export class LobbyService {
    * no await, so of two racing accepts exactly one wins. The game's place is held in the same step;
    * a seek refused for a cap stays open.
    */
-  private claim(id: string, claimantId: string | null, seated: SeatPlayer): ServiceResult<{ seek: Seek; hold: Hold }> {
+  private claim(id: string, claimantId: string | null, seated: SeatPlayer, guestAddress: string | null): ServiceResult<{ seek: Seek; holds: GameHold[] }> {
     const s = this.find(id);
     if (!s) return fail('not_found', 'unknown_seek', 'no such open seek');
     const taken = s.state === 'claiming' || s.state === 'matched';
@@ -291,17 +330,32 @@ export class LobbyService {
       return fail('bad_request', 'own_seek', 'you cannot accept your own seek');
     }
     if (taken) return fail('conflict', 'seek_taken', 'this seek was claimed by someone else first');
+    // The accepting guest's address and a guest owner's address each hold a place for the game.
+    const guestHolds: GuestHold[] = [];
+    for (const address of [s.address, guestAddress]) {
+      if (address === null || !this.deps.guestQuota) continue;
+      const mine = this.deps.guestQuota.reserve(address);
+      if (!mine.ok) {
+        for (const h of guestHolds) h.release();
+        return mine;
+      }
+      guestHolds.push(mine.value);
+    }
     const held = this.deps.admission ? this.deps.admission.reserve([s.owner.id, seated.id]) : ok(NO_HOLD);
-    if (!held.ok) return held;
+    if (!held.ok) {
+      for (const h of guestHolds) h.release();
+      return held;
+    }
     this.close(s, 'claiming');
-    return ok({ seek: s, hold: held.value });
+    return ok({ seek: s, holds: [held.value, ...guestHolds] });
   }
 
-  private async startGame(s: Seek, claimant: SeatPlayer, hold: Hold): Promise<{ gameId: string; ownerSeat: Seat }> {
+  private async startGame(s: Seek, claimant: SeatPlayer, holds: GameHold[]): Promise<{ gameId: string; ownerSeat: Seat }> {
     const ownerSeat: Seat = coinFlip() === 0 ? 'White' : 'Black';
     const [white, black] = ownerSeat === 'White' ? [s.owner, claimant] : [claimant, s.owner];
     try {
       const game = await this.deps.games.create({ white, black, timeControl: s.timeControl, rated: false });
+      for (const h of holds) h.started?.(game.id);
       s.gameId = game.id;
       s.seat = ownerSeat;
       this.close(s, 'matched'); // restarts the retention window: pollable for `matchedPollableMs` from the match
@@ -311,17 +365,24 @@ export class LobbyService {
       this.close(s, 'failed');
       throw e;
     } finally {
-      hold.release();
+      for (const h of holds) h.release();
     }
+  }
+
+  /** The open-seek index keys of a seek: its owner, and a guest seek's address too. */
+  private ownerKeys(s: Seek): string[] {
+    return s.address === null ? [s.owner.id] : [s.owner.id, ADDRESS_KEY + s.address];
   }
 
   /** Moves a seek out of the open indexes (if it was open) into the closed map with a new state. */
   private close(s: Seek, state: SeekState): void {
     if (s.state === 'open') {
       this.open.delete(s.id);
-      const mine = this.openByOwner.get(s.owner.id);
-      mine?.delete(s.id);
-      if (mine && mine.size === 0) this.openByOwner.delete(s.owner.id);
+      for (const key of this.ownerKeys(s)) {
+        const mine = this.openByOwner.get(key);
+        mine?.delete(s.id);
+        if (mine && mine.size === 0) this.openByOwner.delete(key);
+      }
       if (s.kind === 'Bot') this.openBots--;
       else this.openGuests--;
       s.timer?.cancel();

@@ -137,11 +137,13 @@ export class ShardHost {
       // Timed here, in the thread that owns the game; reported with the version the tree belongs to.
       onTree: (id, seconds) => this.treeTimes.set(id, seconds),
     });
-    this.stats = d.statsEveryMs > 0 ? setInterval(() => {
-      const heap = threadHeapBytes();
-      this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), heapUsed: heap.used, heapTotal: heap.total });
-    }, d.statsEveryMs) : null;
+    this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emitStats(), d.statsEveryMs) : null;
     this.stats?.unref();
+  }
+
+  private emitStats(): void {
+    const heap = threadHeapBytes();
+    this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), heapUsed: heap.used, heapTotal: heap.total });
   }
 
   /** One batch of commands from main, in order. */

@@ -150,6 +150,14 @@ export const SecretQuery = z.object({
   ),
 });
 
+export const LobbySeeksQuery = z.object({
+  limit: described(z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(), 'Seeks per page, 1 to 500; 100 when omitted.'),
+  after: described(
+    z.string().regex(/^[0-9]{1,15}$/, { error: 'must be a cursor from `next`' }).optional(),
+    'The `next` of the previous page; the first page when omitted.',
+  ),
+});
+
 export const CapacityRequest = named(
   'CapacityRequest',
   z.object({

@@ -231,7 +231,10 @@ export const LobbySeek = named(
 
 export const LobbySeekList = named(
   'LobbySeekList',
-  z.strictObject({ seeks: described(z.array(LobbySeek), 'Open seeks, oldest first.') }),
+  z.strictObject({
+    seeks: described(z.array(LobbySeek), 'Open seeks, oldest first (one page: 100 unless `limit` says otherwise).'),
+    next: described(z.string().optional(), 'Present when more seeks follow: pass it as `after` for the next page.'),
+  }),
   'The public lobby.',
 );
 

@@ -124,6 +124,11 @@ export declare const OK_RESPONSES: unique symbol;
 export type CatalogueEntry<I extends RouteInput> = RouteSpec &
   Pick<I, 'operationId' | 'method' | 'path' | 'auth' | 'request'> & { readonly [OK_RESPONSES]?: I['ok'] };
 
+/** Tokenless writes refuse browser requests from other sites (edge/cors.ts, CorsRules.foreignWrite). */
+const CROSS_SITE_ERRORS: Readonly<Record<number, string>> = {
+  403: '`cross_site_refused`: a browser sent this from a page of another site that is not a configured origin (`Sec-Fetch-Site`/`Origin`); clients that are not browsers are not affected.',
+};
+
 /**
  * Builds a catalogue entry: the route's own responses plus the problems implied by its shape
  * (a body brings 400/413, authentication brings 401, every route may 500). When a route has
@@ -142,6 +147,7 @@ export function route<const I extends RouteInput>(input: I): CatalogueEntry<I> {
   if (spec.request?.body) add(spec.request.lenient ? { ...BODY_ERRORS, 400: LENIENT_400 } : BODY_ERRORS);
   else if (spec.method !== 'GET') add(CAP_ERRORS);
   if (spec.auth !== 'public') add(AUTH_ERRORS);
+  else if (spec.method !== 'GET') add(CROSS_SITE_ERRORS);
   add(errors);
   add(GLOBAL_ERRORS);
 

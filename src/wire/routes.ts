@@ -21,6 +21,8 @@ const NO_PERSISTENCE = 'The server runs without persistence';
 const TOO_MANY_GAMES = '`too_many_games`: a player of the new game already sits in as many live games as it may (16 anonymous, 32 registered, 2 guest by default; house bots have no cap); nothing was created. See Retry-After.';
 const SERVER_FULL = '`server_full`: the server holds as many live games as it may (50,000 by default); nothing was created. See Retry-After.';
 
+const LADDER_CHANGES = '`too_many_ladder_changes`: more ladder joins and leaves than the bot’s budget (60 per hour by default); see Retry-After.';
+
 const identity = [
   route({
     operationId: 'mintAnonymous', method: 'POST', path: '/bot/anon', auth: 'public', tag: 'Identity',
@@ -55,13 +57,13 @@ const identity = [
     operationId: 'joinLadder', method: 'POST', path: '/bot/ladder/join', auth: 'bearer', tag: 'Identity',
     summary: 'Join the rating ladder; the server then pairs the bot on its own.',
     ok: { 200: json(R.LadderState, 'Membership and rating.') },
-    errors: { 403: REGISTERED_ONLY },
+    errors: { 403: REGISTERED_ONLY, 429: LADDER_CHANGES },
   }),
   route({
     operationId: 'leaveLadder', method: 'POST', path: '/bot/ladder/leave', auth: 'bearer', tag: 'Identity',
     summary: 'Leave the rating ladder; the rating is frozen and the bot stays listed.',
     ok: { 200: json(R.LadderState, 'Membership and rating.') },
-    errors: { 403: REGISTERED_ONLY },
+    errors: { 403: REGISTERED_ONLY, 429: LADDER_CHANGES },
   }),
   route({
     operationId: 'getCapacity', method: 'GET', path: '/bot/capacity', auth: 'bearer', tag: 'Identity',
@@ -144,18 +146,23 @@ const seeks = [
   }),
 ];
 
+const LOBBY_POLLS = '`too_many_polls`: more lobby reads (list and seek polls) from this address than its budget per minute (600 by default); see Retry-After.';
+const GUEST_CLOCK = '`clock_too_long`: a guest’s clock is at most 3600 s initial, 60 s increment, 600 s per move by default.';
+
 const lobby = [
   route({
     operationId: 'listLobbySeeks', method: 'GET', path: '/lobby/seeks', auth: 'public', tag: 'Lobby',
-    summary: 'Open seeks of bots and human guests, oldest first.',
+    summary: 'Open seeks of bots and human guests, oldest first, a page at a time.',
+    request: { query: Q.LobbySeeksQuery },
     ok: { 200: json(R.LobbySeekList, 'The lobby.') },
+    errors: { 400: '`limit` or `after` is not a whole number.', 429: LOBBY_POLLS },
   }),
   route({
     operationId: 'createGuestSeek', method: 'POST', path: '/lobby/seeks', auth: 'public', tag: 'Lobby',
     summary: 'A human guest posts an offer (lives 30 seconds without a poll).',
     request: { body: Q.GuestSeekRequest, bodyRequired: false },
     ok: { 201: json(R.GuestSeekCreated, 'The open guest seek.') },
-    errors: { 429: GUEST_BUDGET },
+    errors: { 400: GUEST_CLOCK, 429: `${GUEST_BUDGET} Or \`too_many_seeks\`: this address already holds 3 open guest seeks (by default).` },
   }),
   route({
     operationId: 'pollSeek', method: 'GET', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
@@ -163,7 +170,7 @@ const lobby = [
     summary: 'Poll a seek with its secret; keeps an open seek alive and reports a match.',
     request: { query: Q.SecretQuery },
     ok: { 200: json(R.SeekPoll, 'Open, or matched (pollable for 10 minutes after the match).') },
-    errors: { 400: 'No `secret`.', 404: 'Unknown seek or wrong secret.' },
+    errors: { 400: 'No `secret`.', 404: 'Unknown seek or wrong secret.', 429: LOBBY_POLLS },
   }),
   route({
     operationId: 'cancelSeek', method: 'DELETE', path: '/lobby/seeks/{id}', auth: 'public', tag: 'Lobby',
@@ -187,7 +194,7 @@ const lobby = [
       400: 'The seek is the guest’s own.',
       404: 'No such open seek.',
       409: 'Someone else claimed the seek first.',
-      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES} The seek stays open.`,
+      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES} Or \`too_many_games\`: the accepting guest’s address, or a guest owner’s, already plays 4 live guest games (by default). The seek stays open.`,
       503: `${SERVER_FULL} The seek stays open.`,
     },
   }),
@@ -199,8 +206,9 @@ const lobby = [
     request: { body: Q.GuestHouseRequest, bodyRequired: false },
     ok: { 201: json(R.GuestHouseGame, GUEST_SEAT) },
     errors: {
+      400: GUEST_CLOCK,
       404: 'No built-in house bot with this name.',
-      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES}`,
+      429: `Too many guest requests from this address; or ${TOO_MANY_GAMES} Or \`too_many_games\`: this address already plays 4 live guest games (by default).`,
       503: SERVER_FULL,
     },
   }),
@@ -313,7 +321,7 @@ const streams = [
     summary: 'Long-lived ndjson of one game, opening with a Snapshot (see the AsyncAPI document).',
     description: 'Closes after GameEnded. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 404: 'Unknown game.', 429: TOO_MANY_STREAMS },
+    errors: { 403: 'A guest’s seat token names another game (any bot token may watch any game).', 404: 'Unknown game.', 429: TOO_MANY_STREAMS },
   }),
   route({
     operationId: 'streamPublicGameEvents', method: 'GET', path: '/games/{id}/stream', auth: 'public',
@@ -321,7 +329,7 @@ const streams = [
     summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
     description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game or on the server; see Retry-After.' },
+    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game, from this address (20 by default) or on the server; see Retry-After.' },
   }),
 ];
 

@@ -69,6 +69,9 @@ t.test('a guest offers a seek, a bot accepts, the guest plays with the seat toke
   const foreign = await app.req('POST', `/bot/game/${otherGame}/move`, { token: m.seatToken, body: { moves: ['e2e4'] } });
   t.equal(foreign.status, 403, 'a seat token cannot act in another game');
   t.match(foreign.json, { code: 'not_seated' });
+  const foreignStream = await app.req('GET', `/bot/game/stream/${otherGame}`, { token: m.seatToken });
+  t.equal(foreignStream.status, 403, 'a seat token cannot watch another game through the bot stream');
+  t.match(foreignStream.json, { code: 'not_seated' });
 
   if (!played.ended) {
     t.equal((await app.req('POST', `/bot/game/${gameId}/resign`, { token: m.seatToken })).status, 202, 'the guest resigns');

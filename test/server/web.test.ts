@@ -107,7 +107,7 @@ t.test('the public game stream: no token, Snapshot first, every event, closed af
 
 t.test('public streams are bounded per game and in all; keep-alives flow on them', async (t) => {
   const clock = new ManualClock(undefined, { runDueTimers: true });
-  const app = await bootApp(t, { clock, overrides: { 'spectators.maxPerGame': 2, 'spectators.maxTotal': 3, 'streams.keepAliveMs': 1000, 'games.seedGraceMs': 600_000 } });
+  const app = await bootApp(t, { clock, overrides: { 'spectators.maxPerGame': 2, 'spectators.maxTotal': 3, 'spectators.reservedForNewAddresses': 0, 'streams.keepAliveMs': 1000, 'games.seedGraceMs': 600_000 } });
   const games: string[] = [];
   for (let i = 0; i < 2; i++) games.push(((await app.req('POST', '/lobby/house/random')).json as { gameId: string }).gameId);
   const open = async (id: string) => new EventStream(await app.stream(`/games/${id}/stream`));

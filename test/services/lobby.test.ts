@@ -31,11 +31,11 @@ t.test('bot seek: created open, listed, default Fischer 600+10', async (t) => {
   const s = value(lobby.createBotSeek(a));
   t.match(s.seekId, /^[0-9A-Za-z]{16}$/);
   t.match(s.secret, /^[A-Za-z0-9_-]{32}$/);
-  t.same(lobby.list(), [{ id: s.seekId, timeControl: FISCHER_600_10, kind: 'Bot', name: `anon ${a.name}` }]);
+  t.same(lobby.list().seeks, [{ id: s.seekId, timeControl: FISCHER_600_10, kind: 'Bot', name: `anon ${a.name}` }]);
   t.same(lobby.poll(s.seekId, s.secret), { ok: true, value: OPEN });
   const tc = { SuddenDeath: { initialSeconds: 60 } };
   const s2 = value(lobby.createBotSeek(a, tc));
-  t.same(lobby.list().map((x) => [x.id, x.timeControl]), [[s.seekId, FISCHER_600_10], [s2.seekId, tc]], 'oldest first');
+  t.same(lobby.list().seeks.map((x) => [x.id, x.timeControl]), [[s.seekId, FISCHER_600_10], [s2.seekId, tc]], 'oldest first');
 });
 
 t.test('a 4th open seek is refused until the soonest one expires', async (t) => {
@@ -62,9 +62,9 @@ t.test('expiry: 2 minutes without a poll; each poll keeps it alive', async (t) =
   t.same(value(lobby.poll(s.seekId, s.secret)), OPEN);
   clock.advance(2 * MIN - 1);
   t.same(value(lobby.poll(s.seekId, s.secret)), OPEN);
-  t.equal(lobby.list().length, 1);
+  t.equal(lobby.list().seeks.length, 1);
   clock.advance(2 * MIN);
-  t.same(lobby.list(), []);
+  t.same(lobby.list().seeks, []);
   t.same(code(lobby.poll(s.seekId, s.secret)), ['not_found', 'unknown_seek']);
   t.same(code(lobby.cancel(s.seekId, s.secret)), ['conflict', 'seek_not_open']);
   t.same(code(await lobby.acceptAsBot(a, s.seekId)), ['not_found', 'unknown_seek'], 'not even for its owner');
@@ -75,13 +75,13 @@ t.test('guest seeks live 30 seconds without a poll', async (t) => {
   const { lobby, clock } = setup();
   const g = value(lobby.createGuestSeek());
   t.match(g.guestId, /^[0-9A-Za-z]{16}$/);
-  t.same(lobby.list(), [{ id: g.seekId, timeControl: FISCHER_600_10, kind: 'Human', name: null }]);
+  t.same(lobby.list().seeks, [{ id: g.seekId, timeControl: FISCHER_600_10, kind: 'Human', name: null }]);
   clock.advance(29 * SEC);
   t.same(value(lobby.poll(g.seekId, g.secret)), OPEN);
   clock.advance(29 * SEC);
-  t.equal(lobby.list().length, 1);
+  t.equal(lobby.list().seeks.length, 1);
   clock.advance(1 * SEC);
-  t.same(lobby.list(), []);
+  t.same(lobby.list().seeks, []);
   t.same(code(lobby.poll(g.seekId, g.secret)), ['not_found', 'unknown_seek']);
 });
 
@@ -92,14 +92,14 @@ t.test('poll and cancel: unknown id or wrong secret is 404', async (t) => {
     t.same(code(lobby.poll(id!, secret!)), ['not_found', 'unknown_seek']);
     t.same(code(lobby.cancel(id!, secret!)), ['not_found', 'unknown_seek']);
   }
-  t.equal(lobby.list().length, 1, 'wrong secrets change nothing');
+  t.equal(lobby.list().seeks.length, 1, 'wrong secrets change nothing');
 });
 
 t.test('cancel: open → done; cancelled or matched → 409 seek_not_open', async (t) => {
   const { lobby, a, b } = setup();
   const s = value(lobby.createBotSeek(a));
   t.same(lobby.cancel(s.seekId, s.secret), { ok: true, value: null });
-  t.same(lobby.list(), []);
+  t.same(lobby.list().seeks, []);
   t.same(code(lobby.cancel(s.seekId, s.secret)), ['conflict', 'seek_not_open']);
   t.same(code(lobby.poll(s.seekId, s.secret)), ['not_found', 'unknown_seek']);
   t.same(code(await lobby.acceptAsBot(b, s.seekId)), ['not_found', 'unknown_seek']);
@@ -125,7 +125,7 @@ t.test('accept as bot: own seek, unknown, guests refused; a match is reported to
   t.equal(spec.rated, false);
   const ownerSeat = spec.white.id === a.id ? 'White' : 'Black';
   t.same(value(lobby.poll(s.seekId, s.secret)), { matched: true, gameId: 'game1', seat: ownerSeat });
-  t.same(lobby.list(), [], 'a matched seek leaves the lobby');
+  t.same(lobby.list().seeks, [], 'a matched seek leaves the lobby');
   t.same(code(await lobby.acceptAsBot(a, s.seekId)), ['bad_request', 'own_seek']);
   const c = setup().a; // an identity from elsewhere: still "taken", not "unknown"
   t.same(code(await lobby.acceptAsBot(c, s.seekId)), ['conflict', 'seek_taken']);
@@ -162,7 +162,7 @@ t.test('while the game is being made the seek is neither open nor matched yet', 
   const pending = lobby.acceptAsBot(b, s.seekId);
   t.same(value(lobby.poll(s.seekId, s.secret)), OPEN);
   t.same(code(lobby.cancel(s.seekId, s.secret)), ['conflict', 'seek_not_open']);
-  t.same(lobby.list(), []);
+  t.same(lobby.list().seeks, []);
   value(await pending);
   t.equal(value(lobby.poll(s.seekId, s.secret)).matched, true);
 });
@@ -173,7 +173,7 @@ t.test('a failed game creation closes the seek and surfaces as a throw', async (
   games.failNext = new Error('no actor');
   await t.rejects(lobby.acceptAsBot(b, s.seekId), /no actor/);
   t.same(code(lobby.poll(s.seekId, s.secret)), ['not_found', 'unknown_seek']);
-  t.same(lobby.list(), []);
+  t.same(lobby.list().seeks, []);
 });
 
 t.test('colours are random: both occur, owner and accepter always opposite', async (t) => {
@@ -271,4 +271,35 @@ t.test('closed seeks are remembered within a bound', async (t) => {
   }
   t.same(code(lobby.cancel(made[0]!.seekId, made[0]!.secret)), ['not_found', 'unknown_seek'], 'the oldest is forgotten');
   t.same(code(lobby.cancel(made[2]!.seekId, made[2]!.secret)), ['conflict', 'seek_not_open']);
+});
+
+t.test('the list comes a page at a time; a closed seek shifts no cursor', async (t) => {
+  const { lobby, anon } = setup({ maxOpenSeeksPerCaller: 10 });
+  const bot = anon('pager');
+  const made = Array.from({ length: 5 }, () => value(lobby.createBotSeek(bot)));
+  const ids = made.map((s) => s.seekId);
+  const first = lobby.list(2);
+  t.same(first.seeks.map((s) => s.id), ids.slice(0, 2));
+  t.ok(first.next !== null, 'more to come');
+  value(lobby.cancel(made[1].seekId, made[1].secret)); // the last seek of the page already read closes
+  ids.splice(1, 1);
+  made.splice(1, 1);
+  const second = lobby.list(2, Number(first.next));
+  t.same(second.seeks.map((s) => s.id), ids.slice(1, 3), 'the next page starts where the first ended');
+  const third = lobby.list(2, Number(second.next));
+  t.same(third.seeks.map((s) => s.id), ids.slice(3));
+  t.equal(third.next, null, 'the last page has no cursor');
+  t.same(lobby.list().seeks.map((s) => s.id), ids, 'without a limit: everything');
+});
+
+t.test('open guest seeks are capped per address; other addresses are not affected', async (t) => {
+  const { lobby, clock } = setup({ maxOpenGuestSeeksPerAddress: 2 });
+  const mine = [value(lobby.createGuestSeek(undefined, 'addr-a')), value(lobby.createGuestSeek(undefined, 'addr-a'))];
+  const third = lobby.createGuestSeek(undefined, 'addr-a');
+  t.same(code(third), ['rate_limited', 'too_many_seeks'], 'a third open guest seek from one address');
+  t.ok(value(lobby.createGuestSeek(undefined, 'addr-b')), 'another address still offers');
+  value(lobby.cancel(mine[0].seekId, mine[0].secret));
+  t.ok(value(lobby.createGuestSeek(undefined, 'addr-a')), 'a cancelled seek frees its place');
+  clock.advance(31 * SEC);
+  t.ok(value(lobby.createGuestSeek(undefined, 'addr-a')), 'expired seeks free theirs');
 });

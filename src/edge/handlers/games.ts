@@ -4,14 +4,19 @@ import type { GameHandle } from '../../game/types.js';
 import { classifySeed } from '../../wire/requests.js';
 import { myGame, publicGameList } from '../../wire/encode.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
-import { json, problem, tooManyRequests, type Reply } from '../reply.js';
+import type { EncodedBodies } from '../encoded-bodies.js';
+import { JSON_TYPE, json, jsonBytes, problem, tooManyRequests, type Reply } from '../reply.js';
+import { pickEncoding } from '../web.js';
 
 import { GAME_OVER } from '../../domain/rules.js';
 const unknownGame = (): Reply => problem(404, 'unknown_game', 'no game with this id');
 const notSeated = (): Reply => problem(403, 'not_seated', 'you are not seated in this game');
 
 /** What the game routes use. */
-export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'store' | 'clock' | 'meter' | 'verdictWaitMs'>;
+export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'store' | 'clock' | 'meter' | 'verdictWaitMs'> & {
+  /** Large legal-move bodies as bytes, once per game version, with a gzip copy. */
+  movesBodies?: EncodedBodies;
+};
 
 type GameOps =
   | 'submitSeed' | 'submitMove' | 'resign' | 'listMyGames' | 'listGames' | 'getGame' | 'getLegalMoves' | 'getGameHistory';
@@ -87,9 +92,19 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       return game ? json(200, game.stateJson()) : unknownGame();
     },
 
-    getLegalMoves: ({ params }) => {
+    getLegalMoves: ({ ctx, params }) => {
       const game = deps.games.find(params.id);
-      return game ? json(200, game.movesJson()) : unknownGame();
+      if (!game) return unknownGame();
+      const bodies = deps.movesBodies;
+      if (bodies === undefined) return json(200, game.movesJson());
+      const key = `${game.id}:${game.state().version}`;
+      const body = bodies.find(key) ?? bodies.keep(key, game.movesJson());
+      if (typeof body === 'string') return json(200, body);
+      const vary = { vary: 'accept-encoding' };
+      if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
+        return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
+      }
+      return jsonBytes(200, body.identity, vary);
     },
 
     getGameHistory: ({ params }) => {

@@ -2,17 +2,26 @@
 import { rateLimitKey } from '../client-ip.js';
 import { bearerToken } from '../context.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
-import { json, tooManyRequests } from '../reply.js';
+import type { Principal } from '../../domain/types.js';
+import { json, tooManyRequests, type Reply } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
 /** What the identity routes use. */
 export type IdentityRouteDeps = Pick<EdgeDeps, 'identity'> & {
-  limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations'>;
+  limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations' | 'ladderChanges'>;
 };
 
 type IdentityOps = 'mintAnonymous' | 'register' | 'rotateToken' | 'getAccount' | 'joinLadder' | 'leaveLadder';
 
 export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps> {
+  /** Ladder join and leave write to the store: budgeted per registered bot (others are refused anyway). */
+  const ladderBudget = (principal: Principal): Reply | null => {
+    if (principal.tier !== 'registered') return null;
+    const b = deps.limits.ladderChanges.take(principal.id);
+    if (b.ok) return null;
+    return tooManyRequests(b.retryAfterSeconds, `at most ${deps.limits.ladderChanges.limit} ladder joins and leaves per hour`, 'too_many_ladder_changes');
+  };
+
   return {
     mintAnonymous: ({ ctx, query }) => {
       const budget = deps.limits.anonMints.take(rateLimitKey(ctx.ip));
@@ -43,11 +52,15 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
     getAccount: (call) => json(200, deps.identity.account(call.principal)),
 
     joinLadder: async (call) => {
+      const limited = ladderBudget(call.principal);
+      if (limited) return limited;
       const r = await deps.identity.ladderJoin(call.principal);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 
     leaveLadder: async (call) => {
+      const limited = ladderBudget(call.principal);
+      if (limited) return limited;
       const r = await deps.identity.ladderLeave(call.principal);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },

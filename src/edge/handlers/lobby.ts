@@ -8,8 +8,12 @@ import { serviceProblem } from './errors.js';
 
 /** What the lobby routes use. */
 export type LobbyRouteDeps = Pick<EdgeDeps, 'lobby' | 'houseGames'> & {
-  limits: Pick<EdgeDeps['limits'], 'guests'>;
+  limits: Pick<EdgeDeps['limits'], 'guests' | 'lobbyPolls'>;
 };
+
+/** GET /lobby/seeks: seeks per page when no `limit` is given, and the most a page holds. */
+const DEFAULT_PAGE = 100;
+const MAX_PAGE = 500;
 
 type LobbyOps =
   | 'createSeek' | 'acceptSeek' | 'listLobbySeeks' | 'createGuestSeek' | 'pollSeek' | 'cancelSeek'
@@ -20,6 +24,12 @@ export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
   const guestBudget = (ctx: RequestContext): Reply | null => {
     const b = deps.limits.guests.take(rateLimitKey(ctx.ip));
     return b.ok ? null : tooManyRequests(b.retryAfterSeconds, 'too many guest lobby requests from this address', 'too_many_guest_requests');
+  };
+
+  /** Lobby reads (the list, seek polls) are budgeted per address too. */
+  const pollBudget = (ctx: RequestContext): Reply | null => {
+    const b = deps.limits.lobbyPolls.take(ctx.addressKey);
+    return b.ok ? null : tooManyRequests(b.retryAfterSeconds, 'too many lobby reads from this address', 'too_many_polls');
   };
 
   return {
@@ -33,16 +43,24 @@ export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
-    listLobbySeeks: () => json(200, { seeks: deps.lobby.list() }),
+    listLobbySeeks: ({ ctx, query }) => {
+      const limited = pollBudget(ctx);
+      if (limited) return limited;
+      const limit = Math.min(MAX_PAGE, Math.max(1, query.limit === undefined ? DEFAULT_PAGE : Number(query.limit)));
+      const page = deps.lobby.list(limit, query.after === undefined ? 0 : Number(query.after));
+      return json(200, page.next === null ? { seeks: page.seeks } : page);
+    },
 
     createGuestSeek: ({ ctx, body }) => {
       const limited = guestBudget(ctx);
       if (limited) return limited;
-      const r = deps.lobby.createGuestSeek(body.timeControl);
+      const r = deps.lobby.createGuestSeek(body.timeControl, ctx.addressKey);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
-    pollSeek: ({ params, query }) => {
+    pollSeek: ({ ctx, params, query }) => {
+      const limited = pollBudget(ctx);
+      if (limited) return limited;
       const r = deps.lobby.poll(params.id, query.secret);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
@@ -55,14 +73,14 @@ export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
     guestAcceptSeek: async ({ ctx, params, body }) => {
       const limited = guestBudget(ctx);
       if (limited) return limited;
-      const r = await deps.lobby.acceptAsGuest(body.guestId, params.id);
+      const r = await deps.lobby.acceptAsGuest(body.guestId, params.id, ctx.addressKey);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
     guestPlayHouse: async ({ ctx, params, body }) => {
       const limited = guestBudget(ctx);
       if (limited) return limited;
-      const r = await deps.houseGames.start(params.name, body.timeControl);
+      const r = await deps.houseGames.start(params.name, body.timeControl, ctx.addressKey);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
   };

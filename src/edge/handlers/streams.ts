@@ -6,13 +6,20 @@ import type { RequestContext } from '../context.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import type { NdjsonStream } from '../ndjson.js';
 import { problem, tooManyRequests, type Reply } from '../reply.js';
+import type { SpectatorRefusal } from '../spectators.js';
 
 /** When a refused stream may retry: a stream frees its place only when it closes, which may be never. */
 const STREAM_RETRY_SECONDS = 10;
 
 /** What the stream routes use. */
-export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter'> & {
+export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter' | 'guestAbandonment'> & {
   limits: Pick<EdgeDeps['limits'], 'streams'>;
+};
+
+const SPECTATOR_REFUSALS: Record<SpectatorRefusal, string> = {
+  game: 'too many spectators of this game right now; retry shortly',
+  address: 'this address already watches as many games as it may; close a stream first',
+  total: 'too many spectators right now; retry shortly',
 };
 
 type StreamOps = 'streamAccountEvents' | 'streamGameEvents' | 'streamPublicGameEvents';
@@ -46,9 +53,14 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
     streamGameEvents: (call) => {
       const game = deps.games.find(call.params.id);
       if (!game) return problem(404, 'unknown_game', 'no game with this id');
+      // Any bot may watch any game; a guest's seat token is good for its own game only.
+      if (call.principal.tier === 'guest' && game.seatOf(call.principal.id) === null) {
+        return problem(403, 'not_seated', 'a seat token only works on the routes of its own game');
+      }
       const opened = openCounted(call.ctx, call.principal.id);
       if ('refused' in opened) return opened.refused;
       opened.stream.onClose(deps.meter.streamOpened('game'));
+      if (call.principal.tier === 'guest' && deps.guestAbandonment) opened.stream.onClose(deps.guestAbandonment.streamOpened(game.id));
       followGame(game, opened.stream);
     },
 
@@ -57,8 +69,8 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
     streamPublicGameEvents: (call) => {
       const game = deps.games.find(call.params.id);
       if (!game) return problem(404, 'unknown_game', 'no game with this id');
-      const release = deps.spectators.take(call.params.id);
-      if (!release) return tooManyRequests(5, 'too many spectators right now; retry shortly', 'too_many_spectators');
+      const release = deps.spectators.take(call.params.id, call.ctx.addressKey);
+      if (typeof release !== 'function') return tooManyRequests(5, SPECTATOR_REFUSALS[release], 'too_many_spectators');
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));

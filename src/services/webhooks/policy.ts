@@ -38,8 +38,11 @@ export interface PolicyRefusal {
   detail: string;
 }
 
-/** ipaddr.js range names that stay refused even in insecure-local mode. */
-const NEVER = new Set(['unspecified', 'multicast', 'broadcast']);
+/**
+ * Range names that stay refused even in insecure-local mode: ipaddr.js's, plus our own names for
+ * the IPv6 blocks ipaddr.js calls unicast although nothing may route them (see addressClass).
+ */
+const NEVER = new Set(['unspecified', 'multicast', 'broadcast', 'ipv4Compatible', 'ietfReserved']);
 
 /** Explains a blocked range in the words of the policy. */
 const RANGE_WORDS: Record<string, string> = {
@@ -53,7 +56,18 @@ const RANGE_WORDS: Record<string, string> = {
   reserved: 'reserved (192.0.0/24, TEST-NETs, 198.18/15, 240/4, 2001:db8::/32, …)',
   uniqueLocal: 'unique-local (fc00::/7)',
   rfc6052: 'NAT64 outside 64:ff9b::/96',
+  ipv4Compatible: 'IPv4-compatible IPv6 (::/96, deprecated; it would reach the IPv4 address it carries)',
+  ietfReserved: 'IETF-reserved IPv6 (::/8)',
+  rfc6145: 'IPv4-translated IPv6 (::ffff:0:0:0/96)',
+  teredo: 'Teredo (2001::/32)',
+  '6to4': '6to4 (2002::/16, deprecated)',
+  deprecatedSiteLocal: 'site-local (fec0::/10, deprecated)',
+  discard: 'discard-only (100::/64)',
 };
+
+/** The IPv6 blocks below ::/8 that ipaddr.js leaves as unicast. */
+const V4_COMPATIBLE = ipaddr.parseCIDR('::/96');
+const IETF_RESERVED = ipaddr.parseCIDR('::/8');
 
 /**
  * The class of one address, looking through IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::/96)
@@ -69,7 +83,14 @@ export function addressClass(text: string): { range: string; v4: string | null }
     const p = v6.parts;
     return addressClass(`${p[6] >> 8}.${p[6] & 255}.${p[7] >> 8}.${p[7] & 255}`);
   }
-  return { range: v6.range(), v4: null };
+  const range = v6.range();
+  // ipaddr.js names :: and ::1 but calls the rest of ::/8 unicast. ::/96 is the deprecated
+  // IPv4-compatible form (::127.0.0.1 is loopback on hosts that still honour it); the rest of ::/8 is
+  // reserved and never routed. Every other special block (Teredo, 6to4, ORCHID, discard, ...) already
+  // has a range name of its own and is refused because it is not 'unicast'.
+  if (range === 'unicast' && v6.match(V4_COMPATIBLE)) return { range: 'ipv4Compatible', v4: null };
+  if (range === 'unicast' && v6.match(IETF_RESERVED)) return { range: 'ietfReserved', v4: null };
+  return { range, v4: null };
 }
 
 /** Null when the address may be connected to, else why not. */

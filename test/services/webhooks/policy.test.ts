@@ -40,6 +40,17 @@ const BLOCKED: [string, string][] = [
   ['fe80::1', 'link-local'],
   ['2001:db8::1', 'reserved'],
   ['ff02::1', 'multicast'],
+  ['::7f00:1', 'IPv4-compatible'],
+  ['::a9fe:a9fe', 'IPv4-compatible'],
+  ['::808:808', 'IPv4-compatible'],
+  ['::1:0:0:1', 'IETF-reserved'],
+  ['::ffff:0:7f00:1', 'IPv4-translated'],
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo'],
+  ['2002:7f00:1::1', '6to4'],
+  ['fec0::1', 'site-local'],
+  ['100::1', 'discard'],
+  ['2001:10::1', 'not public'],
+  ['5f00::1', 'not public'],
 ];
 
 t.test('every blocked range is refused, directly and behind a host name', async (t) => {
@@ -114,4 +125,15 @@ t.test('insecure-local mode lifts https and the public-address rules, but never 
   t.equal((await checkUrl('http://zero.local/hook', local)).ok, false, 'a name resolving to 0.0.0.0');
   t.equal((await checkUrl('http://224.0.0.1/hook', local)).ok, false, 'multicast');
   t.equal((await checkUrl('ftp://127.0.0.1/hook', local)).ok, false, 'still http(s) only');
+});
+
+t.test('IPv4-compatible IPv6 (::/96) is refused as a URL literal, even in insecure-local mode', async (t) => {
+  const local = { resolve: table({}), allowInsecureLocalTargets: true };
+  for (const raw of ['https://[::127.0.0.1]:18160/x', 'https://[::a9fe:a9fe]/x', 'https://[::8.8.8.8]/x']) {
+    const r = await checkUrl(raw, strict());
+    t.equal(r.ok ? 'ok' : r.error.rule, 'address', raw);
+    if (!r.ok) t.match(r.error.detail, /IPv4-compatible/);
+    t.equal((await checkUrl(raw.replace('https', 'http'), local)).ok, false, `${raw} in insecure-local mode`);
+  }
+  t.equal(refuseAddress('2606:4700::1', false), null, 'a public IPv6 address still passes');
 });

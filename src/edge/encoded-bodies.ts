@@ -1,0 +1,73 @@
+// Large read bodies kept as bytes, made once per key (a game and its version) and kept under a byte
+// budget, each with a gzip copy for clients that accept it. The legal-move tree of a roll can reach
+// tens of megabytes of JSON (docs/ENGINE.md, "Largest trees"): building that text and encoding it to
+// UTF-8 on every request cost the main thread most of a second each. Here it is encoded once; the
+// gzip copy is made on libuv's thread pool (zlib's asynchronous API), never on the main thread, and
+// until it is ready the identity bytes are served. The budget must hold at least the largest body
+// (an entry over the whole budget is not kept, and would be rebuilt on every request).
+import { gzip } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
+
+export interface EncodedBody {
+  readonly identity: Uint8Array;
+  /** Ready once compressed in the background; undefined before (and for small bodies). */
+  readonly gzip: Uint8Array | undefined;
+}
+
+export interface EncodedBodyLimits {
+  /** Bytes held by every body and its gzip copy together. */
+  maxBytes: number;
+  /** Bodies at least this long get a gzip copy; shorter ones (and their keys) are not kept at all. */
+  minBytes: number;
+}
+
+export const DEFAULT_ENCODED_BODY_LIMITS: EncodedBodyLimits = { maxBytes: 96 * 1024 * 1024, minBytes: 64 * 1024 };
+
+interface Entry {
+  identity: Uint8Array;
+  gzip: Uint8Array | undefined;
+}
+
+export class EncodedBodies {
+  readonly limits: EncodedBodyLimits;
+  private readonly lru: LRUCache<string, Entry>;
+  /** Bodies compressed so far (tests, metrics). */
+  compressed = 0;
+
+  constructor(limits: Partial<EncodedBodyLimits> = {}) {
+    this.limits = { ...DEFAULT_ENCODED_BODY_LIMITS, ...limits };
+    this.lru = new LRUCache<string, Entry>({
+      maxSize: this.limits.maxBytes,
+      sizeCalculation: (e) => e.identity.byteLength + (e.gzip?.byteLength ?? 0),
+    });
+  }
+
+  /** The kept body of `key`, if any. */
+  find(key: string): EncodedBody | undefined {
+    return this.lru.get(key);
+  }
+
+  /**
+   * Keeps `text` as the body of `key` when it is large (and starts its gzip copy); a small one is
+   * returned as it is, for the ordinary path.
+   */
+  keep(key: string, text: string): EncodedBody | string {
+    if (text.length * 3 < this.limits.minBytes) return text;
+    const identity = Buffer.from(text, 'utf8');
+    if (identity.byteLength < this.limits.minBytes) return text;
+    const entry: Entry = { identity, gzip: undefined };
+    this.lru.set(key, entry);
+    gzip(identity, (err, zipped) => {
+      if (err !== null || this.lru.peek(key) !== entry) return;
+      entry.gzip = zipped;
+      this.compressed++;
+      this.lru.set(key, entry, { noUpdateTTL: true }); // its size grew: counted again
+    });
+    return entry;
+  }
+
+  /** Bytes held now. */
+  get size(): number {
+    return this.lru.calculatedSize;
+  }
+}
