@@ -7,7 +7,7 @@ import { allowedMethods, findRoute, ROUTES, toUwsPattern } from '../../src/wire/
 import type { Json } from '../../src/wire/jsonschema.js';
 import { refs, resolve } from './json-refs.js';
 
-// Written from bot-service-spec.md (per-route errors) and CONTRACT.md, plus the statuses implied by
+// Written from the API as docs/API.md describes it (per-route errors), plus the statuses implied by
 // a route's shape: 400/413 with a body, 401 with authentication, 500 everywhere.
 const EXPECTED: Record<string, number[]> = {
   'POST /bot/anon': [201, 413, 429, 500],
