@@ -163,12 +163,6 @@ export const GameHistory = named(
   'The transcript of a live or finished game, with the dice reveal once it is public.',
 );
 
-export const MoveVerdict = named(
-  'MoveVerdict',
-  z.strictObject({ applied: z.boolean(), version: count().nullable(), reason: z.string().nullable() }),
-  'Outcome of a move request.',
-);
-
 export const MoveApplied = named(
   'MoveApplied',
   z.strictObject({
