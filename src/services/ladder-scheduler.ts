@@ -50,6 +50,8 @@ export interface LadderSchedulerConfig {
 export const isLadderGame = (rec: GameRecord): boolean => ladderKindOf(rec) !== null;
 
 export class LadderScheduler implements GameLifecycleListener {
+  /** Pairings started since this scheduler was made, by kind (benches and logs read it). */
+  readonly started: Record<LadderPlan['kind'], number> = { mirror: 0, single: 0 };
   private running: Promise<number> | null = null;
   private stopped = false;
   private readonly rounds: Periodic;
@@ -141,6 +143,7 @@ export class LadderScheduler implements GameLifecycleListener {
     try {
       if (plan.kind === 'mirror') await this.deps.games.createMirrorPair(spec);
       else await this.deps.games.create(spec);
+      this.started[plan.kind]++;
       return true;
     } catch (e) {
       // The registry is stopping or the store refuses: no game this round, try again next round.

@@ -127,6 +127,7 @@ t.test('bots at the default capacity are paired for single games, colours evened
   const again = [h.white.id, h.black.id].find((id) => id !== waiting.p.id)!;
   if (again === white) t.equal(h.black.id, white, 'the bot that had White takes Black');
   else t.equal(h.white.id, again, 'the bot that had Black takes White');
+  t.same(w.scheduler.started, { mirror: 0, single: 2 }, 'the scheduler counts what it started');
 });
 
 t.test('never the same pair twice in a row', async (t) => {
