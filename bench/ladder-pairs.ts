@@ -1,6 +1,7 @@
 // The ladder under load: 200 registered stream bots on the ladder (capacity 2, so each plays one
-// mirror pair at a time), a 500 ms pair interval, 60 s. The server runs in this process (memory
-// store, the real game shards) so the bench can set the bots' capacity directly in its store; the bots
+// mirror pair at a time, or a single game while one game of its pair still runs), a 500 ms pair
+// interval, 60 s. The server runs in this process (memory store, the real game shards) so the bench
+// can set the bots' capacity directly in its store; the bots
 // run in a forked driver (bench/ladder-driver.ts) whose CPU is not counted. Reports mirror pairs
 // started per second, games ended and turns per second, the server's CPU (all threads) and RSS.
 // Baseline, same run: a fresh server of the same build and settings where the same number of bots
@@ -73,6 +74,8 @@ async function baseline(): Promise<LoadResult> {
 
 interface LadderResult {
   s: DriverSummary;
+  /** Pairings the scheduler started in the whole run, by kind. */
+  kinds: { mirror: number; single: number };
   load: number;
   cpuS: number;
   wall: number;
@@ -122,7 +125,7 @@ async function ladder(): Promise<LadderResult> {
     const rss = process.memoryUsage().rss;
     const last = out.trim().split('\n').pop() ?? '';
     if (code !== 0 || !last.startsWith('{')) throw new Error(`ladder driver failed (exit ${code}): ${out.slice(-500)}`);
-    return { s: JSON.parse(last) as DriverSummary, load, cpuS: (cpu.user + cpu.system) / 1e6, wall, rss0, rss, peak: Math.max(peak, rss), peakAnon, peakFile };
+    return { s: JSON.parse(last) as DriverSummary, kinds: { ...srv.scheduler.started }, load, cpuS: (cpu.user + cpu.system) / 1e6, wall, rss0, rss, peak: Math.max(peak, rss), peakAnon, peakFile };
   } finally {
     await srv.close();
   }
@@ -138,14 +141,17 @@ function selfRss(): { anonMb: number; fileMb: number } {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  const { s, load, cpuS, wall, rss0, rss, peak, peakAnon, peakFile } = await ladder();
+  const { s, kinds: k, load, cpuS, wall, rss0, rss, peak, peakAnon, peakFile } = await ladder();
+  // The driver counts the games it was told of in its window; the store tells which kind each was.
+  const mirrorShare = k.mirror + k.single > 0 ? (2 * k.mirror) / (2 * k.mirror + k.single) : 1;
   const b = await baseline();
   const bench = `ladder ${BOTS} stream bots`;
   const vs = (value: number, base: number) => ({ value, baseline: base, baselineName: 'ordinary games' });
   return [
     {
-      bench, metric: 'mirror pairs/s', value: s.gamesStarted / 2 / s.windowS,
-      note: `${s.gamesStarted / 2} pairs in ${s.windowS.toFixed(0)} s, pair interval ${PAIR_INTERVAL_MS} ms, capacity 2 each; ${s.failures} failed requests`,
+      bench, metric: 'mirror pairs/s', value: (s.gamesStarted * mirrorShare) / 2 / s.windowS,
+      note: `${s.gamesStarted} ladder games in ${s.windowS.toFixed(0)} s (the whole run started ${k.mirror} mirror pairs and ${k.single} single games), ` +
+        `pair interval ${PAIR_INTERVAL_MS} ms, capacity 2 each; ${s.failures} failed requests`,
     },
     {
       bench, metric: 'games ended/s', ...vs(s.gamesEnded / s.windowS, b.summary.gamesPerS),

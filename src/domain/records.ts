@@ -1,5 +1,5 @@
 // What the store keeps. Every record carries `schema` so a newer data directory is refused, not misread.
-import type { ClientSeeds, GameStatus, HistoryEntry, SeatPlayer, TimeControl, Clocks, Seat, Termination } from './types.js';
+import type { ClientSeeds, GameStatus, HistoryEntry, LadderKind, SeatPlayer, TimeControl, Clocks, Seat, Termination } from './types.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -36,6 +36,8 @@ export interface BotRecord {
   ladderTimeLosses?: number;
   /** The bot's last ladder opponent: the scheduler never pairs the same two bots twice in a row. */
   ladderLastOpponent?: string | null;
+  /** Ladder games started with each colour (absent: none); single games go to the colour that evens it. */
+  ladderColours?: { white: number; black: number };
 }
 
 /**
@@ -73,7 +75,7 @@ export interface GameRecord {
   /** Revealed client seeds (set when the game ends). */
   revealedSeeds: ClientSeeds | null;
   finishedAt: number | null;
-  /** Mirror-pair partner game id, for ladder games. */
+  /** Mirror-pair partner game id, for the ladder's mirror pairs (null for its single games). */
   mirrorOf: string | null;
   /**
    * Set on a mirror-pair game that ended while its partner still ran: its seed reveal is withheld
@@ -90,6 +92,17 @@ export interface ResultRecord {
   opponentId: string;
   result: 'win' | 'draw' | 'loss';
   rated: boolean;
+  /** The kind of ladder game (absent on games that are not ladder games, and on lines stored before single games existed). */
+  ladder?: LadderKind;
   termination: Termination;
   finishedAt: number;
+}
+
+/**
+ * The kind of ladder game a record is, or null: only the ladder makes rated games, so a rated game is
+ * a ladder game, a mirror pair's half when it has a partner and a single game otherwise.
+ */
+export function ladderKindOf(rec: Pick<GameRecord, 'rated' | 'mirrorOf'>): LadderKind | null {
+  if (!rec.rated) return null;
+  return rec.mirrorOf !== null ? 'mirror' : 'single';
 }

@@ -1,5 +1,5 @@
-// Shapes shared by every layer. They are the wire shapes of bot-service-spec.md v1.0 (plus the
-// CONTRACT.md decisions), so an event object can be serialised as it is, once, for every subscriber.
+// Shapes shared by every layer. They are the wire shapes of the API (docs/API.md,
+// contract 1.0), so an event object can be serialised as it is, once, for every subscriber.
 
 export type Seat = 'White' | 'Black';
 export const otherSeat = (s: Seat): Seat => (s === 'White' ? 'Black' : 'White');
@@ -33,7 +33,7 @@ export interface GameOver {
   result: GameResult;
   termination: Termination;
 }
-/** CONTRACT.md: `Ended` carries `over` so a polling bot can read the result. */
+/** `Ended` carries `over` so a polling bot can read the result. */
 export type GameStatus = { Active: Record<string, never> } | { Ended: { over: GameOver } };
 
 /** Prefix tree of UCI micro-moves; a leaf `{}` ends a complete legal turn. */
@@ -58,6 +58,12 @@ export interface Players {
   black: PublicFace;
 }
 
+/**
+ * Which kind of ladder game a rated game is: one half of a mirror pair (both colours, the same dice)
+ * or a single game (a bot with one free seat). Games that are not ladder games have none.
+ */
+export type LadderKind = 'mirror' | 'single';
+
 /** Public snapshot of one game (GET /games/{id}, Snapshot.state, webhook state). */
 export interface GameState {
   version: number;
@@ -72,6 +78,8 @@ export interface GameState {
   clientSeeds: ClientSeeds | null;
   legalMoves: LegalMoveTree | null;
   players: Players;
+  /** Present on ladder games only (absent otherwise, so other games keep their exact shape). */
+  ladder?: LadderKind;
 }
 
 export type GameEvent =
@@ -118,7 +126,7 @@ export interface Principal {
 
 /** A seated player as a game knows it. */
 export interface SeatPlayer {
-  /** External id; also the fallback client seed (RULES.md §7). */
+  /** External id; also the fallback client seed (docs/ENGINE.md: fair dice). */
   id: string;
   face: PublicFace;
   participant: Participant;

@@ -71,7 +71,7 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
 }
 
 async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler: BoundHandler): Promise<Reply | void> {
-  // CONTRACT.md: with webhooks disabled every webhook route is 503, checked before authentication.
+  // With webhooks disabled every webhook route is 503, checked before authentication (docs/DECISIONS.md, "Webhooks").
   if (spec.tag === 'Webhooks' && !deps.webhooksEnabled) {
     return problem(503, 'webhooks_disabled', 'webhooks are disabled on this server');
   }
@@ -109,7 +109,7 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
         body = parsed.value;
       }
     }
-    // Routes without a body ignore whatever was sent (CONTRACT.md: body-less POSTs are fine).
+    // Routes without a body ignore whatever was sent (a POST without a body is fine).
   }
   let query: Record<string, string | undefined> = {};
   if (spec.request?.query) {

@@ -1,4 +1,4 @@
-// Request bodies: JSON, capped (CONTRACT "Errors"). The Content-Type header is not consulted: bots
+// Request bodies: JSON, capped (docs/API.md, "Errors and limits"). The Content-Type header is not consulted: bots
 // send bodies labelled text/plain, form-encoded or not at all, and the contract's answer for a body it
 // cannot use is 400. A body that parses as JSON is JSON. uWS hands the body over in chunks through
 // onData, which must be attached before the handler's first await or the chunks are lost; so the

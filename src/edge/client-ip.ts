@@ -1,4 +1,4 @@
-// Which address a request comes from, for rate limits (CONTRACT "Operations"): the socket peer,
+// Which address a request comes from, for rate limits (docs/DECISIONS.md, "Identities and tokens"): the socket peer,
 // unless the peer is a proxy the operator trusts; then walk X-Forwarded-For from the right (each
 // trusted proxy appends the address it saw) and take the first entry that is not a trusted proxy.
 // Entries further left were written by the client and can be forged.

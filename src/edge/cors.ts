@@ -1,4 +1,4 @@
-// CORS (CONTRACT "Operations"): public reads may be fetched from any web page; routes that take a
+// CORS (docs/DECISIONS.md): public reads may be fetched from any web page; routes that take a
 // token only from the origins the operator lists, so a token pasted into a random site's page can't
 // be used from there by script.
 import { noContent, type Reply } from './reply.js';

@@ -1,4 +1,4 @@
-// ndjson event streams (CONTRACT "Streams"): one JSON object per line, a blank line as keep-alive,
+// ndjson event streams (docs/API.md, "Streams"): one JSON object per line, a blank line as keep-alive,
 // live only, and a subscriber that falls too far behind is cut off rather than buffered forever.
 //
 // Backpressure, as uWS does it: res.write() always takes the whole chunk, and returns false when

@@ -23,7 +23,7 @@ export type TextReply = Reply & { readonly body: string };
 export const JSON_TYPE = 'application/json';
 export const PROBLEM_TYPE = 'application/problem+json';
 
-/** The header a 401 always carries (CONTRACT "Errors"). */
+/** The header a 401 always carries (docs/API.md, "Errors and limits"). */
 export const BEARER_CHALLENGE = 'Bearer realm="dicechess"';
 
 const statusLines = new Map<number, string>();

@@ -145,7 +145,7 @@ export class Board {
   }
 
   /**
-   * End the turn (RULES.md §4): flip the side, count a full move after Black, and delete the
+   * End the turn (docs/ENGINE.md: counters and draws): flip the side, count a full move after Black, and delete the
    * targets the mover could have used (those made by the side about to move). Returns the ep mask
    * before, for endTurnUndo.
    */

@@ -1,4 +1,4 @@
-// DFEN (RULES.md §5): FEN plus an optional seventh field of pending dice as piece letters.
+// DFEN (docs/ENGINE.md: DFEN): FEN plus an optional seventh field of pending dice as piece letters.
 // Parsing reports every malformed case as a value with a stable snake_case code.
 
 import { epBitOfSquare, parseSquare, squareName } from './squares.js';
@@ -121,7 +121,7 @@ function parseDice(text: string): Result<number[], DfenError> {
   return ok(dice.sort((a, b) => a - b));
 }
 
-/** Six fields, plus the dice field when dice are pending (RULES.md §5 output order and case). */
+/** Six fields, plus the dice field when dice are pending (docs/ENGINE.md, DFEN: output order and case). */
 export function formatDfen(pos: Position): string {
   let s = placementOf(pos.board) + (pos.turn === 0 ? ' w ' : ' b ');
   s += castlingText(pos.castling) + ' ';

@@ -1,4 +1,4 @@
-// PUBLIC API OF THE ENGINE. Pure rules (RULES.md): DFEN, move generation, turn enumeration and the
+// PUBLIC API OF THE ENGINE. Pure rules (docs/ENGINE.md): DFEN, move generation, turn enumeration and the
 // binary legal-move tree. Synchronous, no IO, no clock, no randomness; imports nothing outside
 // src/engine. docs/ENGINE.md describes the representation and the decisions taken where the rules
 // are silent.
@@ -26,7 +26,7 @@ export function withDice(fen: string, dice: readonly number[]): Result<string, D
 }
 
 /**
- * The legal-move tree of the pending roll of `pos` (RULES.md §1, §6) as one flat byte array plus its
+ * The legal-move tree of the pending roll of `pos` (docs/ENGINE.md: the turn, the legal-move tree) as one flat byte array plus its
  * leaf count. No dice pending, or no micro-move possible, gives the empty tree (a forced pass).
  */
 export function legalTree(pos: Position): TreeResult {

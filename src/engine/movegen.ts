@@ -1,4 +1,4 @@
-// Pseudo-legal micro-move generation (RULES.md §2–3) for the pieces whose die is available.
+// Pseudo-legal micro-move generation (docs/ENGINE.md: piece moves, en passant) for the pieces whose die is available.
 // Pieces are visited in file-major square order and step tables are file-major too, so the
 // generated codes come out nearly sorted; sortCodes finishes the job cheaply.
 
@@ -152,7 +152,7 @@ function blackPawn(b: Int8Array, sq: number, ep: number, out: Uint16Array, n: nu
   return n;
 }
 
-/** Castling (RULES.md §2): right, king on e1/e8, rook on its corner, squares between empty. */
+/** Castling (docs/ENGINE.md: piece moves): right, king on e1/e8, rook on its corner, squares between empty. */
 function genCastling(b: Int8Array, white: boolean, castling: number, out: Uint16Array, n: number): number {
   if (white) {
     if (b[4] !== 6) return n;

@@ -1,4 +1,4 @@
-// Turn enumeration (RULES.md §1) and the legal-move tree (§6), built straight into the binary format
+// Turn enumeration and the legal-move tree (docs/ENGINE.md: the turn, the legal-move tree), built straight into the binary format
 // of tree-format.ts.
 //
 // One depth-first walk over every micro-move sequence records the whole sequence tree in flat

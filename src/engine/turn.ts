@@ -1,4 +1,4 @@
-// Applying a submitted turn (RULES.md §1, §4): micro-moves checked against the pending dice and the
+// Applying a submitted turn (docs/ENGINE.md: the turn, counters and draws): micro-moves checked against the pending dice and the
 // generator, king capture stopping the turn, and the end-of-turn bookkeeping.
 
 import { Board } from './board.js';
@@ -87,7 +87,7 @@ export function checkDice(dice: readonly number[]): Result<number[], DfenError> 
   return ok([...dice].sort((a, b) => a - b));
 }
 
-/** Draws of RULES.md §4: 100 halfmoves, or 5000 rolls made. */
+/** Draws (docs/ENGINE.md, counters and draws): 100 halfmoves, or 5000 rolls made. */
 export function isDraw(halfmove: number, rollsMade: number): boolean {
   return halfmove >= 100 || rollsMade >= 5000;
 }

@@ -1,4 +1,4 @@
-// Provably fair dice (RULES.md §7): a secret 32-byte server seed, its public SHA-256 commitment, and
+// Provably fair dice (docs/API.md, "Fair dice"): a secret 32-byte server seed, its public SHA-256 commitment, and
 // each roll derived by HMAC-SHA256 from the seed, both client seeds and the roll number.
 
 import { createHash, createHmac, randomBytes } from 'node:crypto';

@@ -227,7 +227,7 @@ export class GameActor extends ActorCore implements GameHandle {
     const next: GameRecord = {
       ...rec,
       fen: out.fenAfter,
-      // After a king capture the position is not turned over (RULES §4): the capturer stays to move.
+      // After a king capture the position is not turned over (docs/ENGINE.md: counters and draws): the capturer stays to move.
       activeSeat: out.kingCaptured ? seat : otherSeat(seat),
       dice: null,
       clocks: banksAfterTurn(rec.timeControl, rec.clocks, seat, elapsedMs(rec.clockStartedAt, at)),

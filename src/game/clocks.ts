@@ -1,4 +1,4 @@
-// Pure clock arithmetic for the four time controls (CONTRACT.md "Games and clocks").
+// Pure clock arithmetic for the four time controls (docs/API.md, "Clocks").
 //
 // The model: a game keeps two *banks* (remaining ms per side) and, while a real decision is pending,
 // the instant the mover's clock started. Nothing ticks in between: the mover's elapsed time is always

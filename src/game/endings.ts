@@ -1,6 +1,6 @@
 // How a game ends: the GameOver values, the final record and the result lines it leaves for the
 // ratings. Pure, kept out of the actor so it stays about flow.
-import type { GameRecord, ResultRecord } from '../domain/records.js';
+import { ladderKindOf, type GameRecord, type ResultRecord } from '../domain/records.js';
 import type { GameOver, Seat, Termination } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
 import { banksAtEnd } from './clocks.js';
@@ -30,6 +30,7 @@ export function resultsOf(rec: GameRecord): ResultRecord[] {
   const over = rec.status.Ended.over;
   // Aborted games are the server's failure, never the players': unrated whatever the game was.
   const rated = rec.rated && over.termination !== 'Aborted';
+  const ladder = ladderKindOf(rec);
   const out: ResultRecord[] = [];
   for (const seat of ['White', 'Black'] as const) {
     const me = seat === 'White' ? rec.white : rec.black;
@@ -43,6 +44,7 @@ export function resultsOf(rec: GameRecord): ResultRecord[] {
       opponentId: them.id,
       result,
       rated,
+      ...(ladder ? { ladder } : {}),
       termination: over.termination,
       finishedAt: rec.finishedAt ?? 0,
     });

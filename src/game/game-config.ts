@@ -2,11 +2,11 @@
 // full GameConfig; tests override single fields with `{ ...DEFAULT_GAME_CONFIG, ... }`.
 
 export interface GameConfig {
-  /** Wait for both client seeds before the opening roll at most this long (CONTRACT: 3 s). */
+  /** Wait for both client seeds before the opening roll at most this long (3 s by default). */
   seedGraceMs: number;
   /** Unlimited games: a pending turn not played within this ends the game by Timeout (120 s). */
   unlimitedCapMs: number;
-  /** Inline copies of the tree are null above this many leaves (RULES §6: 1000). */
+  /** Inline copies of the tree are null above this many leaves (1000; docs/ENGINE.md, the legal-move tree). */
   inlineLeafCap: number;
   /** Ended records kept in memory for GameDirectory.ended when the store has none. */
   archiveSize: number;
@@ -16,7 +16,7 @@ export interface GameConfig {
   mailboxSize: number;
   /** House players wait this long before submitting (0 in tests; small for humans watching). */
   houseMoveDelayMs: number;
-  /** The roll-count draw (RULES §4: 5000). Configurable only so tests can reach it quickly. */
+  /** The roll-count draw (5000; docs/ENGINE.md, counters and draws). Configurable only so tests can reach it quickly. */
   maxRolls?: number;
 }
 

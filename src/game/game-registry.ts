@@ -66,7 +66,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
   }
 
   /**
-   * A mirror pair (RULES §8): `spec` as given and its mirror with the colours swapped, one server
+   * A mirror pair (docs/ENGINE.md: mirror pairs): `spec` as given and its mirror with the colours swapped, one server
    * seed and one pair of server-chosen client seeds for both, advancing in lockstep. Both records
    * are stored before either game starts.
    */

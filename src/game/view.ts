@@ -3,9 +3,9 @@
 // (read-cache.ts) while that version is read. The live actor makes one per version; an ended game read from the store makes one once, so
 // both render a game the same way. The JSON itself comes from wire's encoders.
 import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.js';
-import type { GameRecord } from '../domain/records.js';
+import { ladderKindOf, type GameRecord } from '../domain/records.js';
 import type {
-  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
+  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LadderKind, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
 import { StateTemplate, diceRolledLine, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
 import type { EventFrame, GameSummary, MovesView } from './types.js';
@@ -130,6 +130,12 @@ function endedEventOf(rec: GameRecord): GameEvent | null {
   return { GameEnded: { v: rec.version, over: rec.status.Ended.over, seed, clientSeeds } };
 }
 
+/** `ladder` for a ladder game; nothing at all for any other game, whose state keeps its exact shape. */
+const ladderField = (rec: GameRecord): { ladder?: LadderKind } => {
+  const ladder = ladderKindOf(rec);
+  return ladder ? { ladder } : {};
+};
+
 export class GameView {
   private ended: EventFrame | null | undefined;
 
@@ -165,6 +171,7 @@ export class GameView {
       seed,
       clientSeeds,
       players: playersOf(rec),
+      ...ladderField(rec),
     };
   }
 
@@ -179,7 +186,7 @@ export class GameView {
       version: f.version, dfen: f.dfen, activeSeat: f.activeSeat, dicePending: f.dicePending,
       status: f.status, timeControl: f.timeControl, clocks: this.clocks(), commit: f.commit,
       seed: f.seed, clientSeeds: f.clientSeeds, legalMoves: this.tree ? this.tree.inline(this.cap) : null,
-      players: f.players,
+      players: f.players, ...ladderField(this.rec),
     };
   }
 

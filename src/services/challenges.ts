@@ -33,7 +33,7 @@ export interface CreateChallengeRequest {
   timeControl?: TimeControl;
 }
 
-/** The Challenge resource (bot-service-spec.md). */
+/** The Challenge resource (docs/API.md, "Challenges (bot to bot)"). */
 export interface ChallengeView {
   id: string;
   challenger: Participant;

@@ -29,7 +29,7 @@ export const fail = (kind: ServiceErrorKind, code: string, detail: string): { ok
   error: { kind, code, detail },
 });
 
-/** A 429 value; the wait is rounded up to whole seconds and never below 1 (CONTRACT.md: Retry-After >= 1). */
+/** A 429 value; the wait is rounded up to whole seconds and never below 1 (a Retry-After is at least 1). */
 export const rateLimited = (code: string, detail: string, waitMs: number): { ok: false; error: ServiceError } => ({
   ok: false,
   error: { kind: 'rate_limited', code, detail, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) },

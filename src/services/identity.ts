@@ -53,7 +53,7 @@ export const DEFAULT_IDENTITY_CONFIG: IdentityConfig = {
 
 
 /**
- * Anonymous display-name slug (CONTRACT.md "Identity"): lower-case, each run of characters outside
+ * Anonymous display-name slug (docs/API.md, "Identities and tokens"): lower-case, each run of characters outside
  * [a-z0-9-] becomes one '-', edge hyphens trimmed, cut to 20, hyphens left at the cut trimmed.
  * Returns '' when nothing usable remains.
  */

@@ -1,6 +1,7 @@
 // Who plays whom in one round of the ladder: a pure function of the candidates and a random source,
 // so a test can pin the choice. Bots with high deviations (the least known) choose first, each the
 // closest rating among the bots still free; nobody meets its previous ladder opponent again.
+import type { LadderKind } from '../domain/types.js';
 
 export interface Candidate {
   id: string;
@@ -53,4 +54,42 @@ export function choosePairs(candidates: readonly Candidate[], random: () => numb
     pairs.push([a, best]);
   }
   return pairs;
+}
+
+/** How many ladder games a bot has played with each colour (a mirror pair adds one to each). */
+export interface ColourCount {
+  white: number;
+  black: number;
+}
+
+/** What the scheduler knows of one paired bot when it decides the kind of game. */
+export interface Seating {
+  id: string;
+  /** Free seats: capacity minus live ladder games. */
+  free: number;
+  colours: ColourCount;
+}
+
+/** Seats a mirror pair takes from each bot (its two games run at once). */
+export const MIRROR_SEATS = 2;
+
+/** The ladder game a pair plays: a mirror pair, or one rated game with its colours decided. */
+export interface LadderPlan {
+  kind: LadderKind;
+  white: string;
+  black: string;
+}
+
+/**
+ * Two bots that both have two free seats play a mirror pair (both colours, the same dice). Otherwise
+ * they play a single game, and White goes to the bot that has played fewer white games than black
+ * ones relative to the other (the lower white-minus-black), so each bot's colours even out over time;
+ * equal counts are decided by one draw of `random`.
+ */
+export function planGame(a: Seating, b: Seating, random: () => number): LadderPlan {
+  if (a.free >= MIRROR_SEATS && b.free >= MIRROR_SEATS) return { kind: 'mirror', white: a.id, black: b.id };
+  const lean = (s: Seating) => s.colours.white - s.colours.black;
+  const diff = lean(a) - lean(b);
+  const aWhite = diff < 0 || (diff === 0 && random() < 0.5);
+  return aWhite ? { kind: 'single', white: a.id, black: b.id } : { kind: 'single', white: b.id, black: a.id };
 }

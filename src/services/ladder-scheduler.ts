@@ -1,32 +1,32 @@
 // The ladder's scheduler: every `pairIntervalMs` it pairs the on-ladder bots that can play now and
-// have room for two more games, and starts a mirror pair for each pair (registry.createMirrorPair).
-// It also keeps each bot's run of ladder games lost on time and takes a bot off the ladder after
-// MAX_TIME_LOSSES in a row. Every bot write goes through IdentityService.editBot (serialised per bot).
+// have a free seat under their capacity. Two bots that both have two free seats play a mirror pair
+// (registry.createMirrorPair); any other pair plays one rated game, the colours chosen to even out
+// each bot's white and black games. It also keeps each bot's run of ladder games lost on time and
+// takes a bot off the ladder after MAX_TIME_LOSSES in a row. Every bot write goes through
+// IdentityService.editBot (serialised per bot).
 import type { Clock } from '../domain/clock.js';
 import { Periodic } from './periodic.js';
 import type { Logger } from '../domain/log.js';
-import type { BotRecord, GameRecord } from '../domain/records.js';
+import { ladderKindOf, type BotRecord, type GameRecord } from '../domain/records.js';
 import type { TimeControl } from '../domain/types.js';
-import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../game/types.js';
+import type { GameDirectory, GameFactory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../game/types.js';
 import type { Store } from '../store/types.js';
 import type { AccountHub } from './account-hub.js';
 import type { GameAdmission, Hold } from './game-admission.js';
 import { botSeat, type IdentityService } from './identity.js';
-import { choosePairs, type Candidate } from './ladder-pairing.js';
+import { choosePairs, planGame, MIRROR_SEATS, type Candidate, type LadderPlan } from './ladder-pairing.js';
 import type { Presence } from './presence.js';
 
-/** CONTRACT.md: ladder games are Fischer 300+3. */
+/** Ladder games are Fischer 300+3 (docs/API.md, "Ratings, leaderboard and profiles"). */
 export const LADDER_TIME_CONTROL: TimeControl = { Fischer: { initialSeconds: 300, incrementSeconds: 3 } };
 /** Ladder games lost on time in a row that take a bot off the ladder. */
 export const MAX_TIME_LOSSES = 4;
 export const TIME_LOSS_REASON = `lost ${MAX_TIME_LOSSES} ladder games in a row on time; rejoin with POST /bot/ladder/join`;
-/** A mirror pair takes two of a bot's capacity. */
-const PAIR_SLOTS = 2;
 
 export interface LadderSchedulerDeps {
   store: Store;
   identity: IdentityService;
-  games: MirrorPairFactory & GameDirectory;
+  games: GameFactory & MirrorPairFactory & GameDirectory;
   hub: AccountHub;
   presence: Presence;
   /** The live-games caps every game start passes (capacity sits under them). */
@@ -46,10 +46,12 @@ export interface LadderSchedulerConfig {
   pairIntervalMs: number;
 }
 
-/** A ladder game: rated and one half of a mirror pair (nothing else is made rated). */
-export const isLadderGame = (rec: GameRecord): boolean => rec.rated && rec.mirrorOf !== null;
+/** A ladder game: a mirror pair's half or a single game (only the ladder makes rated games). */
+export const isLadderGame = (rec: GameRecord): boolean => ladderKindOf(rec) !== null;
 
 export class LadderScheduler implements GameLifecycleListener {
+  /** Pairings started since this scheduler was made, by kind (benches and logs read it). */
+  readonly started: Record<LadderPlan['kind'], number> = { mirror: 0, single: 0 };
   private running: Promise<number> | null = null;
   private stopped = false;
   private readonly rounds: Periodic;
@@ -82,11 +84,14 @@ export class LadderScheduler implements GameLifecycleListener {
     return this.deps.hub.isOnline(bot.id) || hook || this.deps.presence.recent(bot.id);
   }
 
-  /** The bots one round may pair. */
+  /** Seats the bot has free for ladder games: its capacity minus its live ladder games. */
+  free(bot: BotRecord): number {
+    return (bot.capacity ?? 1) - this.inGames(bot.id);
+  }
+
+  /** The bots one round may pair: on the ladder, reachable, with at least one free seat. */
   eligible(): BotRecord[] {
-    return this.deps.store
-      .listBots()
-      .filter((b) => b.onLadder && this.reachable(b) && (b.capacity ?? 1) - this.inGames(b.id) >= PAIR_SLOTS);
+    return this.deps.store.listBots().filter((b) => b.onLadder && this.reachable(b) && this.free(b) >= 1);
   }
 
   /** One round: chooses the pairs and starts a mirror pair for each. Resolves with the pairs made. */
@@ -112,39 +117,49 @@ export class LadderScheduler implements GameLifecycleListener {
       id: b.id, rating: b.rating.rating, rd: b.rating.rd, lastOpponent: b.ladderLastOpponent ?? null,
     }));
     const bots = new Map(eligible.map((b) => [b.id, b]));
+    const seating = (b: BotRecord) => ({ id: b.id, free: this.free(b), colours: b.ladderColours ?? { white: 0, black: 0 } });
     let made = 0;
     for (const [a, b] of choosePairs(candidates, this.deps.random)) {
-      const ba = bots.get(a.id)!;
-      const bb = bots.get(b.id)!;
-      const holds = this.admit([a.id, b.id]);
-      if (!holds) continue; // a bot at its live-games cap, or the server full: not this round
-      try {
-        await this.deps.games.createMirrorPair({
-          white: botSeat(ba.team, ba.name), black: botSeat(bb.team, bb.name), timeControl: LADDER_TIME_CONTROL, rated: true,
-        });
-      } catch (e) {
-        // The registry is stopping or the store refuses: no pair this round, try again next round.
-        this.deps.log.warn({ err: String(e), a: a.id, b: b.id }, 'could not start a mirror pair');
-        continue;
-      } finally {
-        for (const h of holds) h.release();
-      }
+      const plan = planGame(seating(bots.get(a.id)!), seating(bots.get(b.id)!), this.deps.random);
+      if (!(await this.startGames(plan, bots))) continue;
       made++;
       await Promise.all([
-        this.deps.identity.editBot(a.id, (bot) => ({ ...bot, ladderLastOpponent: b.id })),
-        this.deps.identity.editBot(b.id, (bot) => ({ ...bot, ladderLastOpponent: a.id })),
+        this.deps.identity.editBot(plan.white, (bot) => ({ ...bot, ladderLastOpponent: plan.black, ladderColours: played(bot, plan, 'white') })),
+        this.deps.identity.editBot(plan.black, (bot) => ({ ...bot, ladderLastOpponent: plan.white, ladderColours: played(bot, plan, 'black') })),
       ]);
     }
     if (made > 0) this.deps.log.info({ pairs: made, eligible: candidates.length }, 'ladder round');
     return made;
   }
 
-  /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
-  private admit(ids: string[]): Hold[] | null {
+  /** Starts the planned game(s); false when the caps refuse them or the registry cannot start them now. */
+  private async startGames(plan: LadderPlan, bots: Map<string, BotRecord>): Promise<boolean> {
+    const w = bots.get(plan.white)!;
+    const b = bots.get(plan.black)!;
+    const games = plan.kind === 'mirror' ? MIRROR_SEATS : 1;
+    const holds = this.admit([w.id, b.id], games);
+    if (!holds) return false; // a bot at its live-games cap, or the server full: not this round
+    const spec = { white: botSeat(w.team, w.name), black: botSeat(b.team, b.name), timeControl: LADDER_TIME_CONTROL, rated: true };
+    try {
+      if (plan.kind === 'mirror') await this.deps.games.createMirrorPair(spec);
+      else await this.deps.games.create(spec);
+      this.started[plan.kind]++;
+      return true;
+    } catch (e) {
+      // The registry is stopping or the store refuses: no game this round, try again next round.
+      this.deps.log.warn({ err: String(e), white: w.id, black: b.id, kind: plan.kind }, 'could not start a ladder game');
+      return false;
+    } finally {
+      for (const h of holds) h.release();
+    }
+  }
+
+  /** Places for `games` games under the live-games caps, or null (nothing held) when refused. */
+  private admit(ids: string[], games: number): Hold[] | null {
     const guard = this.deps.admission;
     if (!guard) return [];
     const holds: Hold[] = [];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < games; i++) {
       const r = guard.reserve(ids);
       if (!r.ok) {
         for (const h of holds) h.release();
@@ -185,4 +200,11 @@ export class LadderScheduler implements GameLifecycleListener {
       this.deps.hub.publish(id, { LadderRemoved: { reason: TIME_LOSS_REASON } });
     }
   }
+}
+
+/** A bot's colour counts after the planned game(s): a mirror pair plays both colours once. */
+function played(bot: BotRecord, plan: LadderPlan, colour: 'white' | 'black'): { white: number; black: number } {
+  const c = bot.ladderColours ?? { white: 0, black: 0 };
+  if (plan.kind === 'mirror') return { white: c.white + 1, black: c.black + 1 };
+  return colour === 'white' ? { ...c, white: c.white + 1 } : { ...c, black: c.black + 1 };
 }

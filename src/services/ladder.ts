@@ -3,7 +3,7 @@
 // index, the counts, the rating history — so no request walks the stored results.
 import { DEFAULT_CAPACITY, NO_STATS, LISTED_RD, type LadderStats } from '../domain/ratings.js';
 import type { BotRecord, ResultRecord } from '../domain/records.js';
-import { HUMAN_FACE, botExternalId, botFace, type Principal, type PublicFace, type Seat, type Termination } from '../domain/types.js';
+import { HUMAN_FACE, botExternalId, botFace, type LadderKind, type Principal, type PublicFace, type Seat, type Termination } from '../domain/types.js';
 import type { GameDirectory } from '../game/types.js';
 import type { Store } from '../store/types.js';
 import { leaderboardBytes } from '../wire/encode.js';
@@ -17,8 +17,7 @@ export const RECENT_GAMES = 20;
  * caller may ask for. 50 rows are about 7 KB: at 100 (15 KB) the bytes alone held the route under
  * 0.8x of /health's req/s (docs/DECISIONS.md).
  */
-export const LEADERBOARD_DEFAULT_LIMIT = 50;
-export const LEADERBOARD_MAX_LIMIT = 1000;
+export { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../wire/documented-defaults.js';
 
 /** Which rows of each list one leaderboard answer holds. */
 export interface LeaderboardPage {
@@ -50,6 +49,8 @@ export interface ProfileGame {
   opponent: PublicFace;
   result: ResultRecord['result'];
   rated: boolean;
+  /** Present on ladder games only. */
+  ladder?: LadderKind;
   termination: Termination;
   finishedAt: string;
 }
@@ -160,6 +161,7 @@ export class LadderService {
       opponent: faceOfId(r.opponentId),
       result: r.result,
       rated: r.rated,
+      ...profileLadder(r),
       termination: r.termination,
       finishedAt: new Date(r.finishedAt).toISOString(),
     }));
@@ -180,6 +182,15 @@ export class LadderService {
     };
   }
 }
+
+/**
+ * A result line's ladder kind. Lines stored before single games existed carry none: their rated
+ * games were all mirror pairs.
+ */
+const profileLadder = (r: ResultRecord): { ladder?: LadderKind } => {
+  const ladder = r.ladder ?? (r.rated ? 'mirror' : undefined);
+  return ladder ? { ladder } : {};
+};
 
 export const capacityOf = (bot: Pick<BotRecord, 'capacity'>): number => bot.capacity ?? DEFAULT_CAPACITY;
 

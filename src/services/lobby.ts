@@ -59,7 +59,7 @@ export interface LobbySeek {
 }
 
 /**
- * GET /lobby/seeks/{id}. `seatToken` is our addition to CONTRACT.md's shape: it appears only on a
+ * GET /lobby/seeks/{id}. `seatToken` is our addition to the documented seek shape: it appears only on a
  * matched GUEST seek, because the human who offered it has no other way to get the Bearer token that
  * lets it play its seat. It is derived from the seek secret, so only the poller who holds the secret
  * can obtain it, and every poll returns the same token.

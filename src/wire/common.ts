@@ -1,4 +1,4 @@
-// Shapes that appear in requests, responses and events alike (bot-service-spec.md "Resources").
+// Shapes that appear in requests, responses and events alike (docs/API.md and the served /openapi.json).
 // Response-side objects are strict: the server sends exactly these fields, and a strict schema lets
 // the conformance checker catch a leaked field (a raw id, a token hash) instead of waving it through.
 import { z } from 'zod';
@@ -19,7 +19,7 @@ export const count = (): z.ZodInt => z.int().min(0);
 
 export const Seat = named('Seat', z.enum(['White', 'Black']), 'A side of the board.');
 
-// CONTRACT.md: time-control seconds are integers; initial 1..86400, increment 0..600, per-move 1..86400.
+// Time-control seconds are integers; initial 1..86400, increment 0..600, per-move 1..86400.
 export const TIME_LIMITS = {
   initialSeconds: { min: 1, max: 86_400 },
   incrementSeconds: { min: 0, max: 600 },
@@ -87,6 +87,12 @@ export const Players = named(
   'The public faces of both seats.',
 );
 
+export const LadderKind = named(
+  'LadderKind',
+  z.enum(['mirror', 'single']),
+  'Which kind of ladder game: one of a mirror pair (both colours, the same dice) or a single rated game.',
+);
+
 export const Termination = named(
   'Termination',
   z.enum(['KingCaptured', 'Resign', 'Draw', 'Aborted', 'Timeout']),
@@ -114,7 +120,7 @@ export const GameStatus = named(
     z.strictObject({ Active: z.strictObject({}) }),
     z.strictObject({ Ended: z.strictObject({ over: GameOver }) }),
   ]),
-  'Single-key status. `Ended` carries `over` (CONTRACT.md) so a polling bot can read the result.',
+  'Single-key status. `Ended` carries `over` so a polling bot can read the result.',
 );
 
 /** Typed by the domain's tree type: a recursive schema cannot infer its own type. */

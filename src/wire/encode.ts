@@ -89,7 +89,8 @@ export class StateTemplate {
       `,"commit":${JSON.stringify(s.commit)},"seed":${JSON.stringify(s.seed)}` +
       `,"clientSeeds":${JSON.stringify(s.clientSeeds)}` +
       `,"legalMoves":${legalMovesJson}` +
-      `,"players":${JSON.stringify(s.players)}}`;
+      `,"players":${JSON.stringify(s.players)}` +
+      (s.ladder ? `,"ladder":${JSON.stringify(s.ladder)}}` : '}');
   }
 
   render(clocks: Clocks | null): string {
@@ -104,7 +105,7 @@ export class StateTemplate {
 
 export type ProblemBody = z.output<typeof R.Problem>;
 
-/** An RFC 9457 body (CONTRACT.md, Errors); the title is the status's HTTP reason phrase. */
+/** An RFC 9457 body (docs/API.md, "Errors and limits"); the title is the status's HTTP reason phrase. */
 export function problemJson(status: number, code: string, detail: string): string {
   const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Unknown', status, detail, code };
   return JSON.stringify(body);
@@ -118,7 +119,7 @@ export type ListedGame = GameSummary & {
 
 /** Entry of GET /games: only spectator-safe fields, picked one by one so nothing else leaks. */
 function publicGame(s: ListedGame): z.output<typeof R.PublicGame> {
-  // Rated games only carry `rated` and `ratings`: every other entry keeps the spec's exact shape.
+  // Rated games only carry `rated` and `ratings`: every other entry keeps the documented shape exactly.
   const rated = s.rated ? { rated: true as const, ratings: s.ratings ?? { white: null, black: null } } : {};
   return {
     gameId: s.gameId,

@@ -1,4 +1,4 @@
-// Stream events (bot-service-spec.md "Events") and webhook deliveries. Every stream line is a
+// Stream events (docs/API.md, "Streams") and webhook deliveries. Every stream line is a
 // single-key object naming the event; the union schemas describe one line each.
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';

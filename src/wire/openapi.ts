@@ -20,7 +20,7 @@ const DESCRIPTION = [
   `micro-moves. Contract ${CONTRACT_VERSION}.`,
   'Errors other than move verdicts are `application/problem+json` with a stable snake_case `code`.',
   'Every route may also answer 500 (a bug). A known path with a wrong method answers 405 with `Allow`;',
-  'an unknown path answers 404. Both are problems (see components.responses). Every GET also answers HEAD',
+  'an unknown path answers 404. All three are problems (`x-unmatched-responses` has them). Every GET also answers HEAD',
   '(same status and headers, no body), and every known path answers an OPTIONS CORS preflight with 204.',
   'The two ndjson streams are described event by event in the AsyncAPI document at /asyncapi.json.',
 ].join(' ');
@@ -127,6 +127,7 @@ function webhooks(): JsonObject {
       summary,
       description,
       parameters: SIGNATURE_HEADERS,
+      security: [{ webhookSignature: [] }],
       requestBody: { required: true, content: { [CONTENT_TYPES.json]: { schema: body } } },
       responses: {
         200: { description: 'The answer (read up to 64 KiB).', content: { [CONTENT_TYPES.json]: { schema: answer } } },
@@ -175,24 +176,37 @@ function build(serverVersion: string): JsonObject {
       // info.version is the version of the API described; the server's build has its own field.
       version: CONTRACT_VERSION,
       description: DESCRIPTION,
+      // The package is private and grants no licence (package.json says UNLICENSED, npm's word for it).
+      license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
       'x-server-version': serverVersion,
     },
     servers: [{ url: '/' }],
     tags: TAGS.map((t) => ({ name: t.name, description: t.description })),
     paths,
     webhooks: webhooks(),
+    // Answers that belong to no operation (OpenAPI has no place for them): an unknown path, a known
+    // path with a method it does not answer, and a bug.
+    'x-unmatched-responses': {
+      404: problem('Unknown route.', 404),
+      405: problem('Known path, method not answered here.', 405),
+      500: problem('A bug: no request should ever get one.', 500),
+    },
     components: {
       schemas: componentSchemas('draft-2020-12') as JsonObject,
-      responses: {
-        NotFound: problem('Unknown route.', 404),
-        MethodNotAllowed: problem('Known path, method not answered here.', 405),
-        InternalError: problem('A bug: no request should ever get one.', 500),
-      },
       securitySchemes: {
         bearer: {
           type: 'http',
           scheme: 'bearer',
           description: 'A bot token (`dcb_…`), a static house-bot token, or on game routes a guest’s seatToken.',
+        },
+        webhookSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Game-Signature',
+          description:
+            'How a webhook receiver knows a delivery is the server’s: lowercase hex HMAC-SHA256, keyed by the ' +
+            'webhook secret, over `<X-Game-Timestamp>.<raw body>` (also sent as X-DiceChess-Signature and ' +
+            'X-DiceChess-Timestamp). Reject a bad signature or a timestamp outside ±5 minutes.',
         },
       },
     },

@@ -1,5 +1,5 @@
 // Turning untrusted input into typed values. A failure is a value carrying one short, human detail
-// that names the offending field (CONTRACT.md: "wrong types are 400 with a `detail` naming the
+// that names the offending field (docs/API.md, "Conventions": "wrong types are 400 with a `detail` naming the
 // field"); the edge copies it into the problem body. Nothing here throws on bad input.
 import { z } from 'zod';
 

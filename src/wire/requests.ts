@@ -1,11 +1,12 @@
 // Request bodies and query strings. Objects are zod's default (non-strict) objects: unknown fields
-// are dropped, never refused (CONTRACT.md). Arrays and strings are bounded so hostile input is
+// are dropped, never refused (docs/API.md, "Conventions"). Arrays and strings are bounded so hostile input is
 // refused cheaply, before any service sees it.
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl, count } from './common.js';
 import type { Parsed } from './parse.js';
 import { parseBody } from './parse.js';
+import { DEFAULT_CAPACITY, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT, MAX_CAPACITY } from './documented-defaults.js';
 
 import { SEED_MAX, SEED_MIN, SEED_REJECT_REASON, SLUG_MAX, SLUG_PATTERN } from '../domain/rules.js';
 
@@ -161,17 +162,20 @@ export const LobbySeeksQuery = z.object({
 export const CapacityRequest = named(
   'CapacityRequest',
   z.object({
-    capacity: described(z.int().min(1).max(32), 'Ladder games the bot plays at once, 1 to 32 (a mirror pair counts 2).'),
+    capacity: described(
+      z.int().min(1).max(MAX_CAPACITY),
+      `Ladder games the bot plays at once, 1 to ${MAX_CAPACITY} (${DEFAULT_CAPACITY} by default; a mirror pair counts 2).`,
+    ),
   }),
   'Sets how many ladder games the server may seat the caller in at once.',
 );
 
 export const LeaderboardQuery = z.object({
-  limit: described(z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(), 'Rows per page, 1 to 1000; 50 when omitted.'),
+  limit: described(z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(), `Rows per page, 1 to ${LEADERBOARD_MAX_LIMIT}; ${LEADERBOARD_DEFAULT_LIMIT} when omitted.`),
   offset: described(z.string().regex(/^[0-9]{1,9}$/, { error: 'must be a whole number' }).optional(), 'Rows to skip from the top; 0 when omitted.'),
   provisionalLimit: described(
     z.string().regex(/^[0-9]{1,7}$/, { error: 'must be a whole number' }).optional(),
-    'Rows of the provisional list, 0 to 1000 (0 leaves it empty); 50 when omitted.',
+    `Rows of the provisional list, 0 to ${LEADERBOARD_MAX_LIMIT} (0 leaves it empty); ${LEADERBOARD_DEFAULT_LIMIT} when omitted.`,
   ),
   provisionalOffset: described(
     z.string().regex(/^[0-9]{1,9}$/, { error: 'must be a whole number' }).optional(),

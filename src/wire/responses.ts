@@ -1,9 +1,10 @@
-// Response bodies (bot-service-spec.md "Resources", CONTRACT.md for the lobby, history, health and
-// problem shapes). All strict: the documents promise exactly these fields.
+// Response bodies (docs/API.md describes each, the lobby, history, health and
+// problem shapes included). All strict: the documents promise exactly these fields.
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
+import { DEFAULT_CAPACITY, MAX_CAPACITY } from './documented-defaults.js';
 import {
-  ClientSeeds, Clocks, count, GameStatus, HistoryEntry, LegalMoveTree, Participant, Players,
+  ClientSeeds, Clocks, count, GameStatus, HistoryEntry, LadderKind, LegalMoveTree, Participant, Players,
   PublicFace, Seat, Termination, TimeControl,
 } from './common.js';
 
@@ -133,6 +134,10 @@ export const GameState = named(
       'Present while a roll is pending; null when too large (fetch GET /games/{id}/moves).',
     ),
     players: Players,
+    ladder: described(
+      LadderKind.optional(),
+      'Present on a ladder game only: `mirror` (one of a mirror pair) or `single` (one rated game); absent otherwise.',
+    ),
   }),
   'Public snapshot of one game; also `state` of the Snapshot event and of webhook deliveries.',
 );
@@ -156,12 +161,6 @@ export const GameHistory = named(
     history: z.array(HistoryEntry),
   }),
   'The transcript of a live or finished game, with the dice reveal once it is public.',
-);
-
-export const MoveVerdict = named(
-  'MoveVerdict',
-  z.strictObject({ applied: z.boolean(), version: count().nullable(), reason: z.string().nullable() }),
-  'Outcome of a move request.',
 );
 
 export const MoveApplied = named(
@@ -294,6 +293,10 @@ export const ProfileGame = named(
     opponent: PublicFace,
     result: described(z.enum(['win', 'draw', 'loss']), 'From the profiled bot’s point of view.'),
     rated: z.boolean(),
+    ladder: described(
+      LadderKind.optional(),
+      'Present on a ladder game only: `mirror` (one of a mirror pair) or `single` (one rated game); absent otherwise.',
+    ),
     termination: Termination,
     finishedAt: dateTime('ISO 8601 date-time (UTC).'),
   }),
@@ -315,7 +318,7 @@ export const RatingPoint = named(
 export const Capacity = named(
   'Capacity',
   z.strictObject({
-    capacity: described(z.int().min(1).max(32), 'Ladder games the bot plays at once (1 unless set).'),
+    capacity: described(z.int().min(1).max(MAX_CAPACITY), `Ladder games the bot plays at once (${DEFAULT_CAPACITY} unless set).`),
     inGames: described(count(), 'Live ladder games the bot is in; a mirror pair counts 2.'),
   }),
   'Ladder capacity of the calling bot.',

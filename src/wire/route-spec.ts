@@ -10,7 +10,7 @@ export const CONTRACT_VERSION = '1.0';
 export type Method = 'GET' | 'POST' | 'DELETE';
 
 /**
- * `bearer`: a bot token. `seatOrBearer`: a bot token or a guest's seat token (CONTRACT.md: guests
+ * `bearer`: a bot token. `seatOrBearer`: a bot token or a guest's seat token (docs/API.md: guests
  * play on the same game routes with their `seatToken` as Bearer).
  */
 export type Auth = 'public' | 'bearer' | 'seatOrBearer';
@@ -40,7 +40,7 @@ export interface RequestSpec {
   /**
    * True when a JSON body that fails `body` is still not refused: the route answers as usual and
    * the handler classifies the raw value itself (the seed route answers 202 to a malformed seed,
-   * bot-service-spec.md Gameplay rule 1). `body` still documents the expected shape.
+   * docs/API.md, "How a game runs"). `body` still documents the expected shape.
    */
   lenient?: boolean;
   /** Query parameters, all strings. */

@@ -1,11 +1,12 @@
 // THE ROUTE CATALOGUE: every route of the service, its authentication, request shapes and every
-// status it can answer (bot-service-spec.md "Endpoints" and "Errors", CONTRACT.md for the routes
-// and statuses the spec leaves open). The edge routes from it; the OpenAPI document is made from it.
+// status it can answer (docs/API.md says the same for
+// people). The edge routes from it; the OpenAPI document is made from it.
 import * as Q from './requests.js';
 import * as R from './responses.js';
 import { AccountEvent, GameEvent } from './events.js';
 import type { Method, RouteSpec } from './route-spec.js';
 import { CONTENT_TYPES, json, ndjson, noContent, route, toOpenApiPath } from './route-spec.js';
+import { DEFAULT_CAPACITY, DOCUMENTED_DEFAULTS as D, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT, MAX_CAPACITY, thousands } from './documented-defaults.js';
 
 export type { Auth, Method, RequestSpec, ResponseSpec, RouteSpec } from './route-spec.js';
 export { CONTENT_TYPES, pathParams, toOpenApiPath, toUwsPattern } from './route-spec.js';
@@ -18,8 +19,8 @@ const GUEST_BUDGET = 'Too many guest requests from this address; see Retry-After
 const REGISTERED_ONLY = 'Anonymous or static (house) caller: registered bots only.';
 const WEBHOOKS_OFF = 'Webhooks are disabled on this server (checked before authentication).';
 const NO_PERSISTENCE = 'The server runs without persistence';
-const TOO_MANY_GAMES = '`too_many_games`: a player of the new game already sits in as many live games as it may (16 anonymous, 32 registered, 2 guest by default; house bots have no cap); nothing was created. See Retry-After.';
-const SERVER_FULL = '`server_full`: the server holds as many live games as it may (50,000 by default); nothing was created. See Retry-After.';
+const TOO_MANY_GAMES = `\`too_many_games\`: a player of the new game already sits in as many live games as it may (${D.liveGamesPerIdentity.anonymous} anonymous, ${D.liveGamesPerIdentity.registered} registered, ${D.liveGamesPerIdentity.guest} guest by default; house bots have no cap); nothing was created. See Retry-After.`;
+const SERVER_FULL = `\`server_full\`: the server holds as many live games as it may (${thousands(D.maxLiveGames)} by default); nothing was created. See Retry-After.`;
 
 const LADDER_CHANGES = '`too_many_ladder_changes`: more ladder joins and leaves than the bot’s budget (60 per hour by default); see Retry-After.';
 
@@ -29,7 +30,7 @@ const identity = [
     summary: 'Mint an anonymous token (ephemeral, unranked, about 24 hours).',
     request: { query: Q.AnonQuery },
     ok: { 201: json(R.TokenResponse, 'A new anonymous identity; the token is shown only here.') },
-    errors: { 429: 'More than 30 mints per hour from this address; see Retry-After.' },
+    errors: { 429: `More than ${D.anonMintsPerHour} mints per hour from this address; see Retry-After.` },
   }),
   route({
     operationId: 'register', method: 'POST', path: '/bot/register', auth: 'public', tag: 'Identity',
@@ -39,7 +40,7 @@ const identity = [
     errors: {
       400: 'Invalid slug, or the reserved team `anon` or `house`.',
       409: 'This team and name are already taken.',
-      429: 'More than 5 successful registrations per hour from this address; see Retry-After.',
+      429: `More than ${D.registrationsPerHour} successful registrations per hour from this address; see Retry-After.`,
     },
   }),
   route({
@@ -73,10 +74,10 @@ const identity = [
   }),
   route({
     operationId: 'setCapacity', method: 'POST', path: '/bot/capacity', auth: 'bearer', tag: 'Identity',
-    summary: 'Set how many ladder games the server may seat the bot in at once (1 to 32; a mirror pair counts 2).',
+    summary: `Set how many ladder games the server may seat the bot in at once (1 to ${MAX_CAPACITY}, ${DEFAULT_CAPACITY} by default; a mirror pair counts 2).`,
     request: { body: Q.CapacityRequest },
     ok: { 200: json(R.Capacity, 'The new capacity and live ladder games.') },
-    errors: { 400: 'Capacity missing, not a whole number, or outside 1..32.', 403: REGISTERED_ONLY },
+    errors: { 400: `Capacity missing, not a whole number, or outside 1..${MAX_CAPACITY}.`, 403: REGISTERED_ONLY },
   }),
 ];
 
@@ -89,7 +90,7 @@ const challenges = [
     errors: {
       400: 'Challenging yourself.',
       404: 'No bot with that team and name.',
-      429: `\`too_many_challenges\`: too many pending challenges (10); \`too_many_challenge_requests\`: more than 600 challenges an hour from this address; or ${TOO_MANY_GAMES} (the challenger is checked here; a house bot target accepts at once, so the game is checked here too). See Retry-After.`,
+      429: `\`too_many_challenges\`: too many pending challenges (${D.maxPendingPerChallenger}); \`too_many_challenge_requests\`: more than ${D.challengesPerHour} challenges an hour from this address; or ${TOO_MANY_GAMES} (the challenger is checked here; a house bot target accepts at once, so the game is checked here too). See Retry-After.`,
       503: SERVER_FULL,
     },
   }),
@@ -127,7 +128,7 @@ const seeks = [
     request: { body: Q.SeekRequest, bodyRequired: false },
     ok: { 201: json(R.SeekCreated, 'The open seek and its capability secret.') },
     errors: {
-      429: `\`too_many_seeks\`: the caller already has 3 open seeks; or ${TOO_MANY_GAMES}`,
+      429: `\`too_many_seeks\`: the caller already has ${D.maxOpenSeeksPerCaller} open seeks; or ${TOO_MANY_GAMES}`,
       503: SERVER_FULL,
     },
   }),
@@ -291,10 +292,10 @@ const discovery = [
 const leaderboard = [
   route({
     operationId: 'getLeaderboard', method: 'GET', path: '/leaderboard', auth: 'public', tag: 'Leaderboard',
-    summary: 'Registered bots with deviation at most 110, best first, a page at a time (50 rows by default); the provisional ones on the ladder apart, paged the same way.',
+    summary: `Registered bots with deviation at most 110, best first, a page at a time (${LEADERBOARD_DEFAULT_LIMIT} rows by default); the provisional ones on the ladder apart, paged the same way.`,
     request: { query: Q.LeaderboardQuery },
     ok: { 200: json(R.Leaderboard, 'The leaderboard.') },
-    errors: { 400: 'A paging parameter is not a whole number, `limit` is outside 1..1000 or `provisionalLimit` outside 0..1000.', 404: `${NO_PERSISTENCE}.` },
+    errors: { 400: `A paging parameter is not a whole number, \`limit\` is outside 1..${LEADERBOARD_MAX_LIMIT} or \`provisionalLimit\` outside 0..${LEADERBOARD_MAX_LIMIT}.`, 404: `${NO_PERSISTENCE}.` },
   }),
   route({
     operationId: 'getBotProfile', method: 'GET', path: '/bots/{team}/{name}', auth: 'public', tag: 'Leaderboard',
@@ -305,7 +306,7 @@ const leaderboard = [
   }),
 ];
 
-const TOO_MANY_STREAMS = '`too_many_streams`: the identity already holds as many streams open as it may (64 by default, account and game streams together); the open ones keep working. See Retry-After.';
+const TOO_MANY_STREAMS = `\`too_many_streams\`: the identity already holds as many streams open as it may (${D.streamsPerIdentity} by default, account and game streams together); the open ones keep working. See Retry-After.`;
 
 const streams = [
   route({
@@ -347,7 +348,7 @@ const webhooks = [
     errors: {
       403: REGISTERED_ONLY,
       422: 'URL policy violation (code `webhook_url_refused`) or failed handshake (`webhook_handshake_failed`); `detail` says which rule or what the handshake got.',
-      429: 'More than 5 registrations per hour from this address; see Retry-After.',
+      429: `More than ${D.webhookRegistrationsPerHour} registrations per hour from this address; see Retry-After.`,
       503: WEBHOOKS_OFF,
     },
   }),
@@ -397,7 +398,7 @@ export type CatalogueRoute =
   | (typeof gameplay)[number] | (typeof discovery)[number] | (typeof leaderboard)[number]
   | (typeof streams)[number] | (typeof webhooks)[number] | (typeof operations)[number];
 
-/** Every route of the service, grouped as the spec groups them. */
+/** Every route of the service, grouped as docs/API.md groups them. */
 export const ROUTES: readonly RouteSpec[] = Object.freeze([
   ...identity, ...challenges, ...seeks, ...lobby, ...gameplay, ...discovery, ...leaderboard, ...streams,
   ...webhooks, ...operations,

@@ -32,7 +32,6 @@ export type WireDomainTies = [
   Check<Mutual<Out<typeof C.HistoryEntry>, D.HistoryEntry>>,
   Check<Mutual<Out<typeof C.ClientSeeds>, D.ClientSeeds>>,
   Check<Mutual<Out<typeof R.GameState>, D.GameState>>,
-  Check<Mutual<Out<typeof R.MoveVerdict>, D.MoveVerdict>>,
   Check<Fits<Out<typeof R.MoveApplied>, D.MoveVerdict>>,
   Check<Fits<Out<typeof R.MoveRefused>, D.MoveVerdict>>,
   Check<Mutual<Out<typeof R.MoveRefused>['reason'], D.VerdictReason>>,

@@ -41,7 +41,7 @@ t.test('perft prints the node count', async (t) => {
 });
 
 const SEED = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
-t.test('roll and commit reproduce the RULES.md §7 known answers', async (t) => {
+t.test('roll and commit reproduce the fair-dice known answers', async (t) => {
   t.same(run('roll', SEED, 'alice', 'bob', '0'), { code: 0, out: '[1,2,3]', err: '' });
   t.same(run('roll', SEED, 'alice', 'bob', '11'), { code: 0, out: '[5,2,2]', err: '' });
   t.same(run('commit', SEED), { code: 0, out: '630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd', err: '' });

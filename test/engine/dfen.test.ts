@@ -1,9 +1,9 @@
-// DFEN parsing and serialising (RULES.md §5).
+// DFEN parsing and serialising (docs/ENGINE.md: DFEN).
 import t from 'tap';
 import { START_FEN, formatDfen, parseDfen, withDice } from '../../src/engine/index.js';
 import { mustParse } from './helpers.js';
 
-t.test('start position parses and serialises back unchanged (§5)', async (t) => {
+t.test('start position parses and serialises back unchanged (DFEN)', async (t) => {
   const p = mustParse(START_FEN);
   t.equal(p.turn, 0);
   t.equal(p.castling, 15);
@@ -15,7 +15,7 @@ t.test('start position parses and serialises back unchanged (§5)', async (t) =>
   t.equal(formatDfen(p), START_FEN);
 });
 
-t.test('four and five fields default the counters (§5)', async (t) => {
+t.test('four and five fields default the counters (DFEN)', async (t) => {
   const four = mustParse('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -');
   t.equal(four.halfmove, 0);
   t.equal(four.fullmove, 1);
@@ -25,7 +25,7 @@ t.test('four and five fields default the counters (§5)', async (t) => {
   t.equal(formatDfen(five), 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 7 1');
 });
 
-t.test('dice field: "-", either case, any order; written sorted and cased by side (§5)', async (t) => {
+t.test('dice field: "-", either case, any order; written sorted and cased by side (DFEN)', async (t) => {
   t.same(mustParse(`${START_FEN} -`).dice, []);
   t.equal(formatDfen(mustParse(`${START_FEN} -`)), START_FEN, 'no dice: six fields');
   t.same(mustParse(`${START_FEN} kNb`).dice, [2, 3, 6]);
@@ -35,7 +35,7 @@ t.test('dice field: "-", either case, any order; written sorted and cased by sid
   t.equal(formatDfen(mustParse(`${START_FEN} PPP`)), `${START_FEN} PPP`, 'repeated faces kept');
 });
 
-t.test('serialise ordering: castling KQkq, targets by square index (§5)', async (t) => {
+t.test('serialise ordering: castling KQkq, targets by square index (DFEN)', async (t) => {
   const p = mustParse('4k3/8/8/pPpPp3/8/8/8/4K3 w qkQK e6a6c6 0 1');
   t.equal(formatDfen(p), '4k3/8/8/pPpPp3/8/8/8/4K3 w KQkq a6c6e6 0 1');
   t.same(p.ep, [40, 42, 44]);
@@ -44,7 +44,7 @@ t.test('serialise ordering: castling KQkq, targets by square index (§5)', async
   t.equal(formatDfen(mustParse('4k3/8/8/8/8/8/8/4K3 w kQ - 0 1')), '4k3/8/8/8/8/8/8/4K3 w Qk - 0 1');
 });
 
-t.test('withDice writes the roll sorted and cased (§5: a White roll [6,2,3] is NBK)', async (t) => {
+t.test('withDice writes the roll sorted and cased (DFEN: a White roll [6,2,3] is NBK)', async (t) => {
   t.same(withDice(START_FEN, [6, 2, 3]), { ok: true, value: `${START_FEN} NBK` });
   t.same(withDice(`${START_FEN} PPP`, [5]), { ok: true, value: `${START_FEN} Q` }, 'replaces pending dice');
   t.same(withDice(START_FEN, []), { ok: true, value: START_FEN });
@@ -60,7 +60,7 @@ t.test('withDice writes the roll sorted and cased (§5: a White roll [6,2,3] is 
   t.equal(!bad.ok && bad.error.code, 'bad_field_count');
 });
 
-t.test('every malformed case has its own stable code and a message (§5)', async (t) => {
+t.test('every malformed case has its own stable code and a message (DFEN)', async (t) => {
   const cases: [string, string][] = [
     ['rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP w KQkq - 0 1', 'bad_rank_count'],
     ['rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/8 w KQkq - 0 1', 'bad_rank_count'],
@@ -103,8 +103,8 @@ t.test('every malformed case has its own stable code and a message (§5)', async
   }
 });
 
-t.test('unusual but well-formed positions parse: no kings, pawns on the last rank (§5)', async (t) => {
-  // A pawn that captured a king on the last rank stays a pawn in fenAfter (§2, §4).
+t.test('unusual but well-formed positions parse: no kings, pawns on the last rank (DFEN)', async (t) => {
+  // A pawn that captured a king on the last rank stays a pawn in fenAfter (piece moves, counters and draws).
   const fen = '3P4/8/8/8/8/8/8/4K3 w - - 0 1';
   t.equal(formatDfen(mustParse(fen)), fen);
 });

@@ -1,4 +1,4 @@
-// The binary tree format and its readers (RULES.md §6 wire JSON, docs/ENGINE.md byte layout).
+// The binary tree format and its readers (docs/ENGINE.md: the legal-move tree wire JSON, docs/ENGINE.md byte layout).
 import t from 'tap';
 import { START_FEN, legalTree, treeHasPath, treeLeafCount, treePaths, treeToJson, treeToObject } from '../../src/engine/index.js';
 import { posWith } from './helpers.js';
@@ -36,7 +36,7 @@ t.test('JSON text of a large tree, then a small one, from the reused scratch', a
   t.equal(treeToJson(small), JSON.stringify(treeToObject(small)), 'no bytes left over from the large one');
 });
 
-t.test('treeHasPath wants one exact root-to-leaf path (§6)', async (t) => {
+t.test('treeHasPath wants one exact root-to-leaf path (the legal-move tree)', async (t) => {
   const bytes = legalTree(posWith(START_FEN, [1, 2])).bytes;
   t.ok(treeHasPath(bytes, ['e2e4', 'g1e2']));
   t.ok(treeHasPath(bytes, ['g1f3', 'e2e4']));

@@ -1,4 +1,4 @@
-// Single-die perft (RULES.md §2–3 move generation; the perft convention itself is ours, see
+// Single-die perft (docs/ENGINE.md: piece moves, en passant move generation; the perft convention itself is ours, see
 // docs/ENGINE.md): each ply is a one-micro-move turn with the same die, then the turn end.
 // Pinned numbers were produced by the naive reference (reference.ts) and the engine agreeing; the
 // cross-check below recomputes the reference live at small depths.

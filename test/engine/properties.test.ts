@@ -1,5 +1,5 @@
-// Property tests (fast-check) over positions reached by random playouts: DFEN round trips (§5) and
-// the legal-move tree's invariants (§6).
+// Property tests (fast-check) over positions reached by random playouts: DFEN round trips (DFEN) and
+// the legal-move tree's invariants (the legal-move tree).
 import t from 'tap';
 import fc from 'fast-check';
 import {
@@ -17,7 +17,7 @@ const visitArb = fc
     return seen[seen.length - 1];
   });
 
-t.test('DFEN round-trips on playout positions, with and without dice (§5)', async (t) => {
+t.test('DFEN round-trips on playout positions, with and without dice (DFEN)', async (t) => {
   fc.assert(
     fc.property(visitArb, (v) => {
       const six = parseDfen(v.fen);
@@ -31,7 +31,7 @@ t.test('DFEN round-trips on playout positions, with and without dice (§5)', asy
   t.pass('round trips hold');
 });
 
-t.test('every leaf path replays through applyTurn (§1, §6)', async (t) => {
+t.test('every leaf path replays through applyTurn (the turn, the legal-move tree)', async (t) => {
   fc.assert(
     fc.property(visitArb, (v) => {
       const pos = posWith(v.fen, v.dice);
@@ -53,7 +53,7 @@ t.test('every leaf path replays through applyTurn (§1, §6)', async (t) => {
   t.pass('paths replay');
 });
 
-t.test('treeHasPath accepts exactly the leaf paths (§6)', async (t) => {
+t.test('treeHasPath accepts exactly the leaf paths (the legal-move tree)', async (t) => {
   fc.assert(
     fc.property(visitArb, fc.integer(), (v, seed) => {
       const bytes = legalTree(posWith(v.fen, v.dice)).bytes;
@@ -80,7 +80,7 @@ t.test('treeHasPath accepts exactly the leaf paths (§6)', async (t) => {
   t.pass('only leaves accepted');
 });
 
-t.test('JSON encoder, object form, paths and leaf count agree (§6)', async (t) => {
+t.test('JSON encoder, object form, paths and leaf count agree (the legal-move tree)', async (t) => {
   fc.assert(
     fc.property(visitArb, (v) => {
       const r = legalTree(posWith(v.fen, v.dice));

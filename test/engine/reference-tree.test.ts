@@ -1,5 +1,5 @@
-// The maximum-rule tree (RULES.md §1, §6) and turn application (§3, §4) against the naive reference,
-// which lists every micro-move sequence and applies §1 literally, on positions from random playouts
+// The maximum-rule tree (docs/ENGINE.md: the turn, the legal-move tree) and turn application (en passant, counters and draws) against the naive reference,
+// which lists every micro-move sequence and applies the turn literally, on positions from random playouts
 // and on hand-made positions full of castling, en passant and promotion chances.
 import t from 'tap';
 import { applyTurn, legalTree, treePaths, treeToJson } from '../../src/engine/index.js';

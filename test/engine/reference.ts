@@ -1,6 +1,6 @@
 // A deliberately naive second implementation of the rules, written apart from src/engine to
 // cross-check it: a board of 64 one-letter strings, coordinates as (file, rank) pairs, every state
-// copied, and the turn rule of RULES.md §1 applied literally by listing every micro-move sequence.
+// copied, and the turn rule of docs/ENGINE.md: the turn applied literally by listing every micro-move sequence.
 // Slow on purpose; only small depths and single rolls go through it.
 import type { Tree } from '../helpers/play.js';
 
@@ -127,7 +127,7 @@ function play(s: RefState, ff: number, fr: number, tf: number, tr: number, promo
   return { next: n, took };
 }
 
-/** End of turn (RULES.md §3, §4): the mover's usable targets die, the new ones live on. */
+/** End of turn (docs/ENGINE.md: en passant, counters and draws): the mover's usable targets die, the new ones live on. */
 export function refEndTurn(s: RefState): RefState {
   const n = copy(s);
   const usableRank = s.white ? '6' : '3';
@@ -226,7 +226,7 @@ export function refPerft(s: RefState, die: number, depth: number): number {
 }
 
 /**
- * The legal turns of RULES.md §1 read literally: every sequence ending in a king capture, plus every
+ * The legal turns of docs/ENGINE.md: the turn read literally: every sequence ending in a king capture, plus every
  * maximal non-capturing sequence spending the most dice any maximal non-capturing sequence spends.
  */
 export function refLegalTurns(s: RefState, dice: number[]): string[][] {

@@ -1,4 +1,4 @@
-// Legal-move trees of hand-checked positions (RULES.md §1, §2, §6).
+// Legal-move trees of hand-checked positions (docs/ENGINE.md: the turn, piece moves, the legal-move tree).
 import t from 'tap';
 import { START_FEN, applyTurn, legalTree, treeHasPath, treePaths, treeToJson, treeToObject } from '../../src/engine/index.js';
 import { posWith } from './helpers.js';
@@ -6,7 +6,7 @@ import { posWith } from './helpers.js';
 const tree = (fen: string, dice: number[]) => legalTree(posWith(fen, dice));
 const firstMoves = (fen: string, dice: number[]) => Object.keys(treeToObject(tree(fen, dice).bytes));
 
-t.test('start position, one die (§1, §2): counts derivable by hand', async (t) => {
+t.test('start position, one die (the turn, piece moves): counts derivable by hand', async (t) => {
   t.equal(tree(START_FEN, [1]).leaves, 16, 'pawn die: 8 single + 8 double pushes');
   t.same(firstMoves(START_FEN, [2]), ['b1a3', 'b1c3', 'g1f3', 'g1h3'], 'knight die');
   for (const d of [3, 4, 5, 6]) {
@@ -16,7 +16,7 @@ t.test('start position, one die (§1, §2): counts derivable by hand', async (t)
   }
 });
 
-t.test('start position, every pair of dice (§1 maximum rule)', async (t) => {
+t.test('start position, every pair of dice (the turn: the maximum rule)', async (t) => {
   // Derivations: PP: 16 first pushes, then the pushed pawn once more plus 7 pawns × 2 = 15 → 240.
   // PN: pawn first 16×4 − 4 (a3, c3, f3, h3 block a knight square) + 4 (d/e pushes free d2/e2) = 64;
   //     knight first 4 × 14 (the pawn in front of the knight is stuck) = 56 → 120.
@@ -43,7 +43,7 @@ t.test('start position, every pair of dice (§1 maximum rule)', async (t) => {
   t.same(nr, { b1a3: { a1b1: {} }, b1c3: { a1b1: {} }, g1f3: { h1g1: {} }, g1h3: { h1g1: {} } });
 });
 
-t.test('transpositions stay separate branches; keys sorted at every level (§6)', async (t) => {
+t.test('transpositions stay separate branches; keys sorted at every level (the legal-move tree)', async (t) => {
   const bytes = tree(START_FEN, [1, 1]).bytes;
   t.ok(treeHasPath(bytes, ['a2a3', 'b2b3']));
   t.ok(treeHasPath(bytes, ['b2b3', 'a2a3']));
@@ -56,7 +56,7 @@ t.test('transpositions stay separate branches; keys sorted at every level (§6)'
 });
 
 const CASTLE = 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1';
-t.test('castling needs a 6 and a 4 and spends both (§1, §2)', async (t) => {
+t.test('castling needs a 6 and a 4 and spends both (the turn, piece moves)', async (t) => {
   const kr = tree(CASTLE, [6, 4]).bytes;
   t.ok(treeHasPath(kr, ['e1g1']), 'king side with K+R');
   t.ok(treeHasPath(kr, ['e1c1']), 'queen side with K+R');
@@ -72,7 +72,7 @@ t.test('castling needs a 6 and a 4 and spends both (§1, §2)', async (t) => {
   t.ok(treeHasPath(black, ['e8c8']));
 });
 
-t.test('castling out of, through and into attack is allowed (§2)', async (t) => {
+t.test('castling out of, through and into attack is allowed (piece moves)', async (t) => {
   // A black queen gives check on the e-file; rooks watch d1/f1 (through) and c1/g1 (into).
   const fen = '2rrkrr1/8/8/4q3/8/8/8/R3K2R w KQ - 0 1';
   const bytes = tree(fen, [6, 4]).bytes;
@@ -80,7 +80,7 @@ t.test('castling out of, through and into attack is allowed (§2)', async (t) =>
   t.ok(treeHasPath(bytes, ['e1c1']));
 });
 
-t.test('castling needs the right, the king on e1, the rook on its corner and empty squares (§2)', async (t) => {
+t.test('castling needs the right, the king on e1, the rook on its corner and empty squares (piece moves)', async (t) => {
   const has = (fen: string, uci: string): boolean => Object.keys(treeToObject(tree(fen, [6, 4]).bytes)).includes(uci);
   t.notOk(has('4k3/8/8/8/8/8/8/R3K2R w Kq - 0 1', 'e1c1'), 'no Q right');
   t.ok(has('4k3/8/8/8/8/8/8/R3K2R w Kq - 0 1', 'e1g1'));
@@ -90,7 +90,7 @@ t.test('castling needs the right, the king on e1, the rook on its corner and emp
   t.notOk(has('4k3/8/8/8/8/8/8/R4K1R w KQ - 0 1', 'f1h1'), 'king not on e1');
 });
 
-t.test('promotion: four micro-moves; the maximum rule can force one (§2)', async (t) => {
+t.test('promotion: four micro-moves; the maximum rule can force one (piece moves)', async (t) => {
   t.same(firstMoves('4k3/P7/8/8/8/8/8/4K3 w - - 0 1', [1]), ['a7a8b', 'a7a8n', 'a7a8q', 'a7a8r']);
   // P+N with no knight on the board: only the knight promotion lets the N die be spent.
   t.same(treeToObject(tree('4k3/P7/8/8/8/8/8/4K3 w - - 0 1', [1, 2]).bytes), { a7a8n: { a8b6: {}, a8c7: {} } });
@@ -102,7 +102,7 @@ t.test('promotion: four micro-moves; the maximum rule can force one (§2)', asyn
   t.same(Object.keys(black), ['h2h1r'], 'Black promotes on rank 1 too');
 });
 
-t.test('a pawn capturing the king on the last rank has no suffix (§2)', async (t) => {
+t.test('a pawn capturing the king on the last rank has no suffix (piece moves)', async (t) => {
   t.same(treeToObject(tree('4k3/3P4/8/8/8/8/8/4K3 w - - 0 1', [1]).bytes), {
     d7d8b: {}, d7d8n: {}, d7d8q: {}, d7d8r: {}, d7e8: {},
   });
@@ -111,7 +111,7 @@ t.test('a pawn capturing the king on the last rank has no suffix (§2)', async (
   t.notOk(treeHasPath(bytes, ['d7e8q']));
 });
 
-t.test('king capture ends the turn at any length; it does not raise the bar (§1)', async (t) => {
+t.test('king capture ends the turn at any length; it does not raise the bar (the turn)', async (t) => {
   const fen = '4k3/8/8/8/8/8/PPPP4/4R1K1 w - - 0 1';
   const bytes = tree(fen, [4, 1, 1]).bytes;
   t.ok(treeHasPath(bytes, ['e1e8']), 'immediate capture, two dice forfeited');
@@ -132,7 +132,7 @@ t.test('king capture ends the turn at any length; it does not raise the bar (§1
   t.ok(short > 1, 'king captures shorter than the maximum are present');
 });
 
-t.test('a longer king capture does not raise the bar for the other turns (§1)', async (t) => {
+t.test('a longer king capture does not raise the bar for the other turns (the turn)', async (t) => {
   // P+N, no knight: only promoting to a knight reaches the N die, and that knight's only move takes
   // the king (c7 is White's own king). Non-capturing turns spend one die; the capture spends two and
   // must not push them out.
@@ -141,13 +141,13 @@ t.test('a longer king capture does not raise the bar for the other turns (§1)',
   });
 });
 
-t.test('a sequence whose only continuation is a king capture is not a turn (§1)', async (t) => {
+t.test('a sequence whose only continuation is a king capture is not a turn (the turn)', async (t) => {
   const bytes = tree('8/8/8/8/pk6/8/P7/7K w - - 0 1', [1, 1]).bytes;
   t.same(treeToObject(bytes), { a2a3: { a3b4: {} } });
   t.notOk(treeHasPath(bytes, ['a2a3']));
 });
 
-t.test('forced pass: no micro-move at all gives the empty tree (§1, §6)', async (t) => {
+t.test('forced pass: no micro-move at all gives the empty tree (the turn, the legal-move tree)', async (t) => {
   const r = tree(START_FEN, [3, 4, 5]);
   t.equal(r.leaves, 0);
   t.equal(treeToJson(r.bytes), '{}');
@@ -156,7 +156,7 @@ t.test('forced pass: no micro-move at all gives the empty tree (§1, §6)', asyn
   t.equal(legalTree(posWith(START_FEN, [])).leaves, 0, 'no dice pending: nothing to play');
 });
 
-t.test('equal paths reached with different (equal-valued) dice are one path (§6)', async (t) => {
+t.test('equal paths reached with different (equal-valued) dice are one path (the legal-move tree)', async (t) => {
   const r = tree('4k3/8/8/8/8/8/8/N3K3 w - - 0 1', [2, 2]);
   const paths = treePaths(r.bytes).map((p) => p.join(' '));
   t.equal(new Set(paths).size, paths.length, 'no duplicate paths');

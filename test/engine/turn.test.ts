@@ -1,4 +1,4 @@
-// Applying turns: en passant lifetime, castling rights, counters, king capture, draws (RULES.md §2–4).
+// Applying turns: en passant lifetime, castling rights, counters, king capture, draws (docs/ENGINE.md: piece moves, en passant, counters and draws).
 import t from 'tap';
 import {
   START_FEN, applyTurn, capturedBy, isDraw, legalTree, passTurn, treeHasPath, treeToObject, type TurnOutcome,
@@ -12,7 +12,7 @@ function play(fen: string, dice: number[], moves: string[]): TurnOutcome {
 }
 const firstMoves = (fen: string, dice: number[]): string[] => Object.keys(treeToObject(legalTree(posWith(fen, dice)).bytes));
 
-t.test('end of turn: side flips, fullmove after Black, dice emptied (§4)', async (t) => {
+t.test('end of turn: side flips, fullmove after Black, dice emptied (counters and draws)', async (t) => {
   const w = play(START_FEN, [1, 1, 2], ['e2e4', 'd2d4', 'g1f3']);
   t.equal(w.fenAfter, 'rnbqkbnr/pppppppp/8/8/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq d3e3 1 1');
   t.equal(w.kingCaptured, false);
@@ -21,7 +21,7 @@ t.test('end of turn: side flips, fullmove after Black, dice emptied (§4)', asyn
   t.equal(b.fenAfter, 'rnbqkbnr/pppp1ppp/8/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R w KQkq e6 0 2', 'rank-3 targets die after Black moves');
 });
 
-t.test('forced pass turns the position over without touching the halfmove clock (§1, §4)', async (t) => {
+t.test('forced pass turns the position over without touching the halfmove clock (the turn, counters and draws)', async (t) => {
   const p = passTurn(posWith('4k3/8/8/8/8/8/8/4K3 b - e3 17 9', [3]));
   t.same(p, { fenAfter: '4k3/8/8/8/8/8/8/4K3 w - - 17 10', kingCaptured: false, halfmove: 17 });
   const w = passTurn(posWith('4k3/8/8/8/8/8/8/4K3 w - a3h6 5 9', [3]));
@@ -29,7 +29,7 @@ t.test('forced pass turns the position over without touching the halfmove clock 
 });
 
 const EP3 = '4k3/8/8/pPpPp3/8/8/8/4K3 w - a6c6e6 0 1';
-t.test('several targets at once, all usable through the whole turn (§3)', async (t) => {
+t.test('several targets at once, all usable through the whole turn (en passant)', async (t) => {
   const bytes = legalTree(posWith(EP3, [1, 1, 1])).bytes;
   t.ok(treeHasPath(bytes, ['b5a6', 'd5c6', 'a6a7']), 'two en passant captures in one turn');
   t.ok(treeHasPath(bytes, ['b5c6', 'd5e6', 'c6c7']));
@@ -39,7 +39,7 @@ t.test('several targets at once, all usable through the whole turn (§3)', async
   t.same(capturedBy(posWith(EP3, [1, 1, 1]), ['b5a6', 'd5e6', 'e6e7']), [1, 1, 0], 'en passant counts as a pawn capture');
 });
 
-t.test('a target disappears when a piece lands on it (§3)', async (t) => {
+t.test('a target disappears when a piece lands on it (en passant)', async (t) => {
   // White pawns b5, d5 beside the double-pushed c5 pawn; target c6; a knight on d4 can visit c6.
   const fen = '4k3/8/8/1PpP4/3N4/8/8/4K3 w - c6 0 1';
   const bytes = legalTree(posWith(fen, [2, 2, 1])).bytes;
@@ -51,7 +51,7 @@ t.test('a target disappears when a piece lands on it (§3)', async (t) => {
   t.equal(r.fenAfter, '4k3/N7/1P6/2pP4/8/8/8/4K3 b - - 0 1');
 });
 
-t.test('a target disappears when its pawn moves again or is captured (§3)', async (t) => {
+t.test('a target disappears when its pawn moves again or is captured (en passant)', async (t) => {
   t.equal(play(START_FEN, [1, 1, 2], ['e2e4', 'e4e5', 'g1f3']).fenAfter.split(' ')[3], '-', 'pushed pawn moved on');
   // Black to move: the d4 pawn may take e3 en passant, unless the e4 pawn is captured first.
   const fen = '4k3/8/8/8/3pP2r/8/8/4K3 b - e3 0 1';
@@ -63,7 +63,7 @@ t.test('a target disappears when its pawn moves again or is captured (§3)', asy
   t.equal(play(fen, [4, 1], ['d4e3', 'h4h1']).fenAfter, '4k3/8/8/8/8/4p3/8/4K2r w - - 1 2', 'en passant removes e4 (clock: reset, then +1)');
 });
 
-t.test('en passant only onto the opponent targets, only by an adjacent pawn (§3)', async (t) => {
+t.test('en passant only onto the opponent targets, only by an adjacent pawn (en passant)', async (t) => {
   // White cannot use its own rank-3 target.
   t.same(firstMoves('4k3/8/8/8/4P3/8/3P4/4K3 w - e3 0 1', [1]), ['d2d3', 'd2d4', 'e4e5']);
   // Black cannot use its own rank-6 target.
@@ -72,7 +72,7 @@ t.test('en passant only onto the opponent targets, only by an adjacent pawn (§3
   t.same(firstMoves('4k3/8/8/P3p3/8/8/8/4K3 w - e6 0 1', [1]), ['a5a6']);
 });
 
-t.test('targets expire: the mover\'s usable ones at its turn end, new ones survive one turn (§3)', async (t) => {
+t.test('targets expire: the mover\'s usable ones at its turn end, new ones survive one turn (en passant)', async (t) => {
   const w = play(START_FEN, [1, 1, 1], ['a2a4', 'c2c4', 'e2e4']);
   t.equal(w.fenAfter.split(' ')[3], 'a3c3e3', 'three targets at once, ascending');
   const b = play(w.fenAfter, [1, 1, 1], ['b7b5', 'b5a4', 'h7h5']);
@@ -81,7 +81,7 @@ t.test('targets expire: the mover\'s usable ones at its turn end, new ones survi
   t.equal(w2.fenAfter.split(' ')[3], '-', 'White did not use h6: it expires');
 });
 
-t.test('castling rights are lost by king moves, rook moves and captures on corners (§2)', async (t) => {
+t.test('castling rights are lost by king moves, rook moves and captures on corners (piece moves)', async (t) => {
   const fen = 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1';
   t.equal(play(fen, [6, 4], ['e1g1']).fenAfter, 'r3k2r/8/8/8/8/8/8/R4RK1 b kq - 1 1', 'castling moves both pieces');
   t.equal(play(fen, [6, 4], ['e1c1']).fenAfter, 'r3k2r/8/8/8/8/8/8/2KR3R b kq - 1 1');
@@ -93,7 +93,7 @@ t.test('castling rights are lost by king moves, rook moves and captures on corne
   t.equal(play('r3k2r/8/1N6/8/8/8/8/R3K2R w KQkq - 0 1', [2], ['b6a8']).fenAfter.split(' ')[2], 'KQk');
 });
 
-t.test('halfmove clock: +1 per non-pawn non-capture micro-move, castling +1, reset otherwise (§4)', async (t) => {
+t.test('halfmove clock: +1 per non-pawn non-capture micro-move, castling +1, reset otherwise (counters and draws)', async (t) => {
   const fen = 'r3k2r/8/8/8/8/8/P7/R3K2R w KQkq - 97 30';
   t.equal(play(fen, [6, 4, 4], ['e1g1', 'a1b1']).halfmove, 99);
   const draw = play(fen, [4, 4, 4], ['a1b1', 'b1c1', 'c1d1']);
@@ -105,7 +105,7 @@ t.test('halfmove clock: +1 per non-pawn non-capture micro-move, castling +1, res
   t.ok(isDraw(0, 5000), '5000 rolls');
 });
 
-t.test('king capture: turn stops, position not turned over (§1, §4)', async (t) => {
+t.test('king capture: turn stops, position not turned over (the turn, counters and draws)', async (t) => {
   const r = play('4k3/8/8/8/8/8/PPPP4/4R1K1 w - - 5 12', [4, 1, 1], ['a2a3', 'e1e8']);
   t.same(r, { fenAfter: '4R3/8/8/8/8/P7/1PPP4/6K1 w - - 0 12', kingCaptured: true, halfmove: 0 });
   const more = applyTurn(posWith('4k3/8/8/8/8/8/PPPP4/4R1K1 w - - 5 12', [4, 1, 1]), ['e1e8', 'a2a3']);
@@ -115,7 +115,7 @@ t.test('king capture: turn stops, position not turned over (§1, §4)', async (t
   t.equal(pawn.fenAfter, '4P3/8/8/8/8/8/8/4K3 w - - 0 1', 'the pawn stays a pawn on e8');
 });
 
-t.test('applyTurn rejects micro-moves that cannot be played (§1, §6)', async (t) => {
+t.test('applyTurn rejects micro-moves that cannot be played (the turn, the legal-move tree)', async (t) => {
   const pos = posWith(START_FEN, [1, 2]);
   const code = (moves: string[]): string | null => {
     const r = applyTurn(pos, moves);

@@ -1,4 +1,4 @@
-// Provably fair dice (RULES.md §7), checked against the known answers given there.
+// Provably fair dice (docs/API.md, "Fair dice"), checked against fixed known answers.
 import t from 'tap';
 import { commitOf, hexToSeed, newServerSeed, rollDice, seedToHex } from '../../src/fair/index.js';
 

@@ -1,4 +1,4 @@
-// Mirror pairs (RULES §8) at the registry: identical dice with colours swapped, lockstep (roll N of
+// Mirror pairs (docs/ENGINE.md: mirror pairs) at the registry: identical dice with colours swapped, lockstep (roll N of
 // either game only once both reached roll N or the partner ended), the mover's clock starting at
 // publication, the reveal withheld until both games ended, and all of it across a restart.
 import t from 'tap';

@@ -61,7 +61,7 @@ export function versionGaps(events: Ev[]): string[] {
 }
 
 /**
- * DFEN details of the events (RULES.md §5): a roll's dfen carries its dice as a 7th field, sorted
+ * DFEN details of the events (docs/ENGINE.md: DFEN): a roll's dfen carries its dice as a 7th field, sorted
  * P<N<B<R<Q<K, upper case for White and lower case for Black; positions after a turn have six fields.
  */
 export function wireShapes(events: Ev[]): string[] {

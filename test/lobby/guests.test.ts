@@ -1,4 +1,4 @@
-// Human guests in the lobby (CONTRACT.md "Seeks and the lobby"): a guest offers a seek and a bot
+// Human guests in the lobby (docs/API.md, "Seeks, the lobby and human guests"): a guest offers a seek and a bot
 // takes it, or a guest takes a bot's seek; either way the guest gets a seat token (from its poll, or
 // in the accept answer) and plays with it as Bearer on the game routes, and only there. Guest seeks
 // live 30 seconds without a poll. Spectators see a guest as a Human with no name.

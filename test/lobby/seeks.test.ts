@@ -1,4 +1,4 @@
-// Bot seeks and the public lobby over HTTP (bot-service-spec.md "Seek", CONTRACT.md "Seeks and the
+// Bot seeks and the public lobby over HTTP (docs/API.md "Seeks, the lobby and human
 // lobby"): creation and its default, the per-bot cap, accepting (and every way it can fail), the
 // public list, polling that keeps a seek alive and expiry without it, cancelling, random colours,
 // and GameStart on both bots' account streams.

@@ -1,5 +1,5 @@
 // A clean restart of a real server process (SIGTERM) on an LMDB data directory: registered tokens
-// survive and anonymous ones do not (bot-service-spec.md "Identity"), every live game comes back
+// survive and anonymous ones do not (docs/API.md, "Identities and tokens"), every live game comes back
 // exactly as it was (history, version, pending roll) and can be played and finished, finished games
 // stay readable, and every resumed game's history replays with the engine to its current position.
 import t from 'tap';

@@ -69,7 +69,7 @@ t.test('hostile identity inputs', async (t) => {
     });
   });
 
-  await t.test('POST /bot/register: slugs exactly as the spec says, reserved teams, taken pairs', async (t) => {
+  await t.test('POST /bot/register: slugs exactly as docs/API.md says, reserved teams, taken pairs', async (t) => {
     const SLUG = /^[a-z0-9][a-z0-9-]*$/;
     const valid = (s: unknown): boolean => typeof s === 'string' && s.length <= 32 && SLUG.test(s);
     const slugish = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,33}$/);

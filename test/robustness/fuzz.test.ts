@@ -1,6 +1,6 @@
 // Hostile requests against every route of the catalogue (src/wire/routes.ts), with fast-check: anything
 // at all, wrong methods, strange and very long ids, clients that leave early, a flood of moves on one
-// game. Whatever comes in (CONTRACT.md "Errors"): never a 5xx, never a crash, every error a problem JSON
+// game. Whatever comes in (docs/API.md, "Errors and limits"): never a 5xx, never a crash, every error a problem JSON
 // with the HTTP status inside; and afterwards the server still plays a normal game. Identity inputs are
 // in fuzz-identity.test.ts, request bodies in fuzz-bodies.test.ts; the shared kit is hostile.ts.
 //

@@ -1,4 +1,4 @@
-// The rate limits and caps themselves (bot-service-spec.md "Limits", CONTRACT.md "Errors",
+// The rate limits and caps themselves (docs/API.md "Errors and limits",
 // "Identity", "Challenges", "Seeks and the lobby"): how many requests pass, what the first refused
 // one looks like (429 problem, Retry-After in whole seconds counting down to the moment a slot
 // frees), what does not use the budget, that X-Forwarded-For only counts behind a trusted proxy,

@@ -1,6 +1,6 @@
 // Plumbing for the robustness tests: a request that survives anything the server may do (a stream
 // that never ends, a connection cut after a 413, a hang), and the invariants every answer must keep
-// (CONTRACT.md "Errors"): never a 5xx, every error a problem JSON whose `status` is the HTTP status,
+// (docs/API.md, "Errors and limits"): never a 5xx, every error a problem JSON whose `status` is the HTTP status,
 // 401 with WWW-Authenticate, 429 with Retry-After in whole seconds, 405 with Allow.
 import http from 'node:http';
 import { tryJson } from '../helpers/http.js';
@@ -73,7 +73,7 @@ export function violations(req: Sent, a: Answer, opts: { mayCut?: boolean } = {}
     if (!opts.mayCut) out.push(`no answer (${a.error})`);
     return out;
   }
-  // CONTRACT.md: with webhooks disabled every webhook route is 503 (the one 5xx the contract has).
+  // With webhooks disabled every webhook route is 503 (the one 5xx the contract has).
   const webhooksOff = a.status === 503 && req.path.split('?')[0] === '/bot/webhook' && /"code":"webhooks_disabled"/.test(a.text);
   if (a.status >= 500 && !(webhooksOff || (a.status === 503 && req.method === 'HEAD' && req.path.startsWith('/bot/webhook')))) out.push(`a ${a.status}`);
   const ct = a.headers['content-type'] ?? '';

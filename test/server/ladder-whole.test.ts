@@ -1,4 +1,5 @@
-// A whole ladder through HTTP. Six registered bots register, set their capacity and join over HTTP;
+// A whole ladder through HTTP. Six registered bots register, set their capacity and join over HTTP
+// (capacities from 2 to 4, so rounds make mirror pairs and, for a bot with one seat left, single games);
 // three hold their account stream and play from game streams, three only poll (GET /bot/games, then
 // GET /games/{id}). All play random legal turns (a bot resigns past a turn limit, to keep the file
 // short). The test runs the scheduler's rounds and the rating batches itself (no timer fires: the
@@ -158,6 +159,7 @@ t.test('the reference reproduces the paper’s worked example', async (t) => {
 
 interface LadderGame {
   id: string;
+  kind: string;
   round: number;
   batch: number;
   white: string;
@@ -194,7 +196,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
     else polling.push(runPollingBot(app, gate, p, rng(100 + i), () => stopping));
   });
 
-  const games = new Map<string, { round: number; batch: number; rated: unknown; timeControl: unknown }>();
+  const games = new Map<string, { round: number; batch: number; rated: unknown; timeControl: unknown; kind: string }>();
   const pairsOf = new Map<string, string[]>(players.map((p) => [p.face, []])); // opponents in pairing order
   let round = 0;
   let batch = 0;
@@ -208,9 +210,15 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
     const made = await app.server.scheduler.round();
     const live = await liveGames();
     const fresh = live.filter((g) => !games.has(g.gameId));
-    t.equal(fresh.length, 2 * made, `round ${round}: ${made} mirror pairs, ${fresh.length} new games`);
-    for (const g of fresh) games.set(g.gameId, { round, batch, rated: g.rated, timeControl: g.timeControl });
-    // One pair per bot and round: the new games of a bot are its pair.
+    const kindOf = new Map<string, string>();
+    for (const g of fresh) kindOf.set(g.gameId, ((await app.req('GET', `/games/${g.gameId}`)).json as Json).ladder);
+    const kinds = [...kindOf.values()];
+    const mirrors = kinds.filter((k) => k === 'mirror').length;
+    const singles = kinds.filter((k) => k === 'single').length;
+    t.equal(mirrors + singles, fresh.length, `round ${round}: every new game says its ladder kind`);
+    t.equal(mirrors / 2 + singles, made, `round ${round}: ${made} pairings, ${mirrors / 2} mirror pairs and ${singles} single games`);
+    for (const g of fresh) games.set(g.gameId, { round, batch, rated: g.rated, timeControl: g.timeControl, kind: kindOf.get(g.gameId)! });
+    // One pairing per bot and round: the new games of a bot are its mirror pair, or its single game.
     for (const p of players) {
       const inGames = live.filter((g) => g.players.white.name === p.face || g.players.black.name === p.face).length;
       mostLive = Math.max(mostLive, inGames);
@@ -218,9 +226,17 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
       t.same((await p.bot.req('GET', '/bot/capacity')).json, { capacity: p.capacity, inGames }, `${p.face}: GET /bot/capacity agrees`);
       const mine = fresh.filter((g) => g.players.white.name === p.face || g.players.black.name === p.face);
       if (mine.length === 0) continue;
-      t.equal(mine.length, 2, `round ${round}: ${p.face} got one mirror pair`);
       const opp = mine.map((g) => (g.players.white.name === p.face ? g.players.black.name : g.players.white.name));
-      t.equal(opp[0], opp[1], `round ${round}: ${p.face} meets one opponent twice`);
+      if (kindOf.get(mine[0].gameId) === 'single') {
+        t.equal(mine.length, 1, `round ${round}: ${p.face} got one single game`);
+        // A single game only when one of the two had fewer than two free seats before it.
+        const freeBefore = (face: string) =>
+          players.find((x) => x.face === face)!.capacity - (live.filter((g) => g.players.white.name === face || g.players.black.name === face).length - 1);
+        t.ok(freeBefore(p.face) < 2 || freeBefore(opp[0]) < 2, `round ${round}: ${p.face} v ${opp[0]} is single because a seat was short`);
+      } else {
+        t.equal(mine.length, 2, `round ${round}: ${p.face} got one mirror pair`);
+        t.equal(opp[0], opp[1], `round ${round}: ${p.face} meets one opponent twice`);
+      }
       pairsOf.get(p.face)!.push(opp[0]);
     }
     gate.open();
@@ -278,7 +294,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
       continue;
     }
     const score = 'Draw' in over.result ? 0.5 : over.result.Win.side === 'White' ? 1 : 0;
-    ladder.push({ id, round: g.round, batch: g.batch, white: hist.players.white.name, black: hist.players.black.name, score, hist });
+    ladder.push({ id, round: g.round, batch: g.batch, white: hist.players.white.name, black: hist.players.black.name, score, hist, kind: g.kind });
     t.equal(g.rated, true, `${id} was listed as rated while it ran`);
     t.same([g.timeControl, hist.timeControl], [FISCHER, FISCHER], `${id}: Fischer 300+3`);
     t.not(over.termination, 'Aborted');
@@ -289,7 +305,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
 
   // Mirror pairs: the two games of one round between the same bots, colours swapped, identical dice.
   for (let r = 1; r <= round; r++) {
-    const inRound = ladder.filter((g) => g.round === r);
+    const inRound = ladder.filter((g) => g.round === r && g.kind === 'mirror');
     for (const g of inRound.filter((x) => x.white < x.black)) {
       const twin = inRound.filter((x) => x.white === g.black && x.black === g.white);
       t.equal(twin.length, 1, `round ${r}: ${g.white} v ${g.black} has its colours-swapped twin`);
@@ -363,7 +379,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
       const white = g.white === p.face;
       const s = white ? g.score : 1 - g.score;
       const r = recent.get(g.id);
-      t.same([r?.rated, r?.result], [true, s === 1 ? 'win' : s === 0 ? 'loss' : 'draw'], `${p.face} ${g.id}: rated, result as recorded`);
+      t.same([r?.rated, r?.result, r?.ladder], [true, s === 1 ? 'win' : s === 0 ? 'loss' : 'draw', g.kind], `${p.face} ${g.id}: rated, result and ladder kind as recorded`);
     }
     t.same(p.problems, [], `${p.face}: every move and resignation was accepted`);
   }

@@ -1,7 +1,9 @@
 // The pairing rule alone: deterministic for given candidates and random source, high deviations
 // choose first, closest rating wins, a bot's previous opponent is never chosen again right away.
+// Then the kind of game a pair plays: a mirror pair when both have two free seats, otherwise one
+// game whose colours even out the bots' white and black counts.
 import t from 'tap';
-import { choosePairs, type Candidate } from '../../src/services/ladder-pairing.js';
+import { choosePairs, planGame, type Candidate, type Seating } from '../../src/services/ladder-pairing.js';
 import { prng } from '../helpers/prng.js';
 
 const c = (id: string, rating: number, rd: number, lastOpponent: string | null = null): Candidate => ({ id, rating, rd, lastOpponent });
@@ -61,4 +63,40 @@ t.test('properties over random fields', async (t) => {
 t.test('two bots that just met are not paired again', async (t) => {
   t.same(choosePairs([c('x', 1500, 350, 'y'), c('y', 1500, 350, 'x')], prng(1)), []);
   t.same(ids(choosePairs([c('x', 1500, 350, 'y'), c('y', 1500, 350, 'x'), c('z', 2000, 350)], prng(1))).length, 1, 'one of them meets z instead');
+});
+
+const seat = (id: string, free: number, white = 0, black = 0): Seating => ({ id, free, colours: { white, black } });
+const never = (): number => {
+  throw new Error('no draw expected');
+};
+
+t.test('two free seats each: a mirror pair; otherwise a single game', async (t) => {
+  t.same(planGame(seat('a', 2), seat('b', 5), never), { kind: 'mirror', white: 'a', black: 'b' });
+  for (const [fa, fb] of [[1, 1], [1, 2], [2, 1], [1, 32], [32, 1]]) {
+    t.equal(planGame(seat('a', fa), seat('b', fb), prng(3)).kind, 'single', `free ${fa} and ${fb}: a single game`);
+  }
+});
+
+t.test('a single game gives White to the bot that has played White less', async (t) => {
+  t.same(planGame(seat('a', 1, 3, 1), seat('b', 1, 0, 0), never), { kind: 'single', white: 'b', black: 'a' }, 'a has had White more often');
+  t.same(planGame(seat('a', 1, 0, 2), seat('b', 2, 1, 1), never), { kind: 'single', white: 'a', black: 'b' }, 'a has had Black more often');
+  t.same(planGame(seat('a', 1, 5, 4), seat('b', 1, 9, 6), never), { kind: 'single', white: 'a', black: 'b' }, 'the larger lean to White gets Black');
+  const whites = new Set<string>();
+  for (let s = 1; s <= 20; s++) whites.add(planGame(seat('a', 1, 2, 2), seat('b', 1, 1, 1), prng(s)).white);
+  t.same([...whites].sort(), ['a', 'b'], 'equal leans: the draw decides, either way');
+  t.same(planGame(seat('a', 1), seat('b', 1), prng(7)), planGame(seat('a', 1), seat('b', 1), prng(7)), 'reproducibly');
+});
+
+t.test('repeated single games keep a bot’s colours near even', async (t) => {
+  // One bot meets a stream of fresh opponents; each game's colour is planned from its counts.
+  const me = seat('me', 1);
+  const rand = prng(11);
+  for (let i = 0; i < 41; i++) {
+    const opp = seat(`o${i}`, 1, Math.floor(rand() * 3), Math.floor(rand() * 3));
+    const plan = planGame(me, opp, rand);
+    if (plan.white === 'me') me.colours.white++;
+    else me.colours.black++;
+    if (Math.abs(me.colours.white - me.colours.black) > 3) t.fail(`game ${i}: colours drift to ${JSON.stringify(me.colours)}`);
+  }
+  t.ok(Math.abs(me.colours.white - me.colours.black) <= 3, `41 games: ${JSON.stringify(me.colours)}`);
 });

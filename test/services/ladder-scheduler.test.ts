@@ -1,6 +1,6 @@
 // The ladder scheduler over a real registry and identity service on a ManualClock: who is eligible
-// (on the ladder, reachable, free capacity ≥ 2), the pairs it starts (mirror pairs, rated, Fischer
-// 300+3, GameStart on the account streams), never the same pair twice in a row, the interval, leaving,
+// (on the ladder, reachable, a free seat), the games it starts (mirror pairs for two free seats each,
+// single games otherwise, rated, Fischer 300+3, GameStart on the account streams), never the same pair twice in a row, the interval, leaving,
 // and removal after four ladder games in a row lost on time.
 import t from 'tap';
 import type { BotRecord, GameRecord } from '../../src/domain/records.js';
@@ -71,19 +71,63 @@ t.test('a round pairs eligible bots into mirror pairs; both learn both games', a
   t.equal(await w.scheduler.round(), 0, 'capacity 2 is full: no more pairs');
 });
 
-t.test('capacity: below 2 free never paired, never seated beyond it', async (t) => {
+t.test('capacity: one free seat gets a single game, two each a mirror pair, never beyond it', async (t) => {
   const w = world();
-  const big = await w.join('big', { capacity: 5 });
+  await w.join('big', { capacity: 5 });
   const one = await w.join('one', { capacity: 1 });
   for (const name of ['x', 'y', 'z']) await w.join(name, { capacity: 2 });
-  t.same(w.scheduler.eligible().map((b) => b.name).sort(), ['big', 'x', 'y', 'z'], 'capacity 1 is not eligible');
-  t.equal(await w.scheduler.round(), 2, 'four eligible: two pairs');
+  t.same(w.scheduler.eligible().map((b) => b.name).sort(), ['big', 'one', 'x', 'y', 'z'], 'capacity 1 is eligible too');
+  t.equal(await w.scheduler.round(), 2, 'five eligible: two pairings, one bot left over');
   await w.join('late', { capacity: 2 });
-  t.equal(await w.scheduler.round(), 1, 'then big (3 free) meets a newcomer');
-  for (let i = 0; i < 3; i++) t.equal(await w.scheduler.round(), 0, 'then nobody has room for a pair');
-  t.equal(w.scheduler.inGames(big.p.id), 4, 'capacity 5: two pairs, never a third (it would need 6)');
-  t.equal(w.scheduler.inGames(one.p.id), 0, 'capacity 1: never seated');
+  for (let i = 0; i < 6; i++) await w.scheduler.round();
   for (const b of w.store.listBots()) t.ok(w.scheduler.inGames(b.id) <= (b.capacity ?? 1), `${b.name} within its capacity`);
+  t.equal(w.scheduler.inGames(one.p.id), 1, 'capacity 1: seated in one game');
+  const single = w.registry.liveFor(one.p.id)[0];
+  t.equal(single.record().mirrorOf, null, 'which is a single game');
+  t.ok(single.rated, 'rated');
+  t.same(single.timeControl, { Fischer: { initialSeconds: 300, incrementSeconds: 3 } }, 'at the ladder’s time control');
+  t.equal(single.state().ladder, 'single', 'its state says so');
+  for (const g of w.registry.live()) {
+    const partner = g.record().mirrorOf;
+    if (partner === null) continue;
+    t.equal(g.state().ladder, 'mirror', 'a mirror pair’s game says so');
+    t.ok(w.registry.get(partner), 'and its partner runs');
+  }
+});
+
+t.test('bots at the default capacity are paired for single games, colours evened out', async (t) => {
+  const w = world();
+  const a = await w.join('a', { capacity: 1 });
+  const b = await w.join('b', { capacity: 1 });
+  const c = await w.join('c', { capacity: 1 });
+  t.equal(await w.scheduler.round(), 1, 'one single game; the third bot waits');
+  await settle();
+  const [g] = w.registry.live();
+  t.equal(w.registry.live().length, 1, 'exactly one game');
+  t.equal(g.record().mirrorOf, null, 'a single game');
+  const white = g.white.id;
+  const colours = w.botOf(white).ladderColours;
+  t.same(colours, { white: 1, black: 0 }, 'White is counted');
+  t.same(w.botOf(g.black.id).ladderColours, { white: 0, black: 1 }, 'and Black');
+  const seated = [g.white.id, g.black.id];
+  const waiting = [a, b, c].find((x) => !seated.includes(x.p.id))!;
+  for (const x of [a, b, c]) {
+    const starts = x.sink.events().filter((e) => 'GameStart' in (e as object)).length;
+    t.equal(starts, x === waiting ? 0 : 1, `${x.p.name}: ${x === waiting ? 'no' : 'one'} GameStart`);
+  }
+  // The game ends (White resigns); the next round pairs the bot that waited with one of the two
+  // (they just met), and that one takes the colour it did not have.
+  g.resign('White');
+  await settle();
+  t.equal(await w.scheduler.round(), 1, 'the next round pairs again');
+  await settle();
+  const [h] = w.registry.live();
+  t.equal(w.registry.live().length, 1);
+  t.ok([h.white.id, h.black.id].includes(waiting.p.id), 'the bot that waited plays now');
+  const again = [h.white.id, h.black.id].find((id) => id !== waiting.p.id)!;
+  if (again === white) t.equal(h.black.id, white, 'the bot that had White takes Black');
+  else t.equal(h.white.id, again, 'the bot that had Black takes White');
+  t.same(w.scheduler.started, { mirror: 0, single: 2 }, 'the scheduler counts what it started');
 });
 
 t.test('never the same pair twice in a row', async (t) => {

@@ -1,4 +1,4 @@
-// The AsyncAPI document: both streams, every event, payloads that accept the spec's events.
+// The AsyncAPI document: both streams, every event, payloads that accept the documented events.
 import t from 'tap';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -64,7 +64,7 @@ t.test('references resolve, and only the schemas the events use are carried', as
   t.notOk(doc.components.schemas.Problem, 'no REST-only schemas');
 });
 
-t.test('payload schemas accept the spec’s events and refuse a broken one', async (t) => {
+t.test('payload schemas accept the documented events and refuse a broken one', async (t) => {
   const ajv = new Ajv({ strict: true });
   addFormats(ajv);
   const rewrite = (node: Json): Json => {

@@ -1,4 +1,4 @@
-// The conformance checker accepts bodies shaped as the spec describes them, and rejects the rest.
+// The conformance checker accepts bodies shaped as the documents describe them, and rejects the rest.
 import t from 'tap';
 import { createConformance } from '../helpers/conformance.js';
 import type { ResponseInfo } from '../helpers/conformance.js';

@@ -1,4 +1,4 @@
-// Example bodies written from the shapes in bot-service-spec.md and CONTRACT.md (not produced by
+// Example bodies written from the shapes docs/API.md describes (not produced by
 // the schemas under test), typed against src/domain where a domain type exists.
 import type {
   AccountEvent, GameEvent, GameState, HistoryEntry, MoveVerdict, Participant, TimeControl,

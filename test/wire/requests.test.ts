@@ -111,7 +111,7 @@ t.test('seed: 16..256 characters, classified rather than refused', async (t) => 
     t.equal(c.ok, false, `${JSON.stringify(bad)} is malformed`);
     if (!c.ok) {
       t.equal(c.reason, SEED_REJECT_REASON);
-      t.equal(c.reason, 'seed must be 16..256 characters', 'the Rejected reason of CONTRACT.md');
+      t.equal(c.reason, 'seed must be 16..256 characters', 'the documented Rejected reason');
     }
   }
 });

@@ -4,7 +4,7 @@ import t from 'tap';
 import type { WireDomainTies } from '../../src/wire/typecheck.js';
 import type { GameState, MoveVerdict, TimeControl } from '../../src/domain/types.js';
 import {
-  AccountEvent, GameEvent, GameState as GameStateSchema, MoveVerdict as MoveVerdictSchema, parseBody,
+  AccountEvent, GameEvent, GameState as GameStateSchema, MoveApplied, MoveRefused, parseBody,
   TimeControl as TimeControlSchema,
 } from '../../src/wire/schemas.js';
 import * as X from './examples.js';
@@ -16,8 +16,8 @@ t.test('domain values parse unchanged', async (t) => {
   t.ok(ties);
   const states: GameState[] = [X.state, X.endedState];
   for (const s of states) t.same(parseBody(GameStateSchema, s), { ok: true, value: s });
-  const verdicts: MoveVerdict[] = [X.applied, X.refused];
-  for (const v of verdicts) t.same(parseBody(MoveVerdictSchema, v), { ok: true, value: v });
+  const verdicts: [MoveVerdict, typeof MoveApplied | typeof MoveRefused][] = [[X.applied, MoveApplied], [X.refused, MoveRefused]];
+  for (const [v, schema] of verdicts) t.same(parseBody(schema, v), { ok: true, value: v });
   const tcs: TimeControl[] = [
     { Unlimited: {} }, { SuddenDeath: { initialSeconds: 60 } }, X.FISCHER, { PerMove: { secondsPerMove: 30 } },
   ];

@@ -1,5 +1,5 @@
 // The ndjson streams: account, game, and the public game stream. All are live only; a reader that
-// falls too far behind is cut off by the stream itself (CONTRACT.md "Streams"), and every
+// falls too far behind is cut off by the stream itself (docs/API.md, "Streams"), and every
 // subscription is dropped when its stream closes.
 import type { GameHandle } from '../../game/types.js';
 import type { RequestContext } from '../context.js';
