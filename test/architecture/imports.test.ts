@@ -23,6 +23,9 @@ const ALLOWED: Record<string, string[]> = {
   services: ['domain', 'store', 'game/types', 'wire'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
+  // Running on a NATS cluster: leases, the game log, the shared identity store. It sits beside the
+  // stores and under the shard transport seam, so it sees only the layers below it.
+  cluster: ['domain', 'store', 'wire', 'shard/transport', 'shard/protocol'],
 };
 /** Modules that may import node: builtins or packages; the engine may not. */
 const PURE = new Set(['engine']);

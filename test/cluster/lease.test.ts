@@ -1,0 +1,90 @@
+// Leases on a real three-server cluster (bucket with three replicas): exactly one of several
+// contenders holds a key; a holder process paused with SIGSTOP past its TTL is replaced by another,
+// and when it resumes it notices the loss itself and its stale write is refused by the bucket.
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../../src/domain/clock.js';
+import { connectCluster, openBucket } from '../../src/cluster/nats.js';
+import { Lease, LeaseCandidate } from '../../src/cluster/lease.js';
+import { startNatsCluster } from '../helpers/nats-cluster.js';
+
+const TTL = 1500;
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'lease-child.js');
+const cluster = await startNatsCluster({ name: 'dc-lease' });
+const nc = await connectCluster(cluster.urls, 'lease-test');
+t.teardown(async () => {
+  await nc.close();
+  await cluster.stop();
+});
+const kv = await openBucket(nc, { bucket: 'leases', replicas: 3, ttlMs: TTL, timeoutMs: 1000 });
+
+/** Polls until cond() holds (or fails the test after timeoutMs); no timing is asserted. */
+async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
+
+t.test('of five contenders racing for one key, exactly one holds it', async (t) => {
+  const leases = ['a', 'b', 'c', 'd', 'e'].map((holder) => new Lease({ kv, key: 'race', holder, ttlMs: TTL, clock: systemClock }));
+  const won = await Promise.all(leases.map((l) => l.acquire()));
+  t.equal(won.filter(Boolean).length, 1, 'one winner');
+  const winner = leases[won.indexOf(true)];
+  t.equal((await winner.currentHolder())?.holder, ['a', 'b', 'c', 'd', 'e'][won.indexOf(true)], 'the bucket names it');
+  // It keeps the key across several TTLs by renewing; the others still cannot take it.
+  await new Promise((r) => setTimeout(r, 2 * TTL));
+  t.ok(winner.held(), 'still held after two TTLs');
+  const again = await Promise.all(leases.filter((l) => l !== winner).map((l) => l.acquire()));
+  t.same(again, [false, false, false, false]);
+  await winner.release();
+  const next = await Promise.all(leases.filter((l) => l !== winner).map((l) => l.acquire()));
+  t.equal(next.filter(Boolean).length, 1, 'after release, exactly one other takes it');
+  await Promise.all(leases.map((l) => l.release()));
+});
+
+t.test('a paused holder process is replaced, then notices and drops the lease', async (t) => {
+  const child = spawn(process.execPath, [CHILD, cluster.urls.join(','), 'leases', 'paused', String(TTL)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  t.teardown(() => {
+    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+  });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  t.ok(await until(() => out.includes('held\n')), 'the child holds the lease');
+  let gained = false;
+  const taker = new LeaseCandidate({ kv, key: 'paused', holder: 'taker', ttlMs: TTL, clock: systemClock, retryMs: 100, onGained: () => (gained = true) });
+  taker.start();
+  t.teardown(() => taker.stop());
+  await new Promise((r) => setTimeout(r, TTL));
+  t.notOk(gained, 'no takeover while the child renews');
+
+  process.kill(child.pid!, 'SIGSTOP');
+  t.ok(await until(() => gained), 'another takes over once the paused holder key expired');
+  t.equal((await taker.lease.currentHolder())?.holder, 'taker');
+  process.kill(child.pid!, 'SIGCONT');
+  t.ok(await until(() => out.includes('stale write')), 'the child woke up');
+  t.match(out, /lost (expired|taken)\n/, 'it noticed the loss itself');
+  t.match(out, /stale write refused/, 'its write with the old revision was refused by the bucket');
+  t.ok(taker.lease.held(), 'the new holder keeps it');
+});
+
+t.test('a lease survives kill -9 of one nats-server', async (t) => {
+  const lost: string[] = [];
+  // The TTL is the bucket's: this bucket's is longer, so a stream-leader fail-over fits in it.
+  const kv2 = await openBucket(nc, { bucket: 'leases-long', replicas: 3, ttlMs: 3000, timeoutMs: 1000 });
+  const l2 = new Lease({ kv: kv2, key: 'survive', holder: 'x', ttlMs: 3000, clock: systemClock, onLost: (w) => lost.push(w) });
+  t.ok(await l2.acquire());
+  const victim = cluster.servers.findIndex((s) => s.url !== nc.getServer());
+  await cluster.kill9(victim);
+  await new Promise((r) => setTimeout(r, 4000));
+  t.same(lost, [], 'never lost while two of three servers are up');
+  t.ok(l2.held());
+  await l2.release();
+  await cluster.start(victim);
+});
