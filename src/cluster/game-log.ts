@@ -7,8 +7,20 @@
 // late it arrives. Each append also carries a message id made of the game, the writer's epoch (the
 // sequence its takeover marker got) and the version, so two owners can never be mistaken for each
 // other's retries. A retry of an append whose answer was lost is refused by the sequence check (the
-// server checks it before the message id); the writer then looks at the game's last entry, and if it
-// is that very append, takes it as stored: a version is stored once however often it is sent.
+// server checks it before the message id); the writer then looks at the entries after its last one,
+// and if its own append is there, takes it as stored: a version is stored once however often it is
+// sent.
+//
+// The chain rule. nats-server before 2.9.21 (Debian ships 2.9.10) checks a clustered stream's
+// expected last subject sequence only on the stream leader before replicating, against what is
+// already stored: two appends in flight at the same moment that expect the same sequence may both be
+// stored. So every entry also names, in a header, the entry it follows (`Dc-After`), and an entry
+// counts only if it follows the game's last counting entry: reading the log in order, the first of two
+// such twins counts and the second does not. Twins can only arise at a takeover (a paused old owner's
+// append racing the new owner's marker), so the new owner checks its marker counts before it acts,
+// and a writer whose lease was no longer certain when an append was answered checks that the append
+// counts before it tells anyone. A writer whose lease was still certain when the answer came needs no
+// check: its append was stored before its lease could expire, so before any marker was sent.
 import { headers, type MsgHdrs } from '@nats-io/transport-node';
 import {
   DeliverPolicy,
@@ -17,6 +29,7 @@ import {
   jetstreamManager,
   type JetStreamClient,
   type JetStreamManager,
+  type StoredMsg,
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isRevisionConflict } from './lease.js';
@@ -32,17 +45,41 @@ export interface GameLogOptions {
   timeoutMs?: number;
 }
 
-export type LogEntry =
-  | { seq: number; kind: 'version'; version: number; epoch: number; data: Uint8Array }
-  | { seq: number; kind: 'takeover'; node: string };
+/** One stored entry; `counts` is false for the loser of a race (see the chain rule above). */
+export type LogEntry = { seq: number; after: number; counts: boolean; msgId: string } & (
+  | { kind: 'version'; version: number; epoch: number; data: Uint8Array }
+  | { kind: 'takeover'; node: string }
+);
 
 const KIND = 'Dc-Kind';
 const VERSION = 'Dc-Version';
 const EPOCH = 'Dc-Epoch';
 const NODE = 'Dc-Node';
+const AFTER = 'Dc-After';
+const MSG_ID = 'Nats-Msg-Id';
 
 /** Game ids become one subject token: letters, digits, - and _ only. */
 const ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Attempts at one append or takeover before giving up (each retry means another writer moved). */
+const MAX_ATTEMPTS = 20;
+
+function entryOf(seq: number, h: MsgHdrs | undefined, data: Uint8Array): LogEntry {
+  const after = Number(h?.get(AFTER) ?? NaN);
+  const msgId = h?.get(MSG_ID) ?? '';
+  if (h?.get(KIND) === 'takeover') return { seq, after, counts: false, msgId, kind: 'takeover', node: h.get(NODE) };
+  return { seq, after, counts: false, msgId, kind: 'version', version: Number(h?.get(VERSION)), epoch: Number(h?.get(EPOCH)), data };
+}
+
+/** Marks which entries count: each must follow the last counting one. Returns that last one's seq. */
+function applyChain(entries: LogEntry[], from = 0): number {
+  let last = from;
+  for (const e of entries) {
+    e.counts = e.after === last;
+    if (e.counts) last = e.seq;
+  }
+  return last;
+}
 
 export class GameLog {
   private constructor(
@@ -77,44 +114,80 @@ export class GameLog {
     return `${this.prefix}.${gameId}`;
   }
 
-  /** Sequence of the game's last entry (0 when the game has none). */
+  /** Sequence of the game's last stored entry, counting or not (0 when the game has none). */
   async lastSeq(gameId: string): Promise<number> {
     const m = await this.jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(gameId) });
     return m?.seq ?? 0;
   }
 
-  /** The game's last entry with its message id (undefined when the game has none). */
-  async lastEntry(gameId: string): Promise<{ seq: number; msgId: string } | undefined> {
-    const m = await this.jsm.streams.getMessage(this.stream, { last_by_subj: this.subject(gameId) });
-    return m ? { seq: m.seq, msgId: m.header?.get('Nats-Msg-Id') ?? '' } : undefined;
+  /**
+   * The game's stored entries with sequence in (after, upTo], read one by one from the stream leader
+   * (which has stored every entry up to any sequence it has answered for). `counts` is not set.
+   */
+  async entriesBetween(gameId: string, after: number, upTo = Number.MAX_SAFE_INTEGER): Promise<LogEntry[]> {
+    const subject = this.subject(gameId);
+    const out: LogEntry[] = [];
+    for (let seq = after + 1; seq <= upTo; ) {
+      const m: StoredMsg | null = await this.jsm.streams
+        .getMessage(this.stream, { seq, next_by_subj: subject } as unknown as { seq: number })
+        .catch((e: unknown) => {
+          if (e instanceof JetStreamApiError && e.code === 10037) return null; // 10037: no message found
+          throw e;
+        });
+      if (!m || m.seq > upTo) break;
+      out.push(entryOf(m.seq, m.header, m.data));
+      seq = m.seq + 1;
+    }
+    return out;
   }
 
   /**
-   * Becomes the game's only writer: appends a takeover marker after whatever is the game's last entry
-   * (retrying if a previous owner's late append slips in first) and returns a writer whose epoch is
-   * the marker's sequence. From then on, appends of any earlier writer are refused.
+   * Becomes the game's only writer: appends a takeover marker after the game's last counting entry,
+   * makes sure the marker itself counts (an old owner's late append may slip in first: then it reads
+   * again and appends another), and returns the writer with every entry up to its marker. From then
+   * on, appends of any earlier writer are refused or do not count. `guard`, when given, tells the
+   * writer whether its lease is still certain (see append()). `beforeMarker` runs right before each
+   * marker is sent (tests use it to send an old owner's append at the same moment).
    */
-  async takeOver(gameId: string, node: string): Promise<GameWriter> {
+  async takeOver(
+    gameId: string,
+    node: string,
+    opts: { guard?: () => boolean; beforeMarker?: () => void } = {},
+  ): Promise<{ writer: GameWriter; entries: LogEntry[] }> {
     const subject = this.subject(gameId);
-    for (let attempt = 0; ; attempt++) {
-      const after = await this.lastSeq(gameId);
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const entries = await this.replay(gameId);
+      const lastStored = entries.length ? entries[entries.length - 1].seq : 0;
+      const lastCounting = applyChain(entries);
       const h = headers();
       h.set(KIND, 'takeover');
       h.set(NODE, node);
+      h.set(AFTER, String(lastCounting));
+      opts.beforeMarker?.();
+      let seq: number;
       try {
         const ack = await this.js.publish(subject, new Uint8Array(), {
           headers: h,
-          msgID: `${gameId}/takeover/${node}/${after}`,
-          expect: { lastSubjectSequence: after },
+          msgID: `${gameId}/takeover/${node}/${lastStored}`,
+          expect: { lastSubjectSequence: lastStored },
         });
-        return new GameWriter(this.js, (id) => this.lastEntry(id), gameId, subject, ack.seq, ack.seq);
+        seq = ack.seq;
       } catch (e) {
-        if (!isRevisionConflict(e) || attempt >= 20) throw e;
+        if (isRevisionConflict(e)) continue;
+        throw e;
       }
+      // The marker counts unless a twin that follows the same entry was stored before it.
+      const between = await this.entriesBetween(gameId, lastStored, seq);
+      if (between.some((e) => e.seq < seq && e.after === lastCounting)) continue;
+      const marker = between.find((e) => e.seq === seq);
+      if (marker) entries.push(...between.filter((e) => e.seq <= seq));
+      applyChain(entries);
+      return { writer: new GameWriter(this, this.js, gameId, subject, seq, opts.guard), entries };
     }
+    throw new Error(`takeover of ${gameId}: the log kept moving for ${MAX_ATTEMPTS} attempts`);
   }
 
-  /** Every entry of the game, in order (versions and takeover markers). */
+  /** Every stored entry of the game, in order, each marked whether it counts. */
   async replay(gameId: string): Promise<LogEntry[]> {
     const subject = this.subject(gameId);
     const last = await this.lastSeq(gameId);
@@ -130,20 +203,16 @@ export class GameLog {
     } finally {
       messages.stop();
     }
+    applyChain(out);
     return out;
   }
 
-  /** The game's versions as the log holds them, folded in order (markers are skipped). */
+  /** The game's counting versions, folded in order (markers and entries that do not count are skipped). */
   async fold<T>(gameId: string, init: T, step: (acc: T, version: number, data: Uint8Array) => T): Promise<T> {
     let acc = init;
-    for (const e of await this.replay(gameId)) if (e.kind === 'version') acc = step(acc, e.version, e.data);
+    for (const e of await this.replay(gameId)) if (e.counts && e.kind === 'version') acc = step(acc, e.version, e.data);
     return acc;
   }
-}
-
-function entryOf(seq: number, h: MsgHdrs | undefined, data: Uint8Array): LogEntry {
-  if (h?.get(KIND) === 'takeover') return { seq, kind: 'takeover', node: h.get(NODE) };
-  return { seq, kind: 'version', version: Number(h?.get(VERSION)), epoch: Number(h?.get(EPOCH)), data };
 }
 
 export type AppendResult = { ok: true; seq: number; duplicate: boolean } | { ok: false; fenced: true };
@@ -151,20 +220,26 @@ export type AppendResult = { ok: true; seq: number; duplicate: boolean } | { ok:
 /** The one writer of a game's log for as long as no other node takes the game over. */
 export class GameWriter {
   private fencedOff = false;
+  /** The game's last counting entry (this writer's own last one). */
+  private lastCounting: number;
+  /** The game's last stored entry as far as this writer knows (later than lastCounting only after a lost race). */
+  private lastStored: number;
 
   constructor(
+    private readonly log: GameLog,
     private readonly js: JetStreamClient,
-    private readonly lastEntry: (gameId: string) => Promise<{ seq: number; msgId: string } | undefined>,
     readonly gameId: string,
     private readonly subject: string,
     /** The sequence of this writer's takeover marker: its identity in message ids. */
     readonly epoch: number,
-    private last: number,
-  ) {}
+    private readonly guard: (() => boolean) | undefined,
+  ) {
+    this.lastCounting = this.lastStored = epoch;
+  }
 
-  /** Sequence of the last entry this writer knows on the game's subject. */
+  /** Sequence of this writer's last counting entry. */
   lastSeq(): number {
-    return this.last;
+    return this.lastCounting;
   }
 
   fenced(): boolean {
@@ -172,33 +247,53 @@ export class GameWriter {
   }
 
   /**
-   * Appends one version (one append in flight per game: each names the sequence the previous one
-   * got). Resolves { ok: true } once the entry is stored by the cluster (a retry of a version already
+   * Appends one version (one append in flight per game: each follows the one before). Resolves
+   * { ok: true } once the entry is stored by the cluster and counts (a retry of a version already
    * stored is answered with the stored entry's sequence and duplicate: true), or { fenced: true } when
    * another writer has appended since: this writer must then stop acting for the game. Other failures
-   * (no answer) reject; the caller retries the same version with the same data.
+   * (no answer) reject; the caller retries the same version with the same data. When the answer comes
+   * while `guard()` is false (or without a guard), the writer first checks that the entry counts.
    */
   async append(version: number, data: Uint8Array): Promise<AppendResult> {
     if (this.fencedOff) return { ok: false, fenced: true };
-    const h = headers();
-    h.set(KIND, 'version');
-    h.set(VERSION, String(version));
-    h.set(EPOCH, String(this.epoch));
     const msgID = `${this.gameId}/${this.epoch}/${version}`;
-    try {
-      const ack = await this.js.publish(this.subject, data, { headers: h, msgID, expect: { lastSubjectSequence: this.last } });
-      if (ack.seq > this.last) this.last = ack.seq;
-      return { ok: true, seq: ack.seq, duplicate: ack.duplicate };
-    } catch (e) {
-      if (!isRevisionConflict(e)) throw e;
-      // Either another writer appended (fenced), or this very append already landed earlier.
-      const last = await this.lastEntry(this.gameId);
-      if (last && last.msgId === msgID) {
-        this.last = last.seq;
-        return { ok: true, seq: last.seq, duplicate: true };
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const h = headers();
+      h.set(KIND, 'version');
+      h.set(VERSION, String(version));
+      h.set(EPOCH, String(this.epoch));
+      h.set(AFTER, String(this.lastCounting));
+      let seq: number;
+      let duplicate: boolean;
+      try {
+        const ack = await this.js.publish(this.subject, data, { headers: h, msgID, expect: { lastSubjectSequence: this.lastStored } });
+        seq = ack.seq;
+        duplicate = ack.duplicate;
+      } catch (e) {
+        if (!isRevisionConflict(e)) throw e;
+        // Something was stored after our last entry: our own earlier try, another writer, or a loser.
+        const later = await this.log.entriesBetween(this.gameId, this.lastStored);
+        const first = later.find((x) => x.after === this.lastCounting);
+        if (first && first.msgId === msgID) return this.counted(first.seq, true);
+        if (first) return this.fence();
+        this.lastStored = later.length ? later[later.length - 1].seq : this.lastStored;
+        continue; // only entries that do not count: append after them
       }
-      this.fencedOff = true;
-      return { ok: false, fenced: true };
+      if (this.guard?.() === true && !duplicate) return this.counted(seq, duplicate);
+      const between = await this.log.entriesBetween(this.gameId, this.lastCounting, seq);
+      const first = between.find((x) => x.after === this.lastCounting);
+      return first?.seq === seq ? this.counted(seq, duplicate) : this.fence();
     }
+    throw new Error(`append to ${this.gameId}: the log kept moving for ${MAX_ATTEMPTS} attempts`);
+  }
+
+  private counted(seq: number, duplicate: boolean): AppendResult {
+    this.lastCounting = this.lastStored = seq;
+    return { ok: true, seq, duplicate };
+  }
+
+  private fence(): AppendResult {
+    this.fencedOff = true;
+    return { ok: false, fenced: true };
   }
 }
