@@ -8,12 +8,25 @@
 // if absent: two nodes registering the same name get one winner), and every read-modify-write (token
 // rotation, rating, ladder flag) is an update that names the revision it read, retried on conflict, so
 // no concurrent change is lost.
+//
+// Tickets. nats-server before 2.9.21 (Debian ships 2.9.10) checks an update's expected revision in a
+// replicated bucket only on the leader, against what is already stored: two updates in flight at once
+// that name the same revision may both be stored, and one change silently lost. A create (expected
+// revision 0) is checked as it is applied, in log order, and has exactly one winner. So a writer first
+// creates a ticket key naming the bot and the revision it read, and only the ticket's winner sends
+// the update; the others read again. Tickets live in their own bucket whose keys expire after a minute;
+// a writer sends its update only while its ticket is younger than half of that.
 import { Packr } from 'msgpackr';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { BotRecord } from '../domain/records.js';
 import type { Store } from '../store/types.js';
 import { assertReadable } from '../store/schema.js';
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
 import { isRevisionConflict } from './lease.js';
+
+/** The tickets bucket's key lifetime (ms); it must be opened with this TTL. */
+export const TICKET_TTL_MS = 60_000;
 
 export type BotStore = Pick<
   Store,
@@ -44,13 +57,18 @@ export class KvBotStore implements BotStore {
 
   private constructor(
     private readonly kv: KV,
+    private readonly tickets: KV,
+    private readonly clock: Clock,
     /** Attempts of one read-modify-write before giving up (each conflict means another node wrote). */
     private readonly maxAttempts: number,
   ) {}
 
-  /** Opens the replica: resolves once every bot the bucket held at that moment is loaded. */
-  static async open(kv: KV, opts: { maxAttempts?: number } = {}): Promise<KvBotStore> {
-    const s = new KvBotStore(kv, opts.maxAttempts ?? 50);
+  /**
+   * Opens the replica: resolves once every bot the bucket held at that moment is loaded. `tickets` is
+   * a bucket whose TTL is TICKET_TTL_MS.
+   */
+  static async open(kv: KV, tickets: KV, opts: { maxAttempts?: number; clock?: Clock } = {}): Promise<KvBotStore> {
+    const s = new KvBotStore(kv, tickets, opts.clock ?? systemClock, opts.maxAttempts ?? 200);
     const status = await kv.status();
     const lastSeq = status.streamInfo.state.last_seq;
     const watch = await kv.watch({ key: 'bot.>' });
@@ -119,32 +137,43 @@ export class KvBotStore implements BotStore {
     }
   }
 
+  /** Replaces the record (through the same ticketed update as modifyBot, so no change races it). */
   async updateBot(bot: BotRecord): Promise<void> {
-    const bytes = encode(bot);
-    const key = botKey(bot.id);
-    const revision = await this.kv.put(key, bytes);
-    this.apply({ key, revision, operation: 'PUT', value: bytes });
+    const done = await this.modifyBot(bot.id, () => bot);
+    if (!done && !(await this.createBot(bot))) await this.updateBot(bot);
   }
 
   async modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
     const key = botKey(id);
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      // Read the committed record from the bucket, not the replica, which may be a moment behind.
+      if (attempt > 0) await this.pause(Math.min(50, attempt * 2));
       const e = await this.kv.get(key);
       if (!e || e.operation !== 'PUT') return undefined;
       this.apply(e);
       const next = change(assertReadable('bot', id, decode(e.value)));
       if (next === null) return this.getBot(id);
       const bytes = encode(next);
+      const ticketAt = this.clock.now();
+      try {
+        await this.tickets.create(`${key}.${e.revision}`, new Uint8Array());
+      } catch (err) {
+        if (isRevisionConflict(err)) continue; // another writer is changing this revision: read again
+        throw err;
+      }
+      if (this.clock.now() - ticketAt > TICKET_TTL_MS / 2) continue; // too slow: the ticket may expire
       try {
         const revision = await this.kv.update(key, bytes, e.revision);
         this.apply({ key, revision, operation: 'PUT', value: bytes });
         return decode(bytes);
       } catch (err) {
-        if (!isRevisionConflict(err)) throw err; // another node wrote in between: read again
+        if (!isRevisionConflict(err)) throw err; // the revision read was already stale: read again
       }
     }
     throw new Error(`modifyBot(${id}): still conflicting after ${this.maxAttempts} attempts`);
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((r) => this.clock.schedule(ms, () => r()));
   }
 
   close(): void {

@@ -10,6 +10,12 @@
 // send) and considers the lease lost at `safety`·TTL after it (safety < 1). It renews every TTL/3. A
 // paused process (SIGSTOP, a long GC) whose deadline passed while it slept sees held() turn false at
 // once, before any timer runs, and its first renewal after waking fails on the revision check.
+//
+// On nats-server 2.9 (Debian's 2.9.10) this is sound although its replicated buckets check an update's
+// expected revision only on the leader before replicating (two concurrent updates naming the same
+// revision may both be stored): taking a lease is a create, which the server checks as it applies it,
+// in log order (one winner); and only the holder ever updates its key, one renewal at a time. A
+// renewal answered after the holder's deadline is never acted on.
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../domain/clock.js';
 
