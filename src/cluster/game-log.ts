@@ -207,6 +207,34 @@ export class GameLog {
     return out;
   }
 
+  /**
+   * Follows the game live: calls `onEntry` with every counting entry stored after `afterSeq` (a
+   * counting entry's sequence the caller already has, 0 for the whole game), in order, as the cluster
+   * stores them; entries that do not count are skipped. Each follower holds one ordered consumer on
+   * the server until stop(): the caller bounds how many it opens.
+   */
+  async follow(gameId: string, afterSeq: number, onEntry: (e: LogEntry) => void): Promise<{ stop(): void }> {
+    const subject = this.subject(gameId);
+    const consumer = await this.js.consumers.get(
+      this.stream,
+      afterSeq > 0
+        ? { filter_subjects: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 }
+        : { filter_subjects: subject, deliver_policy: DeliverPolicy.All },
+    );
+    const messages = await consumer.consume();
+    let lastCounting = afterSeq;
+    void (async () => {
+      for await (const m of messages) {
+        const e = entryOf(m.seq, m.headers, m.data);
+        e.counts = e.after === lastCounting;
+        if (!e.counts) continue;
+        lastCounting = e.seq;
+        onEntry(e);
+      }
+    })();
+    return { stop: () => void messages.stop() };
+  }
+
   /** The game's counting versions, folded in order (markers and entries that do not count are skipped). */
   async fold<T>(gameId: string, init: T, step: (acc: T, version: number, data: Uint8Array) => T): Promise<T> {
     let acc = init;

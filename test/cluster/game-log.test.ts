@@ -13,6 +13,11 @@ t.teardown(async () => {
   await cluster.stop();
 });
 const log = await GameLog.open(nc, { replicas: 3, timeoutMs: 3000 });
+async function until(cond: () => boolean, timeoutMs = 5000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !cond()) await new Promise((r) => setTimeout(r, 10));
+  return cond();
+}
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -80,6 +85,9 @@ t.test('an old owner appending while a new owner takes over: what it was told is
   let twins = 0;
   for (let round = 0; round < 30; round++) {
     const id = `race-${round}`;
+    // A third party follows the game live from the start, on its own connection.
+    const seen: string[] = [];
+    const follower = await logB.follow(id, 0, (e) => seen.push(e.kind === 'version' ? `v${e.version}@${e.epoch}` : `m${e.seq}`));
     const { writer: a } = await log.takeOver(id, 'node-a');
     t.ok((await a.append(1, bytes('a1'))).ok);
     // The new owner's marker and the old owner's next append both expect the old owner's entry.
@@ -101,8 +109,23 @@ t.test('an old owner appending while a new owner takes over: what it was told is
     t.same(await log.fold(id, [] as number[], (acc, v) => [...acc, v]), lateResult.ok ? [1, 2, 3] : [1, 2], 'contiguous versions');
     const after = await a.append(next + 1, bytes('stale'));
     t.same(after, { ok: false, fenced: true }, 'the old owner is fenced from then on');
+    const counting = (await log.replay(id)).filter((e) => e.counts).map((e) => (e.kind === 'version' ? `v${e.version}@${e.epoch}` : `m${e.seq}`));
+    t.ok(await until(() => seen.length === counting.length), 'the follower caught up');
+    t.same(seen, counting, 'a live follower sees exactly the counting entries, in order');
+    follower.stop();
   }
   t.comment(`rounds where the server stored both concurrent writes: ${twins} of 30`);
+});
+
+t.test('a follower that starts mid-game gets only what comes after', async (t) => {
+  const { writer: w } = await log.takeOver('g5', 'node-a');
+  for (let v = 1; v <= 5; v++) t.ok((await w.append(v, bytes(`x${v}`))).ok);
+  const seen: number[] = [];
+  const f = await log.follow('g5', w.lastSeq(), (e) => e.kind === 'version' && seen.push(e.version));
+  for (let v = 6; v <= 10; v++) t.ok((await w.append(v, bytes(`x${v}`))).ok);
+  t.ok(await until(() => seen.length === 5));
+  t.same(seen, [6, 7, 8, 9, 10]);
+  f.stop();
 });
 
 t.test('a game id that is not one subject token is refused', async (t) => {
