@@ -2,8 +2,8 @@
 // in a bucket whose max age is the lease's TTL: every write (create, then each renewal) restarts the
 // key's age on the server, and a key nobody renews disappears TTL after its last write. Taking a lease
 // is a create (only if the key is absent or deleted); renewing is an update that names the revision
-// the holder last wrote, so a holder whose key expired or was taken cannot renew. Releasing is a delete
-// with the same revision check.
+// the holder last wrote, so a holder whose key expired or was taken cannot renew. Releasing removes the
+// key outright (see below), and only while the lease is held.
 //
 // The holder never believes longer than the server keeps the key: it counts from the moment it SENT
 // its last successful write (the server stamped it later, so the key lives at least TTL past that
@@ -15,7 +15,11 @@
 // expected revision only on the leader before replicating (two concurrent updates naming the same
 // revision may both be stored): taking a lease is a create, which the server checks as it applies it,
 // in log order (one winner); and only the holder ever updates its key, one renewal at a time. A
-// renewal answered after the holder's deadline is never acted on.
+// renewal answered after the holder's deadline is never acted on. Releasing must not leave a delete
+// marker behind: a create over a marker is an update naming the marker's revision, which two
+// contenders could both win. So release purges the key's subject from the bucket's stream (nothing
+// is left, the next take is a plain create), and sends that only while held(), i.e. at least a
+// quarter of the TTL before the key could expire and be taken by anyone else.
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../domain/clock.js';
 
@@ -23,7 +27,8 @@ import type { Clock, TimerHandle } from '../domain/clock.js';
 export interface LeaseKv {
   create(key: string, value: Uint8Array): Promise<number>;
   update(key: string, value: Uint8Array, revision: number, timeoutMs?: number): Promise<number>;
-  delete(key: string, opts: { previousSeq: number }): Promise<void>;
+  /** Removes every trace of the key (no delete marker). */
+  remove(key: string): Promise<void>;
   get(key: string): Promise<{ revision: number; value: Uint8Array; operation: string } | null>;
 }
 
@@ -147,18 +152,12 @@ export class Lease {
     }
   }
 
-  /** Stops acting at once, then deletes the key if it is still ours. */
+  /** Stops acting at once, then removes the key if it is still certainly ours. */
   async release(): Promise<void> {
     const wasHeld = this.held();
-    const rev = this.revision;
     this.state = 'released';
     this.stopTimers();
-    if (!wasHeld) return;
-    try {
-      await this.kv.delete(this.key, { previousSeq: rev });
-    } catch (e) {
-      if (!isRevisionConflict(e)) throw e; // already expired or taken: nothing to release
-    }
+    if (wasHeld) await this.kv.remove(this.key);
   }
 
   /** The current holder as the bucket says (undefined when nobody holds it). */

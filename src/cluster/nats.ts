@@ -1,7 +1,8 @@
 // Connecting to the NATS cluster and opening the buckets and streams the cluster layer uses.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import { Kvm, type Bucket, type KV } from '@nats-io/kv';
+import type { LeaseKv } from './lease.js';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
@@ -25,4 +26,18 @@ export interface BucketOptions {
 export async function openBucket(nc: NatsConnection, o: BucketOptions): Promise<KV> {
   const js = jetstream(nc, { timeout: o.timeoutMs ?? 5000 });
   return new Kvm(js).create(o.bucket, { replicas: o.replicas, history: 1, ttl: o.ttlMs ?? 0 });
+}
+
+/** A bucket as leases and shard ownership use it: removing a key purges its subject (no marker). */
+export function leaseBucket(kv: KV): LeaseKv & { keys(filter?: string): ReturnType<KV['keys']> } {
+  const b = kv as Bucket;
+  return {
+    create: (k, v) => kv.create(k, v),
+    update: (k, v, rev, timeoutMs) => kv.update(k, v, rev, timeoutMs),
+    get: (k) => kv.get(k),
+    keys: (filter) => kv.keys(filter),
+    remove: async (k) => {
+      await b.jsm.streams.purge(b.stream, { filter: b.subjectForKey(k) });
+    },
+  };
 }

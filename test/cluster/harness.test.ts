@@ -40,7 +40,7 @@ t.test('a paused server stops answering and resumes on SIGCONT', async (t) => {
   const nc = await connect({ servers: cluster.servers[i].url, reconnect: false });
   t.teardown(() => nc.close());
   cluster.pause(i);
-  await t.rejects(nc.flush().then(() => Promise.race([nc.request('$JS.API.INFO', undefined, { timeout: 500 })])), 'no answer while paused');
+  await t.rejects(nc.request('$JS.API.INFO', undefined, { timeout: 500 }), 'no answer while paused');
   cluster.resume(i);
   const jsm = await jetstreamManager(nc);
   t.ok((await jsm.getAccountInfo()).streams >= 1, 'answers again after SIGCONT');

@@ -2,12 +2,13 @@
 // stdout when it holds it and when it notices it lost it; after the loss it tries one write with its
 // old revision and reports whether the bucket refused it. The parent pauses it with SIGSTOP.
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, openBucket } from '../../src/cluster/nats.js';
+import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/nats.js';
 import { isRevisionConflict, Lease } from '../../src/cluster/lease.js';
 
 const [servers, bucket, key, ttl] = process.argv.slice(2);
 const nc = await connectCluster(servers.split(','), 'lease-child');
-const kv = await openBucket(nc, { bucket, replicas: 3, ttlMs: Number(ttl), timeoutMs: 1000 });
+const bucketKv = await openBucket(nc, { bucket, replicas: 3, ttlMs: Number(ttl), timeoutMs: 1000 });
+const kv = leaseBucket(bucketKv);
 let oldRevision = 0;
 const lease = new Lease({
   kv,
@@ -17,7 +18,7 @@ const lease = new Lease({
   clock: systemClock,
   onLost: (why) => {
     process.stdout.write(`lost ${why}\n`);
-    kv.update(key, new TextEncoder().encode('stale'), oldRevision).then(
+    bucketKv.update(key, new TextEncoder().encode('stale'), oldRevision).then(
       () => process.stdout.write('stale write accepted\n'),
       (e) => process.stdout.write(isRevisionConflict(e) ? 'stale write refused\n' : `stale write failed ${String(e)}\n`),
     );

@@ -39,8 +39,9 @@ class FakeKv implements LeaseKv {
   update(key: string, value: Uint8Array, revision: number) {
     return this.write(key, value, revision);
   }
-  async delete(key: string, opts: { previousSeq: number }) {
-    await this.write(key, new Uint8Array(), opts.previousSeq, 'DEL');
+  async remove(key: string) {
+    if (this.silent) return new Promise<void>(() => {});
+    this.entries.delete(key);
   }
   async get(key: string) {
     return this.live(key) ?? null;

@@ -3,7 +3,7 @@
 // joins gets its share, handed over with a drain before each release.
 import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
+import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
 import { ShardOwnership, assigned, shardOf } from '../../src/cluster/ownership.js';
 import { startNatsCluster } from '../helpers/nats-cluster.js';
 
@@ -24,7 +24,7 @@ const drained: string[] = [];
 async function node(name: string, server: number): Promise<{ own: ShardOwnership; nc: NatsConnection }> {
   const nc = await connectCluster([cluster.urls[server]], name);
   conns.push(nc);
-  const kv = await openBucket(nc, { bucket: 'shards', replicas: 3, ttlMs: TTL, timeoutMs: 1000 });
+  const kv = leaseBucket(await openBucket(nc, { bucket: 'shards', replicas: 3, ttlMs: TTL, timeoutMs: 1000 }));
   const own = new ShardOwnership({
     kv,
     node: name,
