@@ -22,17 +22,10 @@
 // counts before it tells anyone. A writer whose lease was still certain when the answer came needs no
 // check: its append was stored before its lease could expire, so before any marker was sent.
 import { headers, type MsgHdrs } from '@nats-io/transport-node';
-import {
-  DeliverPolicy,
-  JetStreamApiError,
-  jetstream,
-  jetstreamManager,
-  type JetStreamClient,
-  type JetStreamManager,
-  type StoredMsg,
-} from '@nats-io/jetstream';
+import { DeliverPolicy, JetStreamApiError, jetstream, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isRevisionConflict } from './lease.js';
+import { ensureStream, subjectToken } from './nats.js';
 
 export interface GameLogOptions {
   /** Stream name (default DC_GAMES). */
@@ -57,9 +50,6 @@ const EPOCH = 'Dc-Epoch';
 const NODE = 'Dc-Node';
 const AFTER = 'Dc-After';
 const MSG_ID = 'Nats-Msg-Id';
-
-/** Game ids become one subject token: letters, digits, - and _ only. */
-const ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Attempts at one append or takeover before giving up (each retry means another writer moved). */
 const MAX_ATTEMPTS = 20;
@@ -94,24 +84,12 @@ export class GameLog {
     const stream = o.stream ?? 'DC_GAMES';
     const prefix = o.prefix ?? 'dc.game';
     const timeout = o.timeoutMs ?? 5000;
-    const jsm = await jetstreamManager(nc, { timeout });
-    try {
-      await jsm.streams.info(stream);
-    } catch (e) {
-      if (!(e instanceof JetStreamApiError) || e.code !== 10059) throw e; // 10059: stream not found
-      try {
-        await jsm.streams.add({ name: stream, subjects: [`${prefix}.*`], num_replicas: o.replicas, duplicate_window: 120e9 });
-      } catch (err) {
-        // Another node created it at the same moment with the same config: fine.
-        if (!(err instanceof JetStreamApiError) || err.code !== 10058) throw err; // 10058: name in use
-      }
-    }
+    const jsm = await ensureStream(nc, timeout, { name: stream, subjects: [`${prefix}.*`], num_replicas: o.replicas, duplicate_window: 120e9 });
     return new GameLog(jetstream(nc, { timeout }), jsm, stream, prefix);
   }
 
   subject(gameId: string): string {
-    if (!ID_RE.test(gameId)) throw new Error(`game id ${JSON.stringify(gameId)} cannot be a log subject`);
-    return `${this.prefix}.${gameId}`;
+    return `${this.prefix}.${subjectToken(gameId, 'log')}`;
   }
 
   /** Sequence of the game's last stored entry, counting or not (0 when the game has none). */

@@ -1,6 +1,6 @@
 // Connecting to the NATS cluster and opening the buckets and streams the cluster layer uses.
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream } from '@nats-io/jetstream';
+import { JetStreamApiError, jetstream, jetstreamManager, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
 import { Kvm, type Bucket, type KV } from '@nats-io/kv';
 import type { LeaseKv } from './lease.js';
 
@@ -40,4 +40,30 @@ export function leaseBucket(kv: KV): LeaseKv & { keys(filter?: string): ReturnTy
       await b.jsm.streams.purge(b.stream, { filter: b.subjectForKey(k) });
     },
   };
+}
+
+/**
+ * Creates a stream unless it exists (every node calls this with the same config at start-up; a
+ * stream made by another node meanwhile is fine). Returns the manager it used.
+ */
+export async function ensureStream(
+  nc: NatsConnection,
+  timeoutMs: number,
+  config: Partial<StreamConfig> & { name: string },
+): Promise<JetStreamManager> {
+  const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
+  try {
+    await jsm.streams.add(config);
+  } catch (e) {
+    if (!(e instanceof JetStreamApiError) || e.code !== 10058) throw e; // 10058: the name is in use
+  }
+  return jsm;
+}
+
+const TOKEN_RE = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** A game id as one subject token (letters, digits, - and _), or an error naming what it was for. */
+export function subjectToken(id: string, what: string): string {
+  if (!TOKEN_RE.test(id)) throw new Error(`game id ${JSON.stringify(id)} cannot be a ${what} subject`);
+  return id;
 }

@@ -5,16 +5,9 @@
 // a rater that dies before acknowledging leaves the results to be delivered again to the next holder,
 // whose write must then recognise a game already rated (the store's rating batch does: it refuses a
 // game that is no longer pending). Acknowledged results leave the stream.
-import {
-  AckPolicy,
-  JetStreamApiError,
-  RetentionPolicy,
-  jetstream,
-  jetstreamManager,
-  type Consumer,
-  type JetStreamClient,
-} from '@nats-io/jetstream';
+import { AckPolicy, JetStreamApiError, RetentionPolicy, jetstream, type Consumer, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { ensureStream, subjectToken } from './nats.js';
 
 export interface ResultsOptions {
   replicas: number;
@@ -34,7 +27,6 @@ export interface PendingResult {
   deliveries: number;
 }
 
-const ID_RE = /^[A-Za-z0-9_-]{1,128}$/;
 const RATER = 'rater';
 
 export class ResultsQueue {
@@ -49,18 +41,13 @@ export class ResultsQueue {
     const stream = o.stream ?? 'DC_RESULTS';
     const prefix = o.prefix ?? 'dc.result';
     const timeout = o.timeoutMs ?? 5000;
-    const jsm = await jetstreamManager(nc, { timeout });
-    try {
-      await jsm.streams.add({
-        name: stream,
-        subjects: [`${prefix}.*`],
-        num_replicas: o.replicas,
-        retention: RetentionPolicy.Workqueue,
-        duplicate_window: 120e9,
-      });
-    } catch (e) {
-      if (!(e instanceof JetStreamApiError) || e.code !== 10058) throw e; // 10058: exists already
-    }
+    const jsm = await ensureStream(nc, timeout, {
+      name: stream,
+      subjects: [`${prefix}.*`],
+      num_replicas: o.replicas,
+      retention: RetentionPolicy.Workqueue,
+      duplicate_window: 120e9,
+    });
     try {
       await jsm.consumers.add(stream, {
         durable_name: RATER,
@@ -77,8 +64,7 @@ export class ResultsQueue {
 
   /** Publishes a finished game's result; resolves once the cluster stored it (once per game id). */
   async publish(gameId: string, data: Uint8Array): Promise<{ duplicate: boolean }> {
-    if (!ID_RE.test(gameId)) throw new Error(`game id ${JSON.stringify(gameId)} cannot be a result subject`);
-    const ack = await this.js.publish(`${this.prefix}.${gameId}`, data, { msgID: `result/${gameId}` });
+    const ack = await this.js.publish(`${this.prefix}.${subjectToken(gameId, 'result')}`, data, { msgID: `result/${gameId}` });
     return { duplicate: ack.duplicate };
   }
 

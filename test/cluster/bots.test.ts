@@ -4,7 +4,7 @@
 import t from 'tap';
 import { connectCluster, openBucket } from '../../src/cluster/nats.js';
 import { KvBotStore, TICKET_TTL_MS } from '../../src/cluster/bots.js';
-import { startNatsCluster } from '../helpers/nats-cluster.js';
+import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 import { bot } from '../store/fixtures.js';
 
 const cluster = await startNatsCluster({ name: 'dc-bots' });
@@ -23,17 +23,11 @@ t.teardown(async () => {
   await cluster.stop();
 });
 
-async function until(cond: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !cond()) await new Promise((r) => setTimeout(r, 10));
-  return cond();
-}
-
 t.test('a bot registered on one node authenticates on the other', async (t) => {
   const alice = bot('red', 'alice');
   t.ok(await a.createBot(alice));
   t.same(a.getBot(alice.id), alice, 'the writer reads its own write at once');
-  t.ok(await until(() => b.getBotByTokenHash(alice.tokenHash) !== undefined), 'the other node sees it');
+  t.ok(await eventually(() => b.getBotByTokenHash(alice.tokenHash) !== undefined), 'the other node sees it');
   t.same(b.getBotByTokenHash(alice.tokenHash), alice);
   t.ok(b.botsRevision() > 0);
 });
@@ -45,17 +39,17 @@ t.test('two nodes registering the same bot: exactly one wins, every time', async
     const won = await Promise.all([a.createBot(x), b.createBot(y)]);
     t.equal(won.filter(Boolean).length, 1, `round ${round}: one winner`);
     const winner = won[0] ? x : y;
-    t.ok(await until(() => a.getBot(x.id)?.tokenHash === winner.tokenHash && b.getBot(x.id)?.tokenHash === winner.tokenHash));
+    t.ok(await eventually(() => a.getBot(x.id)?.tokenHash === winner.tokenHash && b.getBot(x.id)?.tokenHash === winner.tokenHash));
   }
 });
 
 t.test('token rotation on one node: the old token stops working on both, the new one works on both', async (t) => {
   const carol = bot('green', 'carol');
   t.ok(await a.createBot(carol));
-  t.ok(await until(() => b.getBot(carol.id) !== undefined));
+  t.ok(await eventually(() => b.getBot(carol.id) !== undefined));
   const rotated = await b.modifyBot(carol.id, (r) => ({ ...r, tokenHash: 'c'.repeat(64) }));
   t.equal(rotated?.tokenHash, 'c'.repeat(64));
-  t.ok(await until(() => a.getBotByTokenHash('c'.repeat(64))?.id === carol.id), 'new token on the other node');
+  t.ok(await eventually(() => a.getBotByTokenHash('c'.repeat(64))?.id === carol.id), 'new token on the other node');
   t.equal(a.getBotByTokenHash(carol.tokenHash), undefined, 'old token gone on the other node');
   t.equal(b.getBotByTokenHash(carol.tokenHash), undefined, 'and on the writer');
   t.equal(await a.modifyBot('bot:team:none:here', (r) => r), undefined, 'no such bot');
@@ -70,7 +64,7 @@ t.test('concurrent read-modify-writes from both nodes lose no update', async (t)
   const work: Promise<unknown>[] = [];
   for (let i = 0; i < 15; i++) work.push(bump(a), bump(b));
   await Promise.all(work);
-  t.ok(await until(() => a.getBot(dave.id)?.ladderTimeLosses === 30 && b.getBot(dave.id)?.ladderTimeLosses === 30));
+  t.ok(await eventually(() => a.getBot(dave.id)?.ladderTimeLosses === 30 && b.getBot(dave.id)?.ladderTimeLosses === 30));
   t.equal(a.getBot(dave.id)?.ladderTimeLosses, 30, 'thirty increments, thirty counted');
   t.equal(b.getBot(dave.id)?.ladderTimeLosses, 30, 'on both nodes');
 });

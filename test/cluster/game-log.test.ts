@@ -4,7 +4,7 @@
 import t from 'tap';
 import { connectCluster } from '../../src/cluster/nats.js';
 import { GameLog, type AppendResult } from '../../src/cluster/game-log.js';
-import { startNatsCluster } from '../helpers/nats-cluster.js';
+import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-log' });
 const nc = await connectCluster(cluster.urls, 'log-test');
@@ -13,11 +13,6 @@ t.teardown(async () => {
   await cluster.stop();
 });
 const log = await GameLog.open(nc, { replicas: 3, timeoutMs: 3000 });
-async function until(cond: () => boolean, timeoutMs = 5000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !cond()) await new Promise((r) => setTimeout(r, 10));
-  return cond();
-}
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -110,7 +105,7 @@ t.test('an old owner appending while a new owner takes over: what it was told is
     const after = await a.append(next + 1, bytes('stale'));
     t.same(after, { ok: false, fenced: true }, 'the old owner is fenced from then on');
     const counting = (await log.replay(id)).filter((e) => e.counts).map((e) => (e.kind === 'version' ? `v${e.version}@${e.epoch}` : `m${e.seq}`));
-    t.ok(await until(() => seen.length === counting.length), 'the follower caught up');
+    t.ok(await eventually(() => seen.length === counting.length), 'the follower caught up');
     t.same(seen, counting, 'a live follower sees exactly the counting entries, in order');
     follower.stop();
   }
@@ -123,7 +118,7 @@ t.test('a follower that starts mid-game gets only what comes after', async (t) =
   const seen: number[] = [];
   const f = await log.follow('g5', w.lastSeq(), (e) => e.kind === 'version' && seen.push(e.version));
   for (let v = 6; v <= 10; v++) t.ok((await w.append(v, bytes(`x${v}`))).ok);
-  t.ok(await until(() => seen.length === 5));
+  t.ok(await eventually(() => seen.length === 5));
   t.same(seen, [6, 7, 8, 9, 10]);
   f.stop();
 });

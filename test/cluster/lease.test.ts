@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../src/domain/clock.js';
 import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/nats.js';
 import { Lease, LeaseCandidate } from '../../src/cluster/lease.js';
-import { startNatsCluster } from '../helpers/nats-cluster.js';
+import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const TTL = 1500;
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'lease-child.js');
@@ -19,16 +19,6 @@ t.teardown(async () => {
   await cluster.stop();
 });
 const kv = leaseBucket(await openBucket(nc, { bucket: 'leases', replicas: 3, ttlMs: TTL, timeoutMs: 1000 }));
-
-/** Polls until cond() holds (or fails the test after timeoutMs); no timing is asserted. */
-async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return false;
-}
 
 t.test('of five contenders racing for one key, exactly one holds it', async (t) => {
   const leases = ['a', 'b', 'c', 'd', 'e'].map((holder) => new Lease({ kv, key: 'race', holder, ttlMs: TTL, clock: systemClock }));
@@ -61,7 +51,7 @@ t.test('a paused holder process is replaced, then notices and drops the lease', 
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-  t.ok(await until(() => out.includes('held\n')), 'the child holds the lease');
+  t.ok(await eventually(() => out.includes('held\n')), 'the child holds the lease');
   let gained = false;
   const taker = new LeaseCandidate({ kv, key: 'paused', holder: 'taker', ttlMs: TTL, clock: systemClock, retryMs: 100, onGained: () => (gained = true) });
   taker.start();
@@ -70,10 +60,10 @@ t.test('a paused holder process is replaced, then notices and drops the lease', 
   t.notOk(gained, 'no takeover while the child renews');
 
   process.kill(child.pid!, 'SIGSTOP');
-  t.ok(await until(() => gained), 'another takes over once the paused holder key expired');
+  t.ok(await eventually(() => gained), 'another takes over once the paused holder key expired');
   t.equal((await taker.lease.currentHolder())?.holder, 'taker');
   process.kill(child.pid!, 'SIGCONT');
-  t.ok(await until(() => out.includes('stale write')), 'the child woke up');
+  t.ok(await eventually(() => out.includes('stale write')), 'the child woke up');
   t.match(out, /lost (expired|taken)\n/, 'it noticed the loss itself');
   t.match(out, /stale write refused/, 'its write with the old revision was refused by the bucket');
   t.ok(taker.lease.held(), 'the new holder keeps it');
@@ -91,7 +81,7 @@ t.test('a lease survives kill -9 of the nats-server leading its bucket', async (
   const before = l.currentRevision();
   await cluster.kill9(victim);
   // Renewals every TTL/3 go on once a new leader is elected; wait for two of them.
-  t.ok(await until(() => l.currentRevision() > before + 1 || lost.length > 0, 20_000), 'renewed twice after the kill');
+  t.ok(await eventually(() => l.currentRevision() > before + 1 || lost.length > 0, 20_000), 'renewed twice after the kill');
   t.same(lost, [], 'never lost while two of three servers are up');
   t.ok(l.held());
   await l.release();

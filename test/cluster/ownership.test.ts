@@ -5,7 +5,7 @@ import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
 import { ShardOwnership, assigned, shardOf } from '../../src/cluster/ownership.js';
-import { startNatsCluster } from '../helpers/nats-cluster.js';
+import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const TTL = 1500;
 const SHARDS = 12;
@@ -48,12 +48,6 @@ async function node(name: string, server: number): Promise<{ own: ShardOwnership
   return { own, nc };
 }
 
-async function until(cond: () => boolean, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !cond()) await new Promise((r) => setTimeout(r, 25));
-  return cond();
-}
-
 const counts = (nodes: ShardOwnership[]) => nodes.map((n) => n.owned().length);
 
 t.test('assignment and shard of a game are the same everywhere', async (t) => {
@@ -70,20 +64,20 @@ t.test('three nodes split the shards; a dead node’s shards move; a joining nod
   const b = await node('b', 1);
   const c = await node('c', 2);
   const all = [a.own, b.own, c.own];
-  t.ok(await until(() => counts(all).join() === '4,4,4'), `4 shards each (now ${counts(all).join()})`);
+  t.ok(await eventually(() => counts(all).join() === '4,4,4'), `4 shards each (now ${counts(all).join()})`);
   t.equal(acting.size, SHARDS, 'every shard has one acting node');
 
   // c dies: its connection is cut, so it can renew nothing.
   await c.nc.close();
-  t.ok(await until(() => c.own.owned().length === 0), 'the dead node stops acting for its shards');
-  t.ok(await until(() => counts([a.own, b.own]).join() === '6,6'), `the two others take them (now ${counts([a.own, b.own]).join()})`);
+  t.ok(await eventually(() => c.own.owned().length === 0), 'the dead node stops acting for its shards');
+  t.ok(await eventually(() => counts([a.own, b.own]).join() === '6,6'), `the two others take them (now ${counts([a.own, b.own]).join()})`);
   t.equal(acting.size, SHARDS);
   await c.own.stop();
 
   // d joins: a and b drain and hand over its share.
   const d = await node('d', 2);
   const live = [a.own, b.own, d.own];
-  t.ok(await until(() => counts(live).join() === '4,4,4'), `rebalanced (now ${counts(live).join()})`);
+  t.ok(await eventually(() => counts(live).join() === '4,4,4'), `rebalanced (now ${counts(live).join()})`);
   t.ok(drained.length >= 4, 'shards were drained before they were handed over');
   t.equal(acting.size, SHARDS);
   t.same(overlaps, [], 'no shard ever had two acting nodes');
@@ -91,7 +85,7 @@ t.test('three nodes split the shards; a dead node’s shards move; a joining nod
   // An orderly stop hands everything back.
   await d.own.stop();
   t.same(d.own.owned(), []);
-  t.ok(await until(() => counts([a.own, b.own]).join() === '6,6'), 'the rest take over after an orderly leave');
+  t.ok(await eventually(() => counts([a.own, b.own]).join() === '6,6'), 'the rest take over after an orderly leave');
   await a.own.stop();
   await b.own.stop();
   t.same(overlaps, []);

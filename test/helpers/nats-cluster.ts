@@ -170,3 +170,17 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
     },
   };
 }
+
+/**
+ * Polls `cond` every 25 ms until it holds or `timeoutMs` passed; resolves whether it held. Real
+ * servers expire keys and elect leaders on the wall clock, so cluster tests wait on it here; they
+ * assert the outcome, never how long it took.
+ */
+export async function eventually(cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return cond();
+}
