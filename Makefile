@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test browser-deps newer-node screenshots run bench clean bridge-example
+.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run bench clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -29,13 +29,20 @@ typecheck: install
 
 # The build type-checks everything (src, test, bench); tsc fails the build on any type error.
 # The browser tests drive Debian's chromium; it is installed here when missing (needs root or sudo).
-test: build browser-deps newer-node
+# The cluster tests start real nats-server processes (Debian's nats-server, installed likewise).
+test: build browser-deps nats-deps newer-node
 	node scripts/test.mjs
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends chromium; \
+	fi
+
+nats-deps:
+	@if [ ! -x /usr/sbin/nats-server ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends nats-server; \
 	fi
 
 # A newer Node beside the project's Node 20, for test/runtime/newer-node.test.ts (the engine and the

@@ -26,6 +26,9 @@ const ALLOWED: Record<string, string[]> = {
   client: ['wire', 'domain'],
   // `dicechess bridge` is a bot built on the client.
   bridge: ['client', 'wire', 'domain'],
+  // Running on a NATS cluster: leases, the game log, the shared identity store. It sits beside the
+  // stores and under the shard transport seam, so it sees only the layers below it.
+  cluster: ['domain', 'store', 'wire', 'shard/transport', 'shard/protocol'],
 };
 /** Modules that may import node: builtins or packages; the engine may not. */
 const PURE = new Set(['engine']);

@@ -1,0 +1,155 @@
+// The lease holder's timing on a ManualClock, against an in-memory bucket that behaves like a NATS
+// KV with a max age (revision checks, keys expiring TTL after their last write) and that can be told
+// to stop answering. The real-cluster behaviour is in lease.test.ts.
+import t from 'tap';
+import { JetStreamApiError } from '@nats-io/jetstream';
+import { ManualClock } from '../../src/domain/clock.js';
+import { Lease, LeaseCandidate, type LeaseKv, type LeaseLoss } from '../../src/cluster/lease.js';
+
+const conflict = () => new JetStreamApiError({ code: 400, err_code: 10071, description: 'wrong last sequence' });
+
+class FakeKv implements LeaseKv {
+  seq = 0;
+  entries = new Map<string, { revision: number; value: Uint8Array; writtenAt: number; operation: string }>();
+  /** While set, writes hang (their answers never come back). */
+  silent = false;
+  /** While set, writes land but their answers are lost (the caller sees a timeout). */
+  dropAnswers = false;
+  constructor(
+    private clock: ManualClock,
+    private ttlMs: number,
+  ) {}
+  private live(key: string) {
+    const e = this.entries.get(key);
+    if (e && this.clock.now() >= e.writtenAt + this.ttlMs) this.entries.delete(key);
+    return this.entries.get(key);
+  }
+  private write(key: string, value: Uint8Array, expect: number, operation = 'PUT'): Promise<number> {
+    if (this.silent) return new Promise(() => {});
+    const cur = this.live(key);
+    if ((cur?.revision ?? 0) !== expect) return Promise.reject(conflict());
+    const revision = ++this.seq;
+    this.entries.set(key, { revision, value, writtenAt: this.clock.now(), operation });
+    return this.dropAnswers ? Promise.reject(new Error('timeout')) : Promise.resolve(revision);
+  }
+  create(key: string, value: Uint8Array) {
+    const cur = this.live(key);
+    return this.write(key, value, cur && cur.operation !== 'PUT' ? cur.revision : 0);
+  }
+  update(key: string, value: Uint8Array, revision: number) {
+    return this.write(key, value, revision);
+  }
+  async remove(key: string) {
+    if (this.silent) return new Promise<void>(() => {});
+    this.entries.delete(key);
+  }
+  async get(key: string) {
+    return this.live(key) ?? null;
+  }
+}
+
+const TTL = 3000;
+const flush = () => new Promise((r) => setImmediate(r));
+async function advance(clock: ManualClock, ms: number, step = 100) {
+  for (let done = 0; done < ms; done += step) {
+    clock.advance(Math.min(step, ms - done));
+    await flush();
+  }
+}
+
+t.test('one holder at a time; renewals keep it; release frees it', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const a = new Lease({ kv, key: 'shard.1', holder: 'a', ttlMs: TTL, clock });
+  const b = new Lease({ kv, key: 'shard.1', holder: 'b', ttlMs: TTL, clock });
+  t.ok(await a.acquire(), 'a takes it');
+  t.notOk(await b.acquire(), 'b cannot');
+  await advance(clock, 10 * TTL);
+  t.ok(a.held(), 'a still holds it after ten TTLs of renewals');
+  t.notOk(await b.acquire(), 'b still cannot');
+  t.equal((await a.currentHolder())?.holder, 'a');
+  await a.release();
+  t.notOk(a.held());
+  t.ok(await b.acquire(), 'b takes it once released');
+});
+
+t.test('a holder whose renewals get no answer gives up before the key can expire', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  const lastWrite = kv.entries.get('k')!.writtenAt;
+  kv.silent = true;
+  let gaveUpAt = 0;
+  while (a.held()) {
+    await advance(clock, 10, 10);
+    if (!a.held()) gaveUpAt = clock.now();
+  }
+  t.same(lost, ['expired'], 'told once, as expired');
+  t.ok(gaveUpAt <= lastWrite + 0.75 * TTL, 'gave up at 3/4 of the TTL after its last good write');
+  t.ok(gaveUpAt < lastWrite + TTL, 'strictly before the key expires for others');
+  kv.silent = false;
+  t.ok(await kv.get('k'), 'the key was still there when it gave up');
+});
+
+t.test('a paused holder (no timers ran) is not held the moment it wakes', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock });
+  t.ok(await a.acquire());
+  // Time jumps without any timer running in between, as after SIGSTOP/SIGCONT.
+  (clock as unknown as { t: number }).t += TTL;
+  t.notOk(a.held(), 'held() reads the clock, not a timer');
+  const b = new Lease({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock });
+  t.ok(await b.acquire(), 'the key expired: b takes it');
+});
+
+t.test('a holder whose key was taken is told so at its next renewal', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  // Someone overwrites the key (as if a's key had expired and b had created it).
+  kv.entries.set('k', { revision: ++kv.seq, value: new TextEncoder().encode('{}'), writtenAt: clock.now(), operation: 'PUT' });
+  await advance(clock, TTL / 3 + 1);
+  t.same(lost, ['taken']);
+  t.notOk(a.held());
+});
+
+t.test('a renewal that landed but whose answer was lost is adopted, not mistaken for a takeover', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  kv.dropAnswers = true;
+  await advance(clock, TTL / 3 + 1, 10);
+  kv.dropAnswers = false;
+  await advance(clock, 5 * TTL, 10);
+  t.same(lost, [], 'never lost');
+  t.ok(a.held());
+  t.equal(a.currentRevision(), kv.entries.get('k')!.revision, 'renews from the revision that landed');
+});
+
+t.test('a candidate takes over when the holder stops renewing, and not before', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock });
+  t.ok(await a.acquire());
+  let gainedAt = 0;
+  const b = new LeaseCandidate({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock, onGained: () => (gainedAt = clock.now()) });
+  b.start();
+  await advance(clock, 2 * TTL);
+  t.equal(gainedAt, 0, 'b waits while a renews');
+  const stoppedAt = clock.now();
+  (a as unknown as { stopTimers(): void }).stopTimers(); // a stops renewing (its process hangs)
+  await advance(clock, 2 * TTL);
+  t.ok(gainedAt > 0, 'b took over');
+  t.ok(gainedAt >= stoppedAt + TTL - TTL / 3, 'only after the key expired');
+  t.ok(b.lease.held());
+  t.notOk(a.held(), 'a does not believe it holds it any more');
+  await b.stop();
+  t.notOk(b.lease.held());
+});
