@@ -41,7 +41,10 @@ async function oneGamePerShard(app: TestApp, alice: Bot, bob: Bot): Promise<stri
 for (const kind of ['memory', 'lmdb'] as const) {
   t.test(`${kind}: a crashed shard restarts, resumes its games, and is counted; the other shard keeps serving`, async (t) => {
     const store: Store | undefined = kind === 'lmdb' ? await diskStore(t) : undefined;
-    const app = await bootApp(t, { rules: 'workers', store, overrides: { shards: SHARDS } });
+    // A freshly restarted worker compiles everything again; on a loaded machine its first verdicts can
+    // take longer than the default 3 s wait (then the answer is 202, which is not what this test is
+    // about), so the wait is raised here.
+    const app = await bootApp(t, { rules: 'workers', store, overrides: { shards: SHARDS, 'games.verdictWaitMs': 30_000 } });
     const alice = await Bot.anon(app, 'alice');
     const bob = await Bot.anon(app, 'bob');
     const bots = { White: alice, Black: bob };
