@@ -140,12 +140,34 @@ export function pendingTree(h: GameHandle): LegalMoveTree | null {
 }
 
 /** Plays a uniformly random legal turn for whoever is to move; null when nothing is pending. */
-export async function playRandom(h: GameHandle, random: () => number) {
+export async function playRandom(h: GameHandle, random: () => number, o: { spareKing?: boolean } = {}) {
   const tree = pendingTree(h);
   if (!tree) return null;
-  const paths = leafPaths(tree);
+  let paths = leafPaths(tree);
+  if (o.spareKing) {
+    // The dice are random (server seeds), so a random turn may take the king and end the game; a
+    // test about what follows the turn avoids paths whose micro-moves land on the opponent's king
+    // (it does not move during the mover's turn), when it has any other.
+    const king = kingSquare(h.record().fen, h.state().activeSeat === 'White' ? 'k' : 'K');
+    const sparing = paths.filter((p) => !p.some((m) => m.slice(2, 4) === king));
+    if (sparing.length > 0) paths = sparing;
+  }
   const path = paths[Math.floor(random() * paths.length)];
   return { path, verdict: await h.move(h.state().activeSeat, path) };
+}
+
+/** The square ('e8') of `piece` on the board of a FEN or DFEN, or null. */
+export function kingSquare(fen: string, piece: 'k' | 'K'): string | null {
+  const ranks = fen.split(' ')[0].split('/');
+  for (let r = 0; r < ranks.length; r++) {
+    let file = 0;
+    for (const ch of ranks[r]) {
+      if (/[1-8]/.test(ch)) file += Number(ch);
+      else if (ch === piece) return `${'abcdefgh'[file]}${8 - r}`;
+      else file++;
+    }
+  }
+  return null;
 }
 
 /** Seeds both seats so the opening roll satisfies `want`; the roll happens at once. */
