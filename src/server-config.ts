@@ -68,6 +68,14 @@ export const ConfigSchema = z.object({
     maxGamesPerBatch: pos,
     pairIntervalMs: pos,
   }),
+  /** Events for tournament hosts: the scheduler's tick and the limits per host and per event. */
+  events: z.object({
+    tickMs: pos,
+    openPerHost: pos,
+    pairsInFlightPerHost: pos,
+    playersPerEvent: z.number().int().min(2),
+    pairsPerEvent: pos,
+  }),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -98,6 +106,10 @@ const ENV: Record<string, string> = {
   DICECHESS_STREAMS_PER_IDENTITY: 'limits.streamsPerIdentity',
   DICECHESS_CONNECTIONS_PER_IP: 'limits.connectionsPerIp',
   DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
+  DICECHESS_EVENTS_OPEN_PER_HOST: 'events.openPerHost',
+  DICECHESS_EVENTS_PAIRS_IN_FLIGHT_PER_HOST: 'events.pairsInFlightPerHost',
+  DICECHESS_EVENTS_PLAYERS_PER_EVENT: 'events.playersPerEvent',
+  DICECHESS_EVENTS_PAIRS_PER_EVENT: 'events.pairsPerEvent',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

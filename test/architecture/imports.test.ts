@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string[]> = {
   game: ['domain', 'engine', 'fair', 'store', 'pool', 'wire'],
   // Game shards: main's mirrors and the shard host; only the composition roots import it.
   shard: ['domain', 'engine', 'fair', 'store', 'pool', 'game', 'wire'],
-  services: ['domain', 'store', 'game/types', 'wire'],
+  services: ['domain', 'store', 'game/types', 'wire', 'fair'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'pool/types', 'store/types', 'log'],
 };
