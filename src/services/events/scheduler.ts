@@ -106,8 +106,7 @@ export class EventScheduler implements GameLifecycleListener {
 
   gameEnded(_game: GameHandle, rec: GameRecord): void {
     if (!this.byGame.has(rec.id)) return;
-    this.recordGame(rec).then(
-      () => this.kick(),
+    this.recordGame(rec).catch(
       (e: unknown) => this.deps.log.error({ game: rec.id, err: String(e) }, 'could not record an event game'),
     );
   }
@@ -161,6 +160,8 @@ export class EventScheduler implements GameLifecycleListener {
           ...(ev.sprt ? { llr: tables.llrHistory[tables.llrHistory.length - 1] ?? 0, verdict: ev.verdict } : {}),
         },
       });
+      // A finished pair frees seats and may end the event or a Swiss round.
+      this.kick();
     }
   }
 
