@@ -99,6 +99,12 @@ export class EventScheduler implements GameLifecycleListener {
     });
   }
 
+  /** Looks at every running event now and resolves once that (and any look it asked for) is done. */
+  async round(): Promise<void> {
+    this.kick();
+    while (this.filling) await this.filling;
+  }
+
   /** Pairs in flight now, per event. */
   inFlight(ev: EventRecord): number {
     return ev.pairs.filter((p) => !pairFinished(p)).length;
