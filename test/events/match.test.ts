@@ -2,6 +2,10 @@
 // mirror pairs with dice derived from the event seed, its standings and export consistent.
 import t from 'tap';
 import { createHash, createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { verifyEvent } from '../../src/cli/verify-event.js';
 import { bootApp } from '../helpers/app.js';
 import { Bot } from '../helpers/bot.js';
 import { exportOf, HOUSE_GREEDY, HOUSE_RANDOM, UNLIMITED, waitEvent } from './helpers.js';
@@ -43,4 +47,38 @@ t.test('a match of house bots runs to the end and publishes what recomputes its 
   const pair0 = games.filter((g) => g.pair === 0);
   t.same(pair0[0].history.map((h: { dice: number[] }) => h.dice)[0], pair0[1].history.map((h: { dice: number[] }) => h.dice)[0], 'both games of a pair open with the same roll');
   t.equal(app.server.events.inFlight(await app.server.store.getEvent(id)!), 0, 'nothing left in flight');
+});
+
+t.test('verify-event recomputes an export and says where it differs', async (t) => {
+  const app = await bootApp(t);
+  const host = await Bot.register(app, 'hosts', 'vera');
+  const created = await host.req('POST', '/events', {
+    name: 'audit', format: 'match', players: [HOUSE_GREEDY, HOUSE_RANDOM], timeControl: UNLIMITED, pairsPerEncounter: 2,
+  });
+  const id = (created.json as { eventId: string }).eventId;
+  await waitEvent(app, id);
+  const text = (await app.req('GET', `/events/${id}/games`)).text;
+  const dir = mkdtempSync(join(tmpdir(), 'dicechess-verify-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const run = async (body: string) => {
+    const file = join(dir, `export-${Math.random()}.ndjson`);
+    writeFileSync(file, body);
+    const out: string[] = [];
+    const progress: number[] = [];
+    const code = await verifyEvent(file, { out: (l) => out.push(l), err: (l) => out.push(l), progress: (d) => progress.push(d) }, 2);
+    return { code, out, progress };
+  };
+  const good = await run(text);
+  t.equal(good.code, 0, good.out.join('\n'));
+  t.equal(good.progress[good.progress.length - 1], 4, 'the progress line reaches every game');
+
+  const lines = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  const game = lines[1].Game;
+  game.history[0].dice = game.history[0].dice.map((d: number) => (d % 6) + 1);
+  game.result = game.result === 'White' ? 'Black' : 'White';
+  const bad = await run(lines.map((l) => JSON.stringify(l)).join('\n'));
+  t.equal(bad.code, 1);
+  t.ok(bad.out.some((l) => l.includes(`pair ${game.pair} game ${game.game}`) && l.includes('roll 0')), 'the changed roll is named');
+  t.ok(bad.out.some((l) => l.startsWith(`pair ${game.pair}: published scores`)), 'the changed result is named');
+  t.ok(bad.out.some((l) => l.startsWith('standings')), 'and the standings that no longer add up');
 });
