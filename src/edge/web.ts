@@ -135,7 +135,7 @@ function notFound(res: HttpResponse, detail: string): void {
 }
 
 /** Page paths the shell answers: the client-side router draws the page. */
-const PAGES = ['/', '/game/:id', '/ladder'];
+const PAGES = ['/', '/game/:id', '/ladder', '/tournaments', '/tournament/:id'];
 
 /**
  * Binds the shell and the assets. `/bot/{team}/{name}` (a bot's profile page) shares its prefix with

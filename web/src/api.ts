@@ -10,6 +10,7 @@ import type {
   Seat, TimeControl,
 } from '../../src/domain/types.js';
 import type * as R from '../../src/wire/responses.js';
+import type * as E from '../../src/wire/event-schemas.js';
 
 export type { ClientSeeds, Clocks, GameEvent, GameOver, GameState, HistoryEntry, Players, Seat, TimeControl };
 export type Face = PublicFace;
@@ -24,6 +25,8 @@ export type ProfileGame = z.output<typeof R.ProfileGame>;
 export type Profile = z.output<typeof R.BotProfile> & { ratingHistory?: RatingPoint[]; offLadderReason?: string | null };
 export type LobbySeek = z.output<typeof R.LobbySeek>;
 export type SeatGrant = z.output<typeof R.GuestAccepted>;
+export type EventView = z.output<typeof E.EventView>;
+export type EventList = z.output<typeof E.EventList>;
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly detail: string) {
@@ -68,6 +71,8 @@ export const api = {
     call<{ applied: boolean; reason: string | null }>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves }, token),
   seed: (id: string, seed: string, token: string) =>
     call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/seed`, { seed }, token),
+  events: () => call<EventList>('GET', '/events'),
+  event: (id: string) => call<EventView>('GET', `/events/${encodeURIComponent(id)}`),
   resign: (id: string, token: string) => call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/resign`, {}, token),
 };
 
@@ -84,6 +89,36 @@ export const seats = {
 
 export interface Follower {
   stop(): void;
+}
+
+/**
+ * Calls `onLine` for each line of an event's public stream until it ends (EventEnded) or `stop`;
+ * a dropped connection is not reopened (the page reloads the event on each line anyway).
+ */
+export function followEvent(id: string, onLine: (line: Record<string, unknown>) => void): Follower {
+  const ctrl = new AbortController();
+  void (async () => {
+    try {
+      const res = await fetch(`/events/${encodeURIComponent(id)}/stream`, { signal: ctrl.signal });
+      if (!res.ok || !res.body) return;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buf = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buf += value;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) onLine(JSON.parse(line) as Record<string, unknown>);
+        }
+      }
+    } catch {
+      // stopped or dropped
+    }
+  })();
+  return { stop: () => ctrl.abort() };
 }
 
 /**

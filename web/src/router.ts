@@ -21,7 +21,8 @@ export function startRouter(pick: (path: string) => Page): void {
 
 /** Paths the shell serves. */
 export const isPage = (path: string): boolean =>
-  path === '/' || path === '/ladder' || /^\/game\/[^/]+$/.test(path) || /^\/bot\/[^/]+\/[^/]+$/.test(path);
+  path === '/' || path === '/ladder' || path === '/tournaments' || /^\/(game|tournament)\/[^/]+$/.test(path) ||
+  /^\/bot\/[^/]+\/[^/]+$/.test(path);
 
 export function navigate(path: string): void {
   history.pushState(null, '', path);
