@@ -121,6 +121,7 @@ function llrChart(llr: number[], [lower, upper]: [number, number]): SVGSVGElemen
     svg.append(node('text', { x: pad - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' }, label));
   }
   if (llr.length > 0) svg.append(node('polyline', { points: llr.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line' }));
+  llr.forEach((v, i) => svg.append(node('circle', { cx: x(i), cy: y(v), r: 3, class: 'point' })));
   return svg;
 }
 
