@@ -55,23 +55,15 @@ export class EventScheduler implements GameLifecycleListener {
   private again = false;
 
   constructor(private readonly deps: EventSchedulerDeps, private readonly config: EventSchedulerConfig) {
-    this.ticks = new Periodic(deps.clock, config.tickMs, () => this.fill());
+    // Every look goes through round(), so two never run at once (a pair's index is the count of
+    // pairs stored when it starts: two concurrent looks would give two pairs the same one).
+    this.ticks = new Periodic(deps.clock, config.tickMs, () => this.round());
   }
 
   /** Picks up every running event (results of games that ended while it was away included). */
   async start(): Promise<void> {
     this.stopped = false;
-    for (const ev of this.deps.book.store.listEvents()) {
-      if (ev.state !== 'running') continue;
-      for (const p of ev.pairs) {
-        if (!p.games || pairFinished(p)) continue;
-        p.games.forEach((g) => this.byGame.set(g, { eventId: ev.id, index: p.index }));
-        for (const g of p.games) {
-          const rec = this.deps.games.find(g)?.record() ?? this.deps.book.store.getGame(g);
-          if (rec && whiteScore(rec) !== null) await this.recordGame(rec);
-        }
-      }
-    }
+    for (const ev of this.deps.book.store.listEvents()) if (ev.state === 'running') await this.reconcile(ev);
     this.ticks.start();
     this.kick();
   }
@@ -180,6 +172,7 @@ export class EventScheduler implements GameLifecycleListener {
     for (const ev of running) {
       if (this.stopped) return;
       try {
+        await this.reconcile(ev);
         await this.advance(ev.id, perHost);
       } catch (e) {
         this.deps.log.error({ event: ev.id, err: String(e) }, 'event round failed');
@@ -239,13 +232,26 @@ export class EventScheduler implements GameLifecycleListener {
       }));
       ev = stored.ev!;
       this.deps.book.publish(id, { PairStarted: { eventId: id, index, round, players: [face(ev, a), face(ev, b)], games: pair.games } });
-      // A game may have ended while the record was written (a very fast house pair).
-      for (const g of pair.games!) {
-        const rec = this.deps.games.find(g)?.record();
-        if (rec && whiteScore(rec) !== null) await this.recordGame(rec);
-      }
+      // A game may have ended before its pair was stored (a very fast house pair).
+      await this.reconcile(ev);
       ev = this.deps.book.get(id)!;
       if (ev.state !== 'running') return;
+    }
+  }
+
+  /**
+   * Takes the result of every running pair's game that has ended without its end reaching this
+   * scheduler (it ended while its pair was being stored, or while the scheduler was away).
+   */
+  private async reconcile(ev: EventRecord): Promise<void> {
+    for (const p of ev.pairs) {
+      if (!p.games || pairFinished(p)) continue;
+      for (const [k, g] of p.games.entries()) {
+        if (p.scores[k] !== null) continue;
+        this.byGame.set(g, { eventId: ev.id, index: p.index });
+        const rec = this.deps.games.ended(g) ?? this.deps.book.store.getGame(g);
+        if (rec && whiteScore(rec) !== null) await this.recordGame(rec);
+      }
     }
   }
 
