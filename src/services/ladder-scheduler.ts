@@ -141,18 +141,7 @@ export class LadderScheduler implements GameLifecycleListener {
 
   /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
   private admit(ids: string[]): Hold[] | null {
-    const guard = this.deps.admission;
-    if (!guard) return [];
-    const holds: Hold[] = [];
-    for (let i = 0; i < 2; i++) {
-      const r = guard.reserve(ids);
-      if (!r.ok) {
-        for (const h of holds) h.release();
-        return null;
-      }
-      holds.push(r.value);
-    }
-    return holds;
+    return this.deps.admission ? this.deps.admission.reservePair(ids) : [];
   }
 
   /** Keeps each seated bot's run of ladder games lost on time; MAX_TIME_LOSSES in a row leave the ladder. */
