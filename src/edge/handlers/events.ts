@@ -44,7 +44,7 @@ export function eventHandlers(deps: EventRouteDeps): Handlers<EventOps> {
 
     // Public like a game's spectator stream, and counted the same way (per event and in all).
     streamEvent: (call) => {
-      if (!ev.get(call.params.id).ok) return UNKNOWN();
+      if (!ev.exists(call.params.id)) return UNKNOWN();
       const release = deps.spectators.take(`event:${call.params.id}`);
       if (!release) return tooManyRequests(5, 'too many spectators right now; retry shortly', 'too_many_spectators');
       const stream = call.ctx.ndjson();

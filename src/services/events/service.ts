@@ -11,7 +11,7 @@ import type { AccountHub } from '../account-hub.js';
 import { fail, rateLimited, type ServiceResult } from '../errors.js';
 import type { IdentityService } from '../identity.js';
 import type { EventBook, EventSink } from './book.js';
-import { eventTables } from './standings.js';
+import { eventTables, pairFinished } from './standings.js';
 
 export interface EventLimits {
   /** Events one host may have pending or running at once. */
@@ -143,6 +143,10 @@ export class EventService {
     return ok(this.view(this.deps.book.get(ev.id)!));
   }
 
+  exists(id: string): boolean {
+    return this.deps.book.get(id) !== undefined;
+  }
+
   /** The public view of an event, or 404. */
   get(id: string): ServiceResult<unknown> {
     const ev = this.deps.book.get(id);
@@ -241,7 +245,9 @@ export class EventService {
     const ev = this.deps.book.get(id);
     if (!ev) return null;
     const lines = [`${JSON.stringify({ Event: this.view(ev) })}\n`];
-    for (const p of ev.pairs) {
+    // Only pairs with both games over: a game's server seed is its partner's too, so one game of a
+    // running pair must not be exported (its partner's coming rolls would be known).
+    for (const p of ev.pairs.filter(pairFinished)) {
       (p.games ?? []).forEach((gameId, game) => {
         const rec = ended(gameId);
         if (!rec || !('Ended' in rec.status)) return;
