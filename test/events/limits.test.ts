@@ -84,7 +84,13 @@ t.test('a bot sits in no more pairs than its seats allow', async (t) => {
   });
   const id = (r.json as Json).eventId;
   await app.server.events.round();
-  t.equal(((await app.req('GET', `/events/${id}`)).json as Json).pairs.length, 1, 'capacity 1 (counted as one pair): one pair at a time');
+  const first = ((await app.req('GET', `/events/${id}`)).json as Json).pairs;
+  t.equal(first.length, 1, 'capacity 1 (counted as one pair): one pair at a time');
+  // One game of the pair ends; its partner still runs on the same server seed.
+  t.equal((await a.resign(first[0].games[0])).status, 202);
+  await waitEvent(app, id, (ev) => ev.pairs[0].scores[0] !== null);
+  const exported = (await app.req('GET', `/events/${id}/games`)).text.split('\n').filter((l) => l !== '');
+  t.equal(exported.length, 1, 'the export holds the event only: no game of a pair still running');
   await app.server.store.updateBot({ ...app.server.store.getBot(a.id)!, capacity: 4 });
   await app.server.store.updateBot({ ...app.server.store.getBot(b.id)!, capacity: 4 });
   await app.server.events.round();
