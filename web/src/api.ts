@@ -91,6 +91,23 @@ export interface Follower {
   stop(): void;
 }
 
+/** Calls `onLine` with each non-blank line of an ndjson body (blank lines are keep-alives) until it ends. */
+async function readLines(body: ReadableStream<BufferSource>, onLine: (line: string) => void): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += value;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) onLine(line);
+    }
+  }
+}
+
 /**
  * Calls `onLine` for each line of an event's public stream until it ends (EventEnded) or `stop`;
  * a dropped connection is not reopened (the page reloads the event on each line anyway).
@@ -101,19 +118,7 @@ export function followEvent(id: string, onLine: (line: Record<string, unknown>) 
     try {
       const res = await fetch(`/events/${encodeURIComponent(id)}/stream`, { signal: ctrl.signal });
       if (!res.ok || !res.body) return;
-      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buf = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        buf += value;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (line) onLine(JSON.parse(line) as Record<string, unknown>);
-        }
-      }
+      await readLines(res.body, (line) => onLine(JSON.parse(line) as Record<string, unknown>));
     } catch {
       // stopped or dropped
     }
@@ -139,22 +144,11 @@ export function follow(gameId: string, onEvent: (e: GameEvent) => void, onLink: 
         if (!res.ok || !res.body) throw new Error(`stream ${res.status}`);
         onLink(true);
         pause = 500;
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buf = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += value;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (!line) continue; // keep-alive
-            const event = JSON.parse(line) as GameEvent;
-            if ('GameEnded' in event) ended = true;
-            if (!stopped) onEvent(event);
-          }
-        }
+        await readLines(res.body, (line) => {
+          const event = JSON.parse(line) as GameEvent;
+          if ('GameEnded' in event) ended = true;
+          if (!stopped) onEvent(event);
+        });
       } catch {
         // dropped: reconnect below
       }

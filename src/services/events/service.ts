@@ -286,11 +286,7 @@ export class EventService {
 
   summary(ev: EventRecord) {
     return {
-      eventId: ev.id,
-      name: ev.name,
-      format: ev.format,
-      state: ev.state,
-      host: faceOfId(ev.host),
+      ...headOf(ev),
       players: ev.players.length,
       pairsFinished: ev.pairs.filter((p) => p.finishedSeq > 0).length,
       createdAt: ev.createdAt,
@@ -303,11 +299,7 @@ export class EventService {
     const over = !isOpen(ev);
     const face = (i: number) => faceOf(ev.players[i]);
     return {
-      eventId: ev.id,
-      name: ev.name,
-      format: ev.format,
-      state: ev.state,
-      host: faceOfId(ev.host),
+      ...headOf(ev),
       players: ev.players.map((p) => ({ ...faceOf(p), invitation: answerOf(p.accepted) })),
       timeControl: ev.timeControl,
       pairsPerEncounter: ev.pairsPerEncounter,
@@ -349,6 +341,9 @@ export class EventService {
     };
   }
 }
+
+/** What the list and the full view of an event both open with. */
+const headOf = (ev: EventRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
 
 const answerOf = (a: boolean | null | undefined): 'accepted' | 'declined' | 'invited' =>
   a === true ? 'accepted' : a === false ? 'declined' : 'invited';
