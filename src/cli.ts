@@ -13,6 +13,7 @@ const USAGE = `usage:
   dicechess perft "<fen>" <die 1..6> <depth>
   dicechess roll <server-seed-hex> <white-seed> <black-seed> <ply>
   dicechess commit <server-seed-hex>
+  dicechess verify-event FILE
   dicechess <command> --help`;
 
 async function main(argv: string[]): Promise<number> {
@@ -56,6 +57,19 @@ async function main(argv: string[]): Promise<number> {
     // Everything is closed and flushed; idle keep-alive connections that this uWS build cannot
     // close would otherwise hold the process until their idle timeout.
     process.exit(code);
+  }
+  if (cmd === 'verify-event') {
+    const { verifyEvent, VERIFY_USAGE } = await import('./cli/verify-event.js');
+    if (rest.length !== 1 || rest[0] === '--help') {
+      (rest[0] === '--help' ? console.log : console.error)(VERIFY_USAGE);
+      return rest[0] === '--help' ? 0 : 2;
+    }
+    const tty = process.stderr.isTTY;
+    return verifyEvent(rest[0], {
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+      progress: (done, total) => process.stderr.write(tty ? `\rverified ${done}/${total} games` + (done === total ? '\n' : '') : `verified ${done}/${total} games\n`),
+    });
   }
   const code = engineCommand(argv, (s) => process.stdout.write(s.endsWith('\n') ? s : s + '\n'), (s) =>
     process.stderr.write(s.endsWith('\n') ? s : s + '\n'),

@@ -29,6 +29,9 @@ import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
 import { HouseGameService } from './services/house-games.js';
 import { LadderScheduler } from './services/ladder-scheduler.js';
+import { EventBook } from './services/events/book.js';
+import { EventScheduler } from './services/events/scheduler.js';
+import { EventService } from './services/events/service.js';
 import { LobbyService } from './services/lobby.js';
 import { LadderService } from './services/ladder.js';
 import { RatingBatcher } from './services/ratings.js';
@@ -78,6 +81,8 @@ export interface RunningServer {
   /** The ladder's pairing rounds (tests run one at will with round()). */
   scheduler: LadderScheduler;
   store: Store;
+  /** The events' scheduler (tests look at its pairs in flight). */
+  events: EventScheduler;
   /** The periodic rating batch (tests run one at will with runBatch()). */
   ratings: RatingBatcher;
   /** Webhook parts, null when webhooks are disabled. */
@@ -180,7 +185,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -201,6 +206,19 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       webhooksEnabled: config.webhooks.enabled,
     },
     { pairIntervalMs: config.ladder.pairIntervalMs },
+  );
+  const houseIds = builtInHouseBotIds();
+  const eventBook = new EventBook(store);
+  const eventScheduler: EventScheduler = new EventScheduler(
+    {
+      book: eventBook, games: registry, admission, clock, log,
+      seatsOf: (id) => (houseIds.has(id) ? Infinity : Math.max(2, store.getBot(id)?.capacity ?? 2)),
+    },
+    { tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost },
+  );
+  const events = new EventService(
+    { book: eventBook, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => eventScheduler.kick() },
+    config.events,
   );
   const challenges = new ChallengeService(
     { identity, hub, games: registry, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
@@ -256,6 +274,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
     webhooks: webhooks?.routes ?? null,
+    events,
     metrics: () => metrics.text(),
     meter: metrics.edge,
   };
@@ -263,6 +282,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   await registry.resume();
   ratings.start();
   scheduler.start();
+  await eventScheduler.start();
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
@@ -281,6 +301,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (e) {
     await ratings.stop();
     await scheduler.stop();
+    await eventScheduler.stop();
     await webhooks?.stop();
     await registry.stop();
     await store.close();
@@ -299,6 +320,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       url,
       registry,
       scheduler,
+      events: eventScheduler,
       store: s,
       ratings,
       webhooks,
@@ -309,7 +331,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           listening.close();
           hub.closeAll();
           guestAbandonment.stop();
+          eventBook.closeAll();
           await scheduler.stop();
+          await eventScheduler.stop();
           // Deliveries in flight are cut off first and not marked finished: after a restart their
           // rolls are delivered again.
           await webhooks?.stop();

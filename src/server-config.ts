@@ -90,6 +90,14 @@ export const ConfigSchema = z.object({
     maxGamesPerBatch: pos,
     pairIntervalMs: pos,
   }),
+  /** Events for tournament hosts: the scheduler's tick and the limits per host and per event. */
+  events: z.object({
+    tickMs: pos,
+    openPerHost: pos,
+    pairsInFlightPerHost: pos,
+    playersPerEvent: z.number().int().min(2),
+    pairsPerEvent: pos,
+  }),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -131,6 +139,10 @@ const ENV: Record<string, string> = {
   DICECHESS_LADDER_CHANGES_PER_HOUR: 'limits.ladderChangesPerHour',
   DICECHESS_GUEST_SEEKS_PER_ADDRESS: 'lobby.maxOpenGuestSeeksPerAddress',
   DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
+  DICECHESS_EVENTS_OPEN_PER_HOST: 'events.openPerHost',
+  DICECHESS_EVENTS_PAIRS_IN_FLIGHT_PER_HOST: 'events.pairsInFlightPerHost',
+  DICECHESS_EVENTS_PLAYERS_PER_EVENT: 'events.playersPerEvent',
+  DICECHESS_EVENTS_PAIRS_PER_EVENT: 'events.pairsPerEvent',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

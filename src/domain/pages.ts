@@ -2,7 +2,7 @@
 // own router (web/src) picks what to draw from the same table.
 
 export interface PageRoute {
-  readonly name: 'home' | 'game' | 'ladder' | 'profile';
+  readonly name: 'home' | 'game' | 'ladder' | 'profile' | 'events' | 'event';
   /** uWS-style pattern: `:x` is one path segment. */
   readonly pattern: string;
   /**
@@ -16,6 +16,8 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
   { name: 'home', pattern: '/' },
   { name: 'game', pattern: '/game/:id' },
   { name: 'ladder', pattern: '/ladder' },
+  { name: 'events', pattern: '/tournaments' },
+  { name: 'event', pattern: '/tournament/:id' },
   { name: 'profile', pattern: '/bot/:team/:name', browserOnly: true },
 ];
 

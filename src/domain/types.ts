@@ -102,7 +102,8 @@ export type AccountEvent =
   | { ChallengeReceived: { id: string; challenger: Participant; timeControl: TimeControl } }
   | { ChallengeDeclined: { id: string } }
   | { GameStart: { gameId: string } }
-  | { LadderRemoved: { reason: string } };
+  | { LadderRemoved: { reason: string } }
+  | { EventInvitation: { eventId: string; name: string; format: string; host: { team: string; name: string } } };
 
 export interface MoveVerdict {
   applied: boolean;

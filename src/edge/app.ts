@@ -7,6 +7,7 @@ import { bindRoutes } from './bind.js';
 import type { TrustedProxies } from './client-ip.js';
 import type { EdgeDeps } from './deps.js';
 import { challengeHandlers } from './handlers/challenges.js';
+import { eventHandlers } from './handlers/events.js';
 import { gameHandlers } from './handlers/games.js';
 import { identityHandlers } from './handlers/identity.js';
 import { ladderHandlers } from './handlers/ladder.js';
@@ -58,6 +59,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...ladderHandlers(deps),
     ...opsHandlers(deps),
     ...webhookHandlers(deps),
+    ...eventHandlers(deps),
   });
   if (opts.web) bindWebPages(app, opts.web);
   return router;

@@ -11,6 +11,7 @@ import type { IdentityService } from '../services/identity.js';
 import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyService } from '../services/lobby.js';
+import type { EventService } from '../services/events/service.js';
 import type { Presence } from '../services/presence.js';
 import type { WebhookRegistry } from '../services/webhooks/registration.js';
 import type { CatalogueRoute } from '../wire/routes.js';
@@ -73,6 +74,8 @@ export interface EdgeDeps {
   webhooksEnabled: boolean;
   /** The webhook routes' service; null when webhooks are disabled. */
   webhooks: WebhookRegistry | null;
+  /** Events for tournament hosts (src/services/events/). */
+  events: EventService;
   /** Prometheus text exposition (GET /metrics). */
   metrics: () => Promise<string>;
   meter: EdgeMeter;

@@ -61,3 +61,21 @@ export function rollDice(seed: Uint8Array, whiteSeed: string, blackSeed: string,
   }
   return dice;
 }
+
+/**
+ * An event's dice: one secret event seed, committed to at creation. Pair `index` of the event plays
+ * with the server seed HMAC-SHA256(eventSeed, "dicechess-event-pair" ‖ u32be(index)) and the public
+ * client seeds of eventPairClientSeeds, so anyone holding the revealed event seed recomputes every
+ * roll of every pair (docs/DECISIONS.md "Event dice").
+ */
+export function eventPairSeed(eventSeed: Uint8Array, index: number): Uint8Array {
+  if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw new RangeError(`bad pair index ${index}`);
+  const tail = Buffer.alloc(4);
+  tail.writeUInt32BE(index, 0);
+  return new Uint8Array(createHmac('sha256', eventSeed).update('dicechess-event-pair').update(tail).digest());
+}
+
+/** The client seeds both games of event pair `index` use (the first game's White seat is `white`). */
+export function eventPairClientSeeds(eventId: string, index: number): { white: string; black: string } {
+  return { white: `event:${eventId}:${index}:white`, black: `event:${eventId}:${index}:black` };
+}

@@ -3,7 +3,7 @@
 // way a game starts (lobby, challenge, ladder, resume) gets them the same way.
 import { randomBytes } from 'node:crypto';
 import { formatDfen, parseDfen, START_FEN } from '../engine/index.js';
-import { commitOf, newServerSeed, seedToHex } from '../fair/index.js';
+import { commitOf, hexToSeed, newServerSeed, seedToHex } from '../fair/index.js';
 import type { Clock } from '../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
@@ -75,8 +75,8 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
     ids: readonly [string, string] = [this.deps.newId(), this.deps.newId()],
   ): Promise<[GameActor, GameActor]> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const seed = newServerSeed();
-    const clientSeeds = { white: randomBytes(16).toString('hex'), black: randomBytes(16).toString('hex') };
+    const seed = (spec.fair && hexToSeed(spec.fair.serverSeed)) || newServerSeed();
+    const clientSeeds = spec.fair?.clientSeeds ?? { white: randomBytes(16).toString('hex'), black: randomBytes(16).toString('hex') };
     const recs = [
       { ...this.newRecord(spec, ids[0], seed), clientSeeds, mirrorOf: ids[1] },
       { ...this.newRecord({ ...spec, white: spec.black, black: spec.white }, ids[1], seed), clientSeeds, mirrorOf: ids[0] },

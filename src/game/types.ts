@@ -84,6 +84,11 @@ export interface NewGameSpec {
    * set-ups that need a particular position; the public API never sets it.
    */
   startFen?: string;
+  /**
+   * Optional dice of a mirror pair chosen by its maker (an event derives them from its own seed):
+   * the server seed (hex) and both client seeds. Fresh random ones when omitted.
+   */
+  fair?: { serverSeed: string; clientSeeds: { white: string; black: string } };
 }
 
 /** What the lobby and challenges call to start a game (a mirror pair: MirrorPairFactory). */

@@ -70,6 +70,20 @@ export class GameAdmission {
     return ok(null);
   }
 
+  /** Places for both games of a mirror pair, or null (nothing held) when either is refused. */
+  reservePair(playerIds: readonly string[]): Hold[] | null {
+    const holds: Hold[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = this.reserve(playerIds);
+      if (!r.ok) {
+        for (const h of holds) h.release();
+        return null;
+      }
+      holds.push(r.value);
+    }
+    return holds;
+  }
+
   /** check(), and if admitted, a place held for the game until released. */
   reserve(playerIds: readonly string[]): ServiceResult<Hold> {
     const verdict = this.check(playerIds);

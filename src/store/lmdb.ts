@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { EventRecord } from '../domain/events.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
@@ -43,6 +44,8 @@ export const DB_NAMES = {
   provisional: 'provisional',
   /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
   webhookDeliveries: 'webhookDeliveries',
+  /** eventId → EventRecord. */
+  events: 'events',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */
 export const META_SCHEMA_KEY = 'schema';
@@ -165,6 +168,7 @@ export class LmdbStore implements Store {
       leaderboard: name(DB_NAMES.leaderboard),
       provisional: name(DB_NAMES.provisional),
       webhookDeliveries: name(DB_NAMES.webhookDeliveries),
+      events: name(DB_NAMES.events),
     };
     const schema = await checkSchema(dir, root, db);
     if (!schema.ok) {
@@ -406,6 +410,22 @@ export class LmdbStore implements Store {
   webhookDelivered(gameId: string): number | undefined {
     if (!keyFits(gameId)) return undefined;
     return this.db.webhookDeliveries.get(gameId) as number | undefined;
+  }
+
+  async putEvent(event: EventRecord): Promise<void> {
+    await this.write(() => this.db.events.putSync(event.id, event));
+  }
+
+  getEvent(id: string): EventRecord | undefined {
+    if (!keyFits(id)) return undefined;
+    const rec = this.db.events.get(id) as EventRecord | undefined;
+    return rec && assertReadable('event', id, rec);
+  }
+
+  listEvents(): EventRecord[] {
+    return [...this.db.events.getRange()]
+      .map(({ value }) => assertReadable('event', (value as EventRecord).id, value as EventRecord))
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }
 
   async markWebhookDelivered(gameId: string, ply: number): Promise<void> {

@@ -5,6 +5,7 @@
 // also turned out about twice as fast as structuredClone for a game record.)
 import { Packr } from 'msgpackr';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { EventRecord } from '../domain/events.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
@@ -185,6 +186,22 @@ export class MemoryStore implements Store {
       if (kept.length) this.results.set(botId, kept);
       else this.results.delete(botId);
     }
+  }
+
+  /** Events by id, in creation order (a Map keeps insertion order; ids are minted at creation). */
+  private readonly events = new Map<string, Uint8Array>();
+
+  async putEvent(event: EventRecord): Promise<void> {
+    this.events.set(event.id, encode(event));
+  }
+
+  getEvent(id: string): EventRecord | undefined {
+    const bytes = this.events.get(id);
+    return bytes && assertReadable('event', id, decode<EventRecord>(bytes));
+  }
+
+  listEvents(): EventRecord[] {
+    return [...this.events.entries()].map(([id, bytes]) => assertReadable('event', id, decode<EventRecord>(bytes)));
   }
 
   webhookDelivered(gameId: string): number | undefined {

@@ -1,6 +1,7 @@
 // The store seam: LMDB by default, memory for tests and --memory. Reads are synchronous (LMDB reads
 // are memory-mapped); writes resolve once committed. A later replicated store implements the same.
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
+import type { EventRecord } from '../domain/events.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 
 export interface Store {
@@ -69,6 +70,12 @@ export interface Store {
   // restart re-delivers a roll only when its delivery was cut off. Cleared when the game finishes.
   webhookDelivered(gameId: string): number | undefined;
   markWebhookDelivered(gameId: string, ply: number): Promise<void>;
+
+  // Events (services/events): one record per event, replaced whole on every change.
+  putEvent(event: EventRecord): Promise<void>;
+  getEvent(id: string): EventRecord | undefined;
+  /** Every event, oldest first. */
+  listEvents(): EventRecord[];
 
   close(): Promise<void>;
 }

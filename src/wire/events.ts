@@ -37,13 +37,26 @@ export const LadderRemoved = named(
   'The server took the caller off the ladder (after 4 ladder games in a row lost on time); it may rejoin.',
 );
 
+export const EventInvitation = named(
+  'EventInvitation',
+  z.strictObject({
+    EventInvitation: z.strictObject({
+      eventId: z.string(),
+      name: z.string(),
+      format: z.string(),
+      host: z.strictObject({ team: z.string(), name: z.string() }),
+    }),
+  }),
+  'A host invites the caller to an event (match, gauntlet, round-robin, Swiss or SPRT); answer with POST /events/{id}/accept or /decline.',
+);
+
 export const AccountEvent = named(
   'AccountEvent',
-  z.union([ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved]),
+  z.union([ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved, EventInvitation]),
   'One line of the account stream.',
 );
 
-export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved } as const;
+export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved, EventInvitation } as const;
 
 // Game stream, GET /bot/game/stream/{id}.
 

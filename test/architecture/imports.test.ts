@@ -19,7 +19,7 @@ const ALLOWED: Record<string, string[]> = {
   game: ['domain', 'engine', 'fair', 'store', 'wire'],
   // Game shards: main's mirrors and the shard host; only the composition roots import it.
   shard: ['domain', 'engine', 'fair', 'store', 'game', 'wire'],
-  services: ['domain', 'store', 'game/types', 'wire'],
+  services: ['domain', 'store', 'game/types', 'wire', 'fair'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'store/types', 'log'],
   // The typed client stands alone (no uWS, no LMDB): the wire schemas and domain types only.

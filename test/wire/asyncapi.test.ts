@@ -16,7 +16,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin })
 type Obj = Record<string, any>;
 const doc = buildAsyncApi('1.0') as Obj;
 
-const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'LadderRemoved'];
+const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'LadderRemoved', 'EventInvitation'];
 const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
 
 t.test('both streams with every event', async (t) => {

@@ -46,6 +46,16 @@ const EXPECTED: Record<string, number[]> = {
   'POST /bot/webhook': [201, 400, 401, 403, 413, 422, 429, 500, 503],
   'GET /bot/webhook': [200, 401, 403, 404, 500, 503],
   'DELETE /bot/webhook': [204, 401, 403, 404, 413, 500, 503],
+  'POST /events': [201, 400, 401, 403, 413, 429, 500],
+  'GET /events': [200, 500],
+  'GET /events/{id}': [200, 404, 500],
+  'GET /events/{id}/stream': [200, 404, 429, 500],
+  'GET /events/{id}/games': [200, 404, 500],
+  'POST /events/{id}/accept': [200, 401, 404, 409, 413, 500],
+  'POST /events/{id}/decline': [200, 401, 404, 409, 413, 500],
+  'POST /events/{id}/start': [200, 401, 403, 404, 409, 413, 500],
+  'POST /events/{id}/cancel': [200, 401, 403, 404, 409, 413, 500],
+  'GET /bot/events': [200, 401, 500],
   'GET /health': [200, 500],
   'GET /metrics': [200, 500],
   'GET /openapi.json': [200, 500],
@@ -58,6 +68,7 @@ const PUBLIC = new Set([
   'GET /games/{id}/stream',
   'GET /games/{id}/moves', 'GET /games/{id}/history', 'GET /leaderboard', 'GET /bots/{team}/{name}',
   'GET /health', 'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json',
+  'GET /events', 'GET /events/{id}', 'GET /events/{id}/stream', 'GET /events/{id}/games',
 ]);
 
 // The document is plain JSON; reading it loosely keeps the assertions short.

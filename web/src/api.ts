@@ -10,6 +10,7 @@ import type {
   Seat, TimeControl,
 } from '../../src/domain/types.js';
 import type * as R from '../../src/wire/responses.js';
+import type * as E from '../../src/wire/event-schemas.js';
 
 export type { ClientSeeds, Clocks, GameEvent, GameOver, GameState, HistoryEntry, Players, Seat, TimeControl };
 export type Face = PublicFace;
@@ -30,6 +31,8 @@ export type PublicGameList = z.output<typeof R.PublicGameList>;
 export type LobbySeekList = z.output<typeof R.LobbySeekList>;
 export type GuestSeekCreated = z.output<typeof R.GuestSeekCreated>;
 export type SeekPoll = z.output<typeof R.SeekPoll>;
+export type EventView = z.output<typeof E.EventView>;
+export type EventList = z.output<typeof E.EventList>;
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly detail: string) {
@@ -75,6 +78,8 @@ export const api = {
     call<MoveVerdict>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves, version }, token),
   seed: (id: string, seed: string, token: string) =>
     call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/seed`, { seed }, token),
+  events: () => call<EventList>('GET', '/events'),
+  event: (id: string) => call<EventView>('GET', `/events/${encodeURIComponent(id)}`),
   resign: (id: string, token: string) => call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/resign`, {}, token),
 };
 
@@ -91,6 +96,41 @@ export const seats = {
 
 export interface Follower {
   stop(): void;
+}
+
+/** Calls `onLine` with each non-blank line of an ndjson body (blank lines are keep-alives) until it ends. */
+async function readLines(body: ReadableStream<BufferSource>, onLine: (line: string) => void): Promise<void> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buf += value;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) onLine(line);
+    }
+  }
+}
+
+/**
+ * Calls `onLine` for each line of an event's public stream until it ends (EventEnded) or `stop`;
+ * a dropped connection is not reopened (the page reloads the event on each line anyway).
+ */
+export function followEvent(id: string, onLine: (line: Record<string, unknown>) => void): Follower {
+  const ctrl = new AbortController();
+  void (async () => {
+    try {
+      const res = await fetch(`/events/${encodeURIComponent(id)}/stream`, { signal: ctrl.signal });
+      if (!res.ok || !res.body) return;
+      await readLines(res.body, (line) => onLine(JSON.parse(line) as Record<string, unknown>));
+    } catch {
+      // stopped or dropped
+    }
+  })();
+  return { stop: () => ctrl.abort() };
 }
 
 /**
@@ -111,22 +151,11 @@ export function follow(gameId: string, onEvent: (e: GameEvent) => void, onLink: 
         if (!res.ok || !res.body) throw new Error(`stream ${res.status}`);
         onLink(true);
         pause = 500;
-        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buf = '';
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += value;
-          let nl: number;
-          while ((nl = buf.indexOf('\n')) >= 0) {
-            const line = buf.slice(0, nl).trim();
-            buf = buf.slice(nl + 1);
-            if (!line) continue; // keep-alive
-            const event = JSON.parse(line) as GameEvent;
-            if ('GameEnded' in event) ended = true;
-            if (!stopped) onEvent(event);
-          }
-        }
+        await readLines(res.body, (line) => {
+          const event = JSON.parse(line) as GameEvent;
+          if ('GameEnded' in event) ended = true;
+          if (!stopped) onEvent(event);
+        });
       } catch {
         // dropped: reconnect below
       }

@@ -2,6 +2,7 @@
 import { gamePage } from './pages/game.js';
 import { homePage } from './pages/home.js';
 import { ladderPage } from './pages/ladder.js';
+import { eventListPage, eventPage } from './pages/event.js';
 import { profilePage } from './pages/profile.js';
 import { startRouter } from './router.js';
 import { matchPage } from '../../src/domain/pages.js';
@@ -18,6 +19,10 @@ startRouter((path) => {
       return ladderPage();
     case 'home':
       return homePage();
+    case 'events':
+      return eventListPage();
+    case 'event':
+      return eventPage(page.params[0]);
   }
   mount('Not found', h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '/' }, 'Back to the live games')));
   return () => {};

@@ -1,0 +1,148 @@
+// Events: the list (newest first) and one event's page: live standings, the crosstable of points
+// between players, the SPRT's LLR against its bounds as a chart, and every pair with links to its
+// two games. The page reloads the event on every line of its stream, so it follows the event live.
+import { api, followEvent, type EventView } from '../api.js';
+import { h, mount, timeControlText } from '../ui.js';
+
+const FORMATS: Record<string, string> = { match: 'Match', gauntlet: 'Gauntlet', roundRobin: 'Round-robin', swiss: 'Swiss', sprt: 'SPRT' };
+const SVG = 'http://www.w3.org/2000/svg';
+const who = (p: { team: string; name: string }) => `${p.team} ${p.name}`;
+const num = (x: number, digits = 2) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
+
+export function eventListPage(): () => void {
+  const body = h('div', {}, h('p', {}, 'Loading the events…'));
+  mount('Events', h('h1', {}, 'Events'),
+    h('p', { class: 'lead' }, 'Matches, gauntlets, round-robins, Swiss events and SPRT tests between bots, every encounter played as mirror pairs.'),
+    body);
+  api.events().then((list) => {
+    body.replaceChildren(list.events.length === 0 ? h('p', { class: 'empty' }, 'No events yet.') : h('table', { class: 'events', 'aria-label': 'Events' },
+      h('thead', {}, h('tr', {}, ...['Event', 'Format', 'State', 'Players', 'Pairs', 'Host'].map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', {}, ...list.events.map((e) => h('tr', { 'data-event': e.eventId },
+        h('td', {}, h('a', { href: `/tournament/${encodeURIComponent(e.eventId)}` }, e.name)),
+        h('td', {}, FORMATS[e.format] ?? e.format),
+        h('td', {}, e.verdict ? `${e.state} (${e.verdict})` : e.state),
+        h('td', {}, String(e.players)), h('td', {}, String(e.pairsFinished)), h('td', {}, who(e.host)))))));
+  }, (e: unknown) => body.replaceChildren(h('p', { class: 'empty' }, `Could not load the events: ${(e as Error).message}`)));
+  return () => {};
+}
+
+export function eventPage(id: string): () => void {
+  const body = h('div', {}, h('p', {}, 'Loading the event…'));
+  mount('Event', body);
+  let stopped = false;
+  const load = () => api.event(id).then((ev) => {
+    if (!stopped) render(body, ev);
+  }, (e: unknown) => body.replaceChildren(h('p', { class: 'empty' }, `Could not load the event: ${(e as Error).message}`)));
+  void load();
+  const follower = followEvent(id, () => void load());
+  return () => {
+    stopped = true;
+    follower.stop();
+  };
+}
+
+function render(body: HTMLElement, ev: EventView): void {
+  document.title = `${ev.name} · dicechess`;
+  const state = ev.verdict ? `${ev.state}, verdict ${ev.verdict} after ${ev.verdictAfter} pairs` : ev.state;
+  body.replaceChildren(
+    h('h1', {}, ev.name),
+    h('p', { class: 'lead' }, `${FORMATS[ev.format] ?? ev.format} · ${timeControlText(ev.timeControl)} · hosted by ${who(ev.host)} · `,
+      h('span', { class: 'event-state' }, state), ev.note ? ` · ${ev.note}` : ''),
+    h('h2', {}, 'Standings'),
+    standings(ev),
+    ev.players.length > 2 ? h('h2', {}, 'Crosstable') : '',
+    ev.players.length > 2 ? crosstable(ev) : '',
+    ev.sprt ? h('h2', {}, 'SPRT') : '',
+    ev.sprt ? sprtBlock(ev) : '',
+    h('h2', {}, 'Encounters'),
+    encounters(ev),
+    h('h2', {}, 'Pairs'),
+    pairs(ev),
+    h('p', { class: 'fair' }, `Commitment ${ev.commit}`, ev.seed ? h('br') : '', ev.seed ? `Seed ${ev.seed}` : ''),
+  );
+}
+
+function standings(ev: EventView): HTMLElement {
+  const cols = ['#', 'Bot', 'Points', 'Games', 'W', 'D', 'L', 'Pairs', 'Byes', 'Time losses'];
+  return h('table', { class: 'standings', 'aria-label': 'Standings' },
+    h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, ...ev.standings.map((r, i) => h('tr', { 'data-bot': `${r.team}/${r.name}` },
+      h('td', {}, String(i + 1)), h('td', {}, who(r)), h('td', {}, num(r.points, 1)), h('td', {}, String(r.games)),
+      h('td', {}, String(r.wins)), h('td', {}, String(r.draws)), h('td', {}, String(r.losses)), h('td', {}, String(r.pairs)),
+      h('td', {}, String(r.byes)), h('td', {}, String(r.timeLosses))))));
+}
+
+/** Points each row player scored against each column player, over their finished pairs. */
+function crosstable(ev: EventView): HTMLElement {
+  const key = (p: { team: string; name: string }) => `${p.team}/${p.name}`;
+  const order = ev.standings.map(key);
+  const got = new Map<string, number>();
+  for (const p of ev.pairs) {
+    if (p.scores[0] === null || p.scores[1] === null) continue;
+    const [a, b] = p.players.map(key);
+    const s = p.scores[0] + p.scores[1];
+    got.set(`${a}|${b}`, (got.get(`${a}|${b}`) ?? 0) + s);
+    got.set(`${b}|${a}`, (got.get(`${b}|${a}`) ?? 0) + 2 - s);
+  }
+  return h('table', { class: 'crosstable', 'aria-label': 'Crosstable' },
+    h('thead', {}, h('tr', {}, h('th', {}, ''), ...order.map((_, j) => h('th', { scope: 'col' }, String(j + 1))))),
+    h('tbody', {}, ...order.map((row, i) => h('tr', {},
+      h('th', { scope: 'row' }, `${i + 1}. ${row.replace('/', ' ')}`),
+      ...order.map((col) => h('td', {}, row === col ? '×' : got.has(`${row}|${col}`) ? num(got.get(`${row}|${col}`)!, 1) : '·'))))));
+}
+
+function sprtBlock(ev: EventView): HTMLElement {
+  const enc = ev.encounters[0];
+  const bounds = enc?.bounds ?? [Math.log(ev.sprt!.beta / (1 - ev.sprt!.alpha)), Math.log((1 - ev.sprt!.beta) / ev.sprt!.alpha)];
+  return h('div', {},
+    h('p', { class: 'sprt-line' }, `H0: ${ev.sprt!.elo0} Elo, H1: ${ev.sprt!.elo1} Elo, α ${ev.sprt!.alpha}, β ${ev.sprt!.beta}. LLR ${num(enc?.llr ?? 0)} in [${num(bounds[0])}, ${num(bounds[1])}]` + (ev.verdict ? `: ${ev.verdict}` : '')),
+    llrChart(ev.llrHistory, bounds as [number, number]));
+}
+
+/** The LLR after each pair as a line, with both bounds as horizontal lines. */
+function llrChart(llr: number[], [lower, upper]: [number, number]): SVGSVGElement {
+  const W = 600;
+  const H = 200;
+  const pad = 30;
+  const node = <K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, text?: string) => {
+    const n = document.createElementNS(SVG, name);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+    if (text !== undefined) n.textContent = text;
+    return n;
+  };
+  const svg = node('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart llr', role: 'img' });
+  svg.append(node('title', {}, `LLR after each of ${llr.length} pairs, between its bounds`));
+  const lo = Math.min(lower, ...llr) - 0.5;
+  const hi = Math.max(upper, ...llr) + 0.5;
+  const x = (i: number) => pad + (llr.length <= 1 ? 0 : (i / (llr.length - 1)) * (W - 2 * pad));
+  const y = (v: number) => 10 + (1 - (v - lo) / (hi - lo)) * (H - 30);
+  for (const [v, cls, label] of [[upper, 'bound upper', 'H1'], [lower, 'bound lower', 'H0'], [0, 'grid', '0']] as const) {
+    svg.append(node('line', { x1: pad, x2: W - pad, y1: y(v), y2: y(v), class: cls }));
+    svg.append(node('text', { x: pad - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' }, label));
+  }
+  if (llr.length > 0) svg.append(node('polyline', { points: llr.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line' }));
+  llr.forEach((v, i) => svg.append(node('circle', { cx: x(i), cy: y(v), r: 3, class: 'point' })));
+  return svg;
+}
+
+function encounters(ev: EventView): HTMLElement {
+  if (ev.encounters.length === 0) return h('p', { class: 'empty' }, 'No pair has finished yet.');
+  const cols = ['Players', 'Pairs', 'LL LD WL+DD WD WW', 'Score', 'Elo (95%)', 'LOS', 'Draws', 'Luck r'];
+  return h('table', { class: 'encounters', 'aria-label': 'Encounters' },
+    h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, ...ev.encounters.map((e) => h('tr', {},
+      h('td', {}, `${who(e.players[0])} – ${who(e.players[1])}`), h('td', {}, String(e.pairs)), h('td', {}, e.pentanomial.join(' ')),
+      h('td', {}, num(e.score, 3)), h('td', {}, `${num(e.elo, 0)} [${num(e.eloInterval[0], 0)}, ${num(e.eloInterval[1], 0)}]`),
+      h('td', {}, `${num(e.los * 100, 1)}%`), h('td', {}, `${num(e.drawRatio * 100, 1)}%`), h('td', {}, num(e.luck.correlation))))));
+}
+
+function pairs(ev: EventView): HTMLElement {
+  if (ev.pairs.length === 0) return h('p', { class: 'empty' }, 'No pair has started yet.');
+  const score = (s: number | null) => (s === null ? '…' : s === 0.5 ? '½' : String(s));
+  return h('ol', { class: 'pairs', start: '0' }, ...ev.pairs.map((p) => h('li', { 'data-pair': String(p.index) },
+    p.round ? `Round ${p.round}: ` : '', `${who(p.players[0])} – ${who(p.players[1])}: `,
+    ...(p.games ?? []).flatMap((g, k) => [
+      k > 0 ? ', ' : '',
+      h('a', { href: `/game/${encodeURIComponent(g)}` }, `${k === 0 ? 'first' : 'second'} game ${score(p.scores[k])}`),
+    ]))));
+}
