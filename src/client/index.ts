@@ -127,6 +127,17 @@ export class Client implements RouteMethods {
   readonly registerWebhook = this.op('registerWebhook');
   readonly getWebhook = this.op('getWebhook');
   readonly deleteWebhook = this.op('deleteWebhook');
+  // Events
+  readonly createEvent = this.op('createEvent');
+  readonly listEvents = this.op('listEvents');
+  readonly getEvent = this.op('getEvent');
+  readonly streamEvent = this.op('streamEvent');
+  readonly getEventGames = this.op('getEventGames');
+  readonly acceptEvent = this.op('acceptEvent');
+  readonly declineEvent = this.op('declineEvent');
+  readonly startEvent = this.op('startEvent');
+  readonly cancelEvent = this.op('cancelEvent');
+  readonly myEvents = this.op('myEvents');
   // Operations
   readonly health = this.op('health');
   readonly metrics = this.op('metrics');
@@ -201,7 +212,11 @@ export class Client implements RouteMethods {
 
   private stream(route: RouteSpec, args: unknown[]): EventStream<unknown> {
     const { url, rest } = this.target(route, args);
-    const lastOfGame = route.path.includes('{id}');
+    // Which line completes a stream: a game's GameEnded, an event's EventEnded; an event's export of
+    // games is a finite answer, complete when the server ends it.
+    const lastOfGame = route.path.includes('{id}') && !route.path.startsWith('/events/');
+    const lastOfEvent = route.operationId === 'streamEvent';
+    const finite = route.operationId === 'getEventGames';
     return openStream(
       {
         url,
@@ -210,7 +225,9 @@ export class Client implements RouteMethods {
         initialMs: this.backoff.initialMs,
         maxMs: this.backoff.maxMs,
         idleMs: this.idleMs,
-        isLast: (line) => lastOfGame && typeof line === 'object' && line !== null && 'GameEnded' in line,
+        isLast: (line) =>
+          typeof line === 'object' && line !== null && ((lastOfGame && 'GameEnded' in line) || (lastOfEvent && 'EventEnded' in line)),
+        finite,
         failure: failureOf,
         network: networkFailure,
       },

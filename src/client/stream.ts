@@ -12,8 +12,10 @@ export interface StreamPlan {
   maxMs: number;
   /** Silence longer than this reopens the connection (the server writes a keep-alive every 25 s). */
   idleMs: number;
-  /** A line after which the stream is complete (the game stream's GameEnded). */
+  /** A line after which the stream is complete (the game stream's GameEnded, an event's EventEnded). */
   isLast: (line: unknown) => boolean;
+  /** A finite answer (an export): complete when the server ends it, never reopened. */
+  finite?: boolean;
   /** Turns a non-200 answer into a Failure. */
   failure: (res: Response, text: string) => Failure;
   network: (error: unknown) => Failure;
@@ -107,7 +109,7 @@ export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): Ev
           await retry(plan.network(e));
           continue;
         }
-        if (closing.signal.aborted) return;
+        if (closing.signal.aborted || plan.finite) return;
         await retry(plan.network(new Error('stream ended')));
       } finally {
         clearTimeout(idle);

@@ -122,6 +122,23 @@ t.test('every route through its typed method', async (t) => {
   t.match(wrong, { ok: false, status: 404 }, 'an unknown challenge');
   t.throws(() => unwrap(wrong), { name: 'ApiError' }, 'unwrap throws the problem as an ApiError');
 
+  // Events: a match of the two house bots, hosted by the registered bot, runs to its end at once;
+  // an invitation to the anonymous bot is refused (only registered bots are players).
+  const ev = unwrap(await reg.createEvent({ name: 'typed match', format: 'match', players: [{ team: 'house', name: 'random' }, { team: 'house', name: 'greedy' }], timeControl: { Unlimited: {} }, pairsPerEncounter: 1 }));
+  t.equal(ev.format, 'match');
+  const eventLines = pub.streamEvent(ev.eventId);
+  const ended = await first(eventLines, (e) => typeof e === 'object' && e !== null && 'EventEnded' in e, 'EventEnded');
+  t.ok('EventEnded' in ended, 'the event stream ends with EventEnded');
+  t.equal(unwrap(await pub.getEvent(ev.eventId)).state, 'finished');
+  t.ok(unwrap(await pub.listEvents()).events.some((e) => e.eventId === ev.eventId));
+  const exported: unknown[] = [];
+  for await (const line of pub.getEventGames(ev.eventId)) exported.push(line);
+  t.ok(exported.length >= 2, `the export: the event line and its games (${exported.length} lines)`);
+  t.ok(unwrap(await reg.myEvents()).events.length >= 1, 'the host sees its event');
+  for (const r of [await reg.acceptEvent(ev.eventId), await reg.declineEvent(ev.eventId), await reg.startEvent(ev.eventId), await reg.cancelEvent(ev.eventId)]) {
+    t.match(r, { ok: false }, 'a finished event takes no invitation answer, start or cancel');
+  }
+
   await new Promise((r) => setImmediate(r));
   const uncovered = ROUTES.map((r) => r.operationId).filter((id) => !seen.has(id as OperationId));
   t.same(uncovered, [], 'every route of the catalogue was called');

@@ -3,6 +3,7 @@ import type { EventService } from '../../services/events/service.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
+import { SPECTATOR_REFUSALS } from './streams.js';
 
 export type EventRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & { events: EventService };
 
@@ -45,8 +46,8 @@ export function eventHandlers(deps: EventRouteDeps): Handlers<EventOps> {
     // Public like a game's spectator stream, and counted the same way (per event and in all).
     streamEvent: (call) => {
       if (!ev.exists(call.params.id)) return UNKNOWN();
-      const release = deps.spectators.take(`event:${call.params.id}`);
-      if (!release) return tooManyRequests(5, 'too many spectators right now; retry shortly', 'too_many_spectators');
+      const release = deps.spectators.take(`event:${call.params.id}`, call.ctx.addressKey);
+      if (typeof release !== 'function') return tooManyRequests(5, SPECTATOR_REFUSALS[release], 'too_many_spectators');
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));

@@ -16,7 +16,7 @@ export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'm
   limits: Pick<EdgeDeps['limits'], 'streams'>;
 };
 
-const SPECTATOR_REFUSALS: Record<SpectatorRefusal, string> = {
+export const SPECTATOR_REFUSALS: Record<SpectatorRefusal, string> = {
   game: 'too many spectators of this game right now; retry shortly',
   address: 'this address already watches as many games as it may; close a stream first',
   total: 'too many spectators right now; retry shortly',
