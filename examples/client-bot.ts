@@ -6,7 +6,7 @@ const c = new Client({ url: process.argv[2] ?? 'http://127.0.0.1:8080' });
 c.token = unwrap(await c.mintAnonymous({ name: 'ten-liner' })).token;
 unwrap(await c.createChallenge({ team: 'house', name: 'random' })); // the challenger plays White
 let id: string | undefined;
-while (!id) id = unwrap(await c.listMyGames()).games[0]?.gameId; // the house accepts in a moment
+while (!(id = unwrap(await c.listMyGames()).games[0]?.gameId)) await new Promise((r) => setTimeout(r, 250)); // the house accepts in a moment
 for await (const e of c.streamGameEvents(id)) {
   if ('GameEnded' in e) console.log(JSON.stringify(e.GameEnded.over));
   const state = 'Snapshot' in e ? e.Snapshot.state : undefined; // the roll may precede the stream
