@@ -31,14 +31,15 @@ class HandClient implements WebhookClient {
   async close(): Promise<void> {}
 }
 
-async function world(opts: { maxInFlight: number; capMs: number; perBot?: number }) {
+async function world(opts: { maxInFlight: number; capMs: number; perBot?: number; queuedPerBot?: number; queued?: number }) {
   const store = new MemoryStore();
   const client = new HandClient();
   const stats = new DeliveryStats();
   const clock = new ManualClock();
   const deliverer = new WebhookDeliverer({
     store, client, stats, clock, parseMoves: parseMovesAnswer,
-    answerCapMs: opts.capMs, maxInFlight: opts.maxInFlight, maxInFlightPerBot: opts.perBot ?? 100, log: { warn: () => {} },
+    answerCapMs: opts.capMs, maxInFlight: opts.maxInFlight, maxInFlightPerBot: opts.perBot ?? 100,
+    maxQueuedPerBot: opts.queuedPerBot ?? 100, maxQueued: opts.queued ?? 1000, log: { warn: () => {} },
   });
   const s: Setup = setup({ clock, store, listeners: [deliverer], config: { seedGraceMs: 0 } });
   return { s, store, client, stats, deliverer };
