@@ -132,3 +132,27 @@ t.test('pooled origins are bounded: the least recently used pool is closed', asy
   await c.post(a.url, turn, {}, 5_000);
   t.equal(a.connections(), before + 1, 'a’s pool was closed when b took the one place: a new connection');
 });
+
+t.test('connections are pooled per bot: bots hanging on one origin hold none of another bot’s', async (t) => {
+  const rx = await startReceiver(t);
+  const release: (() => void)[] = [];
+  let bothHeld: () => void = () => {};
+  const held = new Promise<void>((r) => (bothHeld = r));
+  // Calls for the slow bot hang until released; the quick bot's are answered at once.
+  rx.onTurn = (d) => {
+    if (d.json.bot !== 'slow') return { status: 200, json: { moves: [] } };
+    return new Promise((resolve) => {
+      release.push(() => resolve({ status: 200, json: { moves: [] } }));
+      if (release.length === 2) bothHeld();
+    });
+  };
+  const c = client(t, noDns); // 2 connections per pool
+  const slow = [0, 1].map(() => c.post(rx.url, '{"type":"yourTurn","bot":"slow"}', {}, 5_000, 'slow-bot'));
+  await held;
+  t.equal(release.length, 2, 'the slow bot holds both connections of its pool');
+  const quick = await c.post(rx.url, '{"type":"yourTurn","bot":"quick"}', {}, 5_000, 'quick-bot');
+  t.equal(quick.kind, 'answer', 'the quick bot on the same origin is answered while the slow bot’s calls hang');
+  t.equal(release.length, 2, 'and no slow call was answered meanwhile');
+  for (const r of release) r();
+  t.same((await Promise.all(slow)).map((r) => r.kind), ['answer', 'answer']);
+});
