@@ -256,3 +256,46 @@ t.test('slow bots do not delay an instant bot: its turns wait as long as when it
   t.same(crowded.banks, { white: 300_000, black: 300_000 }, 'answered at once: no time charged');
   t.same([...crowded.owners].sort(), [...crowded.ids].sort(), 'each bot’s calls ask for its own connection pool');
 });
+
+t.test('a roll’s wait in the server’s queue is credited back to the mover’s clock, and only that wait', async (t) => {
+  // One slot: the instant bot's roll waits 10 s behind a slow call, then is answered 3 s after its call left.
+  const { s, store, client, stats } = await world({ maxInFlight: 1, capMs: 30_000 });
+  const slow = await s.registry.create({ white: await hookedBot(store, 'hog'), black: bot('h'), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN });
+  await rolled(s, [slow]);
+  const quick = await s.registry.create({ white: await hookedBot(store, 'prompt'), black: bot('p'), timeControl: FIVE_MINUTES, rated: false, startFen: OPEN });
+  await rolled(s, [quick]);
+  t.equal(client.calls.length, 1, 'the instant bot’s roll waits for the one slot');
+  s.clock.advance(10_000);
+  client.calls[0].answer({ kind: 'timeout', ms: 10_000 });
+  await settle();
+  t.equal(client.calls.length, 2, 'its call leaves when the slot frees');
+  t.equal(client.calls[1].at - quick.record().clockStartedAt!, 10_000, 'after 10 s in the queue');
+  s.clock.advance(3_000);
+  client.calls[1].answer(answer(leafPathsOf(JSON.parse(quick.moves().legalMovesJson))[0]));
+  for (let i = 0; i < 200 && quick.history().length === 0; i++) await settle(1);
+  await s.registry.idle();
+  t.equal(stats.view(quick.white.id).applied, 1, 'the answer was played');
+  t.equal(quick.record().clocks?.white, 300_000 - 3_000, 'White is charged the 3 s its receiver took, not the 10 s in the queue');
+  await s.registry.stop();
+});
+
+t.test('the queues are bounded per bot and in total: past a bound a roll is not queued, and counted', async (t) => {
+  const { s, store, client, deliverer } = await world({ maxInFlight: 1, capMs: 30_000, queuedPerBot: 1, queued: 2 });
+  const [a, b, c] = [await hookedBot(store, 'qa'), await hookedBot(store, 'qb'), await hookedBot(store, 'qc')];
+  const games = [];
+  for (const [i, white] of [a, a, a, b, b, c].entries()) {
+    games.push(await s.registry.create({ white, black: bot(`q${i}`), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN }));
+  }
+  await rolled(s, games);
+  // a: one in flight, one waiting, one past its own bound; b: one waiting, one past its own bound; c: past the total.
+  t.equal(client.calls.length, 1);
+  t.equal(deliverer.pending(), 3, 'one in flight and two waiting');
+  t.equal(deliverer.droppedCount(), 3, 'three rolls were not queued');
+  client.calls[0].answer({ kind: 'timeout', ms: 30_000 });
+  await settle();
+  client.calls[1].answer({ kind: 'timeout', ms: 30_000 });
+  await settle();
+  t.same(client.calls.map((c) => c.owner), [a.id, a.id, b.id], 'the waiting rolls are delivered, bots in the order they queued');
+  t.equal(deliverer.pending(), 1, 'and nothing else was queued');
+  await s.registry.stop();
+});
