@@ -81,3 +81,19 @@ t.test('a dead shard: waiters answered, streams closed, restart, held commands s
   const verdicts = await Promise.all(moves.slice(0, HELD_MAX));
   t.ok(verdicts.every((v) => v !== 'busy'), 'every held move got its verdict');
 });
+
+t.test('a move’s clock credit travels to the owner as a duration', async (t) => {
+  const transport = new StandIn();
+  const games = new ShardedGames({
+    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    listeners: [], newId: () => 'unused', log: silentLogger, onRestart: () => {},
+  });
+  transport.reply({ t: 'started', rec: rec('g1') });
+  const g = games.get('g1')!;
+  const moves = [g.move('White', ['e2e4'], 1, 4_000), g.move('White', ['e2e4'])];
+  await tick();
+  const sent = transport.commands().flatMap((c) => (c.t === 'move' ? [c] : []));
+  t.same(sent.map((c) => [c.version, c.credit]), [[1, 4_000], [undefined, undefined]], 'credit only when given');
+  transport.reply(...sent.map((c): ShardReply => ({ t: 'verdict', rid: c.rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
+  await Promise.all(moves);
+});
