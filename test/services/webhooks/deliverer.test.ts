@@ -1,7 +1,9 @@
 // The deliverer on real game actors with a client the test answers by hand: deliveries run with a
 // bounded number in flight and at most one per game waiting; a delivery that never answers holds
 // neither its game's actor nor another game; the wait is min(answer cap, the mover's clock); the
-// answer is submitted through the game handle exactly as the move route does.
+// answer is submitted through the game handle exactly as the move route does. Fairness: bots whose
+// receivers are slow do not delay an instant bot's calls, the time a roll waits in the queue is not
+// charged to its mover, and the queues are bounded per bot and in total.
 import t from 'tap';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord } from '../../../src/domain/records.js';
