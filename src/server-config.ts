@@ -79,10 +79,14 @@ export const ConfigSchema = z.object({
     allowInsecureLocalTargets: z.boolean(),
     /** Deliveries in flight at once, across all games; the rest wait their turn. */
     maxConcurrentDeliveries: pos,
-    /** Keep-alive connections per webhook origin. */
-    connectionsPerOrigin: pos,
-    /** Webhook origins with pooled connections (least recently used closed first). */
-    maxOrigins: pos,
+    /** Keep-alive connections per bot (each bot has its own pool), and its deliveries in flight at once. */
+    connectionsPerBot: pos,
+    /** Bots with a pooled connection set kept (least recently used closed first). */
+    maxPools: pos,
+    /** Deliveries waiting for one bot's slots (at most one per game); past it a roll is not delivered. */
+    maxQueuedPerBot: pos,
+    /** Deliveries waiting across all bots; past it a roll is not delivered. */
+    maxQueued: pos,
   }),
   ladder: z.object({
     ratingBatchMs: pos,
@@ -125,6 +129,11 @@ const ENV: Record<string, string> = {
   DICECHESS_WEBHOOKS_ENABLED: 'webhooks.enabled',
   DICECHESS_LADDER_RATING_BATCH_MS: 'ladder.ratingBatchMs',
   DICECHESS_WEBHOOKS_ALLOW_INSECURE_LOCAL_TARGETS: 'webhooks.allowInsecureLocalTargets',
+  DICECHESS_WEBHOOKS_MAX_CONCURRENT: 'webhooks.maxConcurrentDeliveries',
+  DICECHESS_WEBHOOKS_CONNECTIONS_PER_BOT: 'webhooks.connectionsPerBot',
+  DICECHESS_WEBHOOKS_MAX_POOLS: 'webhooks.maxPools',
+  DICECHESS_WEBHOOKS_MAX_QUEUED_PER_BOT: 'webhooks.maxQueuedPerBot',
+  DICECHESS_WEBHOOKS_MAX_QUEUED: 'webhooks.maxQueued',
   DICECHESS_LIVE_GAMES_ANONYMOUS: 'limits.liveGamesPerIdentity.anonymous',
   DICECHESS_LIVE_GAMES_REGISTERED: 'limits.liveGamesPerIdentity.registered',
   DICECHESS_LIVE_GAMES_GUEST: 'limits.liveGamesPerIdentity.guest',

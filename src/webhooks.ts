@@ -60,8 +60,8 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
   const client = new UndiciWebhookClient({
     policy: { resolve: d.resolver ?? systemResolver, allowInsecureLocalTargets: config.allowInsecureLocalTargets },
     clock: d.clock,
-    maxOrigins: config.maxOrigins,
-    connectionsPerOrigin: config.connectionsPerOrigin,
+    maxPools: config.maxPools,
+    connectionsPerPool: config.connectionsPerBot,
     recheckMs: 60_000,
     userAgent: `dicechess/${d.version}`,
     onPinnedLookup: d.onPinnedLookup,
@@ -89,8 +89,10 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
     parseMoves: parseMovesAnswer,
     answerCapMs,
     maxInFlight: config.maxConcurrentDeliveries,
-    // One bot gets no more calls in flight than its endpoint has pooled connections.
-    maxInFlightPerBot: config.connectionsPerOrigin,
+    // One bot gets no more calls in flight than its own pool has connections.
+    maxInFlightPerBot: config.connectionsPerBot,
+    maxQueuedPerBot: config.maxQueuedPerBot,
+    maxQueued: config.maxQueued,
     log: d.log,
     observe: (outcome: Outcome, ms: number) => {
       total.inc({ outcome });
@@ -110,6 +112,14 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
         registers: [registry],
         collect() {
           this.set(deliverer.pending());
+        },
+      });
+      new Gauge({
+        name: 'dicechess_webhook_deliveries_dropped',
+        help: 'Webhook turn deliveries never queued because a queue bound was reached (since start)',
+        registers: [registry],
+        collect() {
+          this.set(deliverer.droppedCount());
         },
       });
     },

@@ -61,17 +61,18 @@ export class GameActor extends ActorCore implements GameHandle {
     }
   }
 
-  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'> {
+  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
     // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
-    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null, version);
+    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null, version, creditMs);
   }
 
   /**
    * A move received elsewhere (the main thread of a sharded server): `at` is when it was received,
    * `seen` the roll pending there at that instant (null when none was), `version` the roll the mover
-   * says it answers (see onMove). The clock is charged here, by the owner, from `at`.
+   * says it answers (see onMove), `creditMs` see GameHandle.move. The clock is charged here, by the
+   * owner, from `at`.
    */
-  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
+  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number, creditMs = 0): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
     if (this.stopping) return Promise.resolve('busy');
     return new Promise((resolve) => {
@@ -84,7 +85,7 @@ export class GameActor extends ActorCore implements GameHandle {
       };
       const accepted = this.mailbox.offer(async () => {
         try {
-          await this.onMove(seat, moves, at, seen, version, reply);
+          await this.onMove(seat, moves, at, seen, version, creditMs, reply);
         } catch (e) {
           await this.abort(e);
         } finally {
@@ -197,7 +198,7 @@ export class GameActor extends ActorCore implements GameHandle {
    * anything else not for the pending roll is refused, both without an event or a version. Without
    * it, the same moves sent again while the opponent is to move get the original verdict too.
    */
-  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, reply: MoveReply): Promise<void> {
+  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, creditMs: number, reply: MoveReply): Promise<void> {
     if (isEnded(this.rec)) return reply(GAME_OVER);
     const again = this.answered.retried(seat, moves, version, this.tree !== null && this.rec.activeSeat === seat);
     if (again !== null) return reply(again);
@@ -212,7 +213,9 @@ export class GameActor extends ActorCore implements GameHandle {
       await this.rejected(seat, NOT_YOUR_TURN.reason!);
       return reply(NOT_YOUR_TURN);
     }
-    if (outOfTime(decisionLimitMs(rec.clocks, seat, this.cfg.unlimitedCapMs), rec.clockStartedAt, at)) {
+    // A credit moves the clock's start later, by at most the time it has run for this roll.
+    const started = rec.clockStartedAt === null ? null : rec.clockStartedAt + Math.min(Math.max(0, creditMs), elapsedMs(rec.clockStartedAt, at));
+    if (outOfTime(decisionLimitMs(rec.clocks, seat, this.cfg.unlimitedCapMs), started, at)) {
       await this.end(lossFor(seat, 'Timeout'));
       return reply(GAME_OVER);
     }
@@ -230,7 +233,7 @@ export class GameActor extends ActorCore implements GameHandle {
       // After a king capture the position is not turned over (docs/ENGINE.md: counters and draws): the capturer stays to move.
       activeSeat: out.kingCaptured ? seat : otherSeat(seat),
       dice: null,
-      clocks: banksAfterTurn(rec.timeControl, rec.clocks, seat, elapsedMs(rec.clockStartedAt, at)),
+      clocks: banksAfterTurn(rec.timeControl, rec.clocks, seat, elapsedMs(started, at)),
       clockStartedAt: null,
       version: v,
       history: [...rec.history, entry],

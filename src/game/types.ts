@@ -61,8 +61,11 @@ export interface GameHandle {
    * mailbox is full (the edge answers 429). The clock stops at the instant of this call.
    * `version`: the DiceRolled `v` (or a later game version) of the roll the moves answer; with it, a
    * retry of an applied turn gets the same verdict again and is never applied to a later roll.
+   * `creditMs`: time the server itself held the turn before the mover could see it (a webhook
+   * delivery waiting in the server's queue); the owner takes it off the mover's elapsed time, never
+   * more than that elapsed time.
    */
-  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'>;
+  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
   /** Fire-and-forget; ignored once the game has ended. */
   resign(seat: Seat): void;
   /**

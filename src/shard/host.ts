@@ -164,7 +164,7 @@ export class ShardHost {
         // One clock decides a game's time: this thread's, which owns the game. Main's arrival stamp
         // (`c.at`) comes from another clock (another machine, once shards are remote): not charged.
         const now = this.d.clock.now();
-        const verdict = actor ? actor.moveAt(c.seat, c.moves, now, c.seen, c.version ?? undefined) : Promise.resolve('busy' as const);
+        const verdict = actor ? actor.moveAt(c.seat, c.moves, now, c.seen, c.version ?? undefined, c.credit ?? 0) : Promise.resolve('busy' as const);
         verdict.then(
           (v) => this.emit({ t: 'verdict', rid: c.rid, verdict: v }),
           () => this.emit({ t: 'verdict', rid: c.rid, verdict: 'busy' }),

@@ -26,8 +26,11 @@ export function headOf(rec: GameRecord): RecordHead {
 export type Command =
   | { t: 'create'; rid: number; id: string; spec: NewGameSpec }
   | { t: 'pair'; rid: number; ids: [string, string]; spec: NewGameSpec }
-  /** `at`: when main received the move (the owner charges the clock from it); `version`: see GameHandle.move. */
-  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null; version?: number }
+  /**
+   * `at`: when main received the move; `version`: see GameHandle.move; `credit`: ms the server held
+   * the turn before the mover saw it (see GameHandle.move), a duration, so no clock is shared.
+   */
+  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null; version?: number; credit?: number }
   | { t: 'seed'; id: string; seat: Seat; seed: string }
   | { t: 'resign'; id: string; seat: Seat }
   /**

@@ -15,7 +15,7 @@ import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
 
 /** What a replica asks of its owner: send a command to the game's shard. */
 export interface ReplicaLink {
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'>;
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
   seed(id: string, seat: Seat, seed: string): void;
   resign(id: string, seat: Seat): void;
 }
@@ -78,12 +78,12 @@ export class GameReplica extends ViewedGame implements GameHandle {
     if (this.isActive()) this.link.seed(this.id, seat, seed);
   }
 
-  move(seat: Seat, moves: readonly string[], version?: number): Promise<MoveVerdict | 'busy'> {
+  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
     // Received now: the clock stops here, and the roll pending here is the one the mover answers.
     const at = this.clock.now();
     if (!this.isActive()) return Promise.resolve(GAME_OVER);
     const rec = this.view.rec;
-    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null, version);
+    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null, version, creditMs);
   }
 
   resign(seat: Seat): void {

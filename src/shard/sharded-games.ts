@@ -198,13 +198,16 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   // ---- the replicas' commands --------------------------------------------------------------------
 
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number): Promise<MoveVerdict | 'busy'> {
+  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
     const shard = this.shardOfLive(id);
     if (this.pending.size >= this.pendingMax) return Promise.resolve('busy');
     return new Promise((resolve) => {
       const rid = this.nextRid++;
       this.wait(rid, { kind: 'verdict', shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, resolve });
-      this.enqueue(shard, version === undefined ? { t: 'move', rid, id, seat, moves, at, seen } : { t: 'move', rid, id, seat, moves, at, seen, version });
+      const cmd: Extract<Command, { t: 'move' }> = { t: 'move', rid, id, seat, moves, at, seen };
+      if (version !== undefined) cmd.version = version;
+      if (creditMs !== undefined && creditMs > 0) cmd.credit = creditMs;
+      this.enqueue(shard, cmd);
     });
   }
 

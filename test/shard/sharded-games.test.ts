@@ -7,6 +7,8 @@ import { silentLogger } from '../../src/domain/log.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { leafPaths } from '../../src/game/house.js';
+import { LoopbackTransport } from '../../src/shard/transport.js';
 import type { Command, ShardReply } from '../../src/shard/protocol.js';
 import { HELD_MAX, ShardedGames } from '../../src/shard/sharded-games.js';
 import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
@@ -80,4 +82,46 @@ t.test('a dead shard: waiters answered, streams closed, restart, held commands s
   transport.reply(...rids.map((rid): ShardReply => ({ t: 'verdict', rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
   const verdicts = await Promise.all(moves.slice(0, HELD_MAX));
   t.ok(verdicts.every((v) => v !== 'busy'), 'every held move got its verdict');
+});
+
+t.test('a move’s clock credit travels to the owner as a duration', async (t) => {
+  const transport = new StandIn();
+  const games = new ShardedGames({
+    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    listeners: [], newId: () => 'unused', log: silentLogger, onRestart: () => {},
+  });
+  transport.reply({ t: 'started', rec: rec('g1') });
+  const g = games.get('g1')!;
+  const moves = [g.move('White', ['e2e4'], 1, 4_000), g.move('White', ['e2e4'])];
+  await tick();
+  const sent = transport.commands().flatMap((c) => (c.t === 'move' ? [c] : []));
+  t.same(sent.map((c) => [c.version, c.credit]), [[1, 4_000], [undefined, undefined]], 'credit only when given');
+  transport.reply(...sent.map((c): ShardReply => ({ t: 'verdict', rid: c.rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
+  await Promise.all(moves);
+});
+
+t.test('over the loopback shard, the owner takes a move’s credit off the mover’s elapsed time, never more than it', async (t) => {
+  const clock = new ManualClock();
+  const store = new MemoryStore();
+  const config = { ...DEFAULT_GAME_CONFIG, seedGraceMs: 0 };
+  const transport = new LoopbackTransport({ clock, config, log: silentLogger, housePlayers: new Map(), storeFor: () => ({ mode: 'shared', games: store }) });
+  let n = 0;
+  const games = new ShardedGames({ transport, shards: 1, store, forwarded: false, clock, config, listeners: [], newId: () => `c${++n}`, log: silentLogger });
+  const timeControl = { Fischer: { initialSeconds: 300, incrementSeconds: 0 } };
+  // Every White piece type can move whatever the dice: White's opening roll is never a forced pass.
+  const OPEN = '4k3/8/8/8/8/8/4P3/RNBQK3 w - - 0 1';
+  const credits = [undefined, 4_000, 60_000];
+  const handles: Awaited<ReturnType<typeof games.create>>[] = [];
+  for (let i = 0; i < credits.length; i++) handles.push(await games.create({ white: bot(`w${i}`), black: bot(`b${i}`), timeControl, rated: false, startFen: OPEN }));
+  await until(() => {
+    clock.advance(0); // the seed grace (0 ms) ends on the test's clock
+    return handles.every((g) => g.state().dicePending && g.state().activeSeat === 'White') ? true : undefined;
+  }, 'White’s rolls');
+  clock.advance(10_000);
+  const verdicts = await Promise.all(handles.map((g, i) => g.move('White', leafPaths(JSON.parse(g.moves().legalMovesJson))[0], g.state().version, credits[i])));
+  t.ok(verdicts.every((v) => v !== 'busy' && v.applied), 'every turn applied');
+  await until(() => (handles.every((g) => store.getGame(g.id)!.history.length > 0) ? true : undefined), 'the turns on the owner');
+  const banks = handles.map((g) => store.getGame(g.id)!.clocks?.white);
+  t.same(banks, [290_000, 294_000, 300_000], 'charged 10 s, 6 s, and nothing when the credit exceeds the turn');
+  await games.stop();
 });

@@ -1,5 +1,6 @@
-// The outbound HTTP client of webhook deliveries (undici). Each call re-checks the URL policy; the
-// connection pool of an origin resolves its host through a lookup pinned to the address the policy
+// The outbound HTTP client of webhook deliveries (undici). Connections are pooled per bot (per owner
+// and origin), never shared between bots, so bots whose receivers are slow cannot hold the connections
+// another bot on the same origin needs. Each call re-checks the URL policy; a pool resolves its host through a lookup pinned to the address the policy
 // checked, so no second DNS answer can move the connection (DNS rebinding), while TLS still verifies
 // the certificate against the host name (undici sets the server name from the URL's host). Redirects
 // are never followed (undici's request does not follow them); the answer body is read up to a cap.
@@ -21,8 +22,11 @@ export type PostResult =
   | { kind: 'closed'; ms: number };
 
 export interface WebhookClient {
-  /** One signed POST, waiting at most `waitMs` (injected clock) for the whole answer. */
-  post(url: string, body: string, headers: Record<string, string>, waitMs: number): Promise<PostResult>;
+  /**
+   * One signed POST, waiting at most `waitMs` (injected clock) for the whole answer. `owner` (a bot id)
+   * picks the connection pool: each owner has its own; calls without one share a pool per origin.
+   */
+  post(url: string, body: string, headers: Record<string, string>, waitMs: number, owner?: string): Promise<PostResult>;
   /** Aborts calls in flight and closes every pooled connection. */
   close(): Promise<void>;
 }
@@ -30,10 +34,10 @@ export interface WebhookClient {
 export interface ClientOptions {
   policy: PolicyOptions;
   clock: Clock;
-  /** Pooled origins kept (least recently used closed first). */
-  maxOrigins: number;
-  /** Connections per origin. */
-  connectionsPerOrigin: number;
+  /** Pools kept, one per owner and origin (least recently used closed first, once its calls end). */
+  maxPools: number;
+  /** Connections per pool. */
+  connectionsPerPool: number;
   /** How long a checked address is reused before the policy check runs again. */
   recheckMs: number;
   userAgent: string;
@@ -57,13 +61,13 @@ function pinnedLookup(target: CheckedTarget, observe?: (host: string, address: s
 }
 
 export class UndiciWebhookClient implements WebhookClient {
-  private readonly origins = new Map<string, PooledOrigin>();
+  private readonly pools = new Map<string, PooledOrigin>();
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
 
   constructor(private readonly o: ClientOptions) {}
 
-  async post(url: string, body: string, headers: Record<string, string>, waitMs: number): Promise<PostResult> {
+  async post(url: string, body: string, headers: Record<string, string>, waitMs: number, owner = ''): Promise<PostResult> {
     const started = this.o.clock.now();
     const ms = (): number => this.o.clock.now() - started;
     if (this.closed) return { kind: 'closed', ms: 0 };
@@ -75,7 +79,7 @@ export class UndiciWebhookClient implements WebhookClient {
     });
     this.inFlight.add(ac);
     try {
-      const origin = await this.originFor(url);
+      const origin = await this.poolFor(url, owner);
       if (!origin.ok) return { ...origin.error, ms: ms() };
       if (timedOut) return { kind: 'timeout', ms: ms() };
       const u = new URL(url);
@@ -111,21 +115,22 @@ export class UndiciWebhookClient implements WebhookClient {
   async close(): Promise<void> {
     this.closed = true;
     for (const ac of this.inFlight) ac.abort();
-    const pools = [...this.origins.values()].map((o) => o.pool);
-    this.origins.clear();
+    const pools = [...this.pools.values()].map((o) => o.pool);
+    this.pools.clear();
     await Promise.all(pools.map((p) => p.destroy().catch(() => undefined)));
   }
 
-  /** The pooled origin for a URL, checked against the policy at most every `recheckMs`. */
-  private async originFor(url: string): Promise<
+  /** The owner's pool for a URL's origin, checked against the policy at most every `recheckMs`. */
+  private async poolFor(url: string, owner: string): Promise<
     { ok: true; value: PooledOrigin } | { ok: false; error: { kind: 'blocked' | 'unreachable'; detail: string } }
   > {
-    const key = new URL(url).origin;
+    const origin = new URL(url).origin;
+    const key = `${owner} ${origin}`;
     const now = this.o.clock.now();
-    const cached = this.origins.get(key);
+    const cached = this.pools.get(key);
     if (cached && now - cached.checkedAt < this.o.recheckMs) {
-      this.origins.delete(key); // re-inserted: most recently used last
-      this.origins.set(key, cached);
+      this.pools.delete(key); // re-inserted: most recently used last
+      this.pools.set(key, cached);
       return { ok: true, value: cached };
     }
     const checked = await checkUrl(url, this.o.policy);
@@ -134,14 +139,14 @@ export class UndiciWebhookClient implements WebhookClient {
       const kind = checked.error.rule === 'resolve' ? 'unreachable' : 'blocked';
       return { ok: false, error: { kind, detail: checked.error.detail } };
     }
-    const current = this.origins.get(key);
+    const current = this.pools.get(key);
     if (current && current.target.address === checked.value.address) {
       current.checkedAt = now;
       return { ok: true, value: current };
     }
     if (current) void current.pool.close().catch(() => undefined);
-    const pool = new Pool(key, {
-      connections: this.o.connectionsPerOrigin,
+    const pool = new Pool(origin, {
+      connections: this.o.connectionsPerPool,
       connect: { lookup: pinnedLookup(checked.value, this.o.onPinnedLookup) },
       keepAliveTimeout: 30_000,
       // The injected clock bounds each call; these only stop a socket the clock forgot.
@@ -149,11 +154,11 @@ export class UndiciWebhookClient implements WebhookClient {
       bodyTimeout: 600_000,
     });
     const entry: PooledOrigin = { target: checked.value, pool, checkedAt: now };
-    this.origins.delete(key);
-    this.origins.set(key, entry);
-    while (this.origins.size > this.o.maxOrigins) {
-      const [oldKey, old] = this.origins.entries().next().value as [string, PooledOrigin];
-      this.origins.delete(oldKey);
+    this.pools.delete(key);
+    this.pools.set(key, entry);
+    while (this.pools.size > this.o.maxPools) {
+      const [oldKey, old] = this.pools.entries().next().value as [string, PooledOrigin];
+      this.pools.delete(oldKey);
       void old.pool.close().catch(() => undefined);
     }
     return { ok: true, value: entry };

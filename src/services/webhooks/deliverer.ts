@@ -6,9 +6,11 @@
 // Never two deliveries of one roll: a roll is keyed by (game, ply); the watcher remembers the last ply
 // it took, and the store keeps the ply of the latest finished delivery, so after a restart only a roll
 // whose delivery was cut off is sent again. Deliveries never run inside the actor's publish call, at
-// most `maxInFlight` run at once and at most `maxInFlightPerBot` to any one bot (the rest wait their
-// turn, at most one per game), and each waits at most min(answer cap, the mover's remaining clock) on
-// the injected clock.
+// most `maxInFlight` run at once and at most `maxInFlightPerBot` to any one bot. The rest wait in a
+// queue per bot (at most one per game), served round-robin across bots, so a bot waits on its own
+// slots only (see dispatch); the queues are bounded per bot and in total. Each call waits at most
+// min(answer cap, the mover's remaining clock) on the injected clock, and the time a roll spent in the
+// queue travels with the answer's move so the game's owner does not charge it to the mover.
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { Seat } from '../../domain/types.js';
@@ -31,6 +33,10 @@ export interface DelivererDeps {
   maxInFlight: number;
   /** Deliveries in flight to one bot: a slow bot with many games cannot take every slot. */
   maxInFlightPerBot: number;
+  /** Deliveries waiting for one bot (one per game at most); past it a roll is not delivered. */
+  maxQueuedPerBot: number;
+  /** Deliveries waiting across all bots; past it a roll is not delivered. */
+  maxQueued: number;
   log: Pick<Logger, 'warn'>;
   /** Metrics hook: every finished delivery's outcome and round trip. */
   observe?(outcome: Outcome, ms: number): void;
@@ -40,14 +46,28 @@ const SEATS: readonly Seat[] = ['White', 'Black'];
 
 interface Task {
   botId: string;
-  run: () => Promise<void>;
+  gameId: string;
+  /** When the roll joined the queue (injected clock): the wait until it leaves is credited back. */
+  queuedAt: number;
+  run: (queuedMs: number) => Promise<void>;
+}
+
+/** One bot's side of the queue: its waiting deliveries (one per game, oldest first) and its calls in flight. */
+interface BotQueue {
+  waiting: Map<string, Task>;
+  inFlight: number;
 }
 
 export class WebhookDeliverer implements GameLifecycleListener {
   private inFlight = 0;
-  private readonly inFlightByBot = new Map<string, number>();
-  /** Deliveries waiting for a slot, oldest first; at most one per watched game, so bounded by the live games. */
-  private readonly waiting: Task[] = [];
+  /** Calls in flight beyond each bot's first, summed over bots (the shared part of the slots). */
+  private extraInFlight = 0;
+  private queued = 0;
+  private dropped = 0;
+  /** Bots with deliveries waiting or in flight. */
+  private readonly bots = new Map<string, BotQueue>();
+  /** Bots with deliveries waiting, in round-robin order: a bot joins at the back, and goes back there once served. */
+  private readonly ready = new Map<string, BotQueue>();
   private readonly watches = new Map<string, GameWatch>();
   private stopped = false;
 
@@ -67,13 +87,20 @@ export class WebhookDeliverer implements GameLifecycleListener {
 
   /** Deliveries running or waiting (tests and metrics). */
   pending(): number {
-    return this.inFlight + this.waiting.length;
+    return this.inFlight + this.queued;
+  }
+
+  /** Rolls never queued because a queue bound was reached (metrics). */
+  droppedCount(): number {
+    return this.dropped;
   }
 
   /** Server stopping: nothing new starts; calls in flight are cut off and not marked finished. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.waiting.length = 0;
+    for (const q of this.bots.values()) q.waiting.clear();
+    this.ready.clear();
+    this.queued = 0;
     for (const w of [...this.watches.values()]) w.close();
     await this.d.client.close();
   }
@@ -100,40 +127,75 @@ export class WebhookDeliverer implements GameLifecycleListener {
     if (!this.d.store.getBot(botId)?.webhook) return;
     const done = this.d.store.webhookDelivered(game.id);
     if (done !== undefined && done >= ply) return; // delivered before a restart
-    this.waiting.push({ botId, run: () => this.deliver(game, seat, botId, ply) });
+    let q = this.bots.get(botId);
+    if (!q) {
+      q = { waiting: new Map(), inFlight: 0 };
+      this.bots.set(botId, q);
+    }
+    const task: Task = { botId, gameId: game.id, queuedAt: this.d.clock.now(), run: (queuedMs) => this.deliver(game, seat, botId, ply, queuedMs) };
+    if (q.waiting.has(game.id)) {
+      // A newer roll of a game still waiting replaces the older one (which could only be refused): its place in line is kept.
+      q.waiting.set(game.id, task);
+    } else if (q.waiting.size >= this.d.maxQueuedPerBot || this.queued >= this.d.maxQueued) {
+      // Past a bound the roll is not delivered; the bot still sees it on its game stream and its clock runs.
+      this.dropped++;
+      if (q.inFlight === 0 && q.waiting.size === 0) this.bots.delete(botId);
+      this.d.log.warn({ gameId: game.id, botId, queued: this.queued }, 'webhook queue full: roll not delivered');
+      return;
+    } else {
+      q.waiting.set(game.id, task);
+      this.queued++;
+      if (!this.ready.has(botId)) this.ready.set(botId, q);
+    }
     this.dispatch();
   }
 
-  /** Starts waiting deliveries, oldest first, while slots are free; skips bots at their own limit. */
+  /**
+   * Starts waiting deliveries while slots are free, one per bot per round, bots in round-robin order.
+   * A bot's first call in flight needs only a free slot; its second and later ones (up to its own
+   * limit) come from the shared half of the slots, so bots with slow receivers and many games can
+   * hold at most half the slots beyond one each, and a bot with nothing in flight starts at once.
+   */
   private dispatch(): void {
-    for (let i = 0; i < this.waiting.length && this.inFlight < this.d.maxInFlight && !this.stopped; ) {
-      const task = this.waiting[i];
-      if ((this.inFlightByBot.get(task.botId) ?? 0) >= this.d.maxInFlightPerBot) {
-        i++;
-        continue;
+    const extraCap = Math.floor(this.d.maxInFlight / 2);
+    let progress = true;
+    while (progress && this.inFlight < this.d.maxInFlight && !this.stopped) {
+      progress = false;
+      for (const [botId, q] of [...this.ready]) {
+        if (this.inFlight >= this.d.maxInFlight) break;
+        if (q.inFlight >= this.d.maxInFlightPerBot) continue;
+        if (q.inFlight > 0 && this.extraInFlight >= extraCap) continue;
+        const [gameId, task] = q.waiting.entries().next().value as [string, Task];
+        q.waiting.delete(gameId);
+        this.queued--;
+        // Served: to the back of the round, if it has more waiting.
+        this.ready.delete(botId);
+        if (q.waiting.size > 0) this.ready.set(botId, q);
+        this.start(q, task);
+        progress = true;
       }
-      this.waiting.splice(i, 1);
-      this.start(task);
     }
   }
 
-  private start(task: Task): void {
+  private start(q: BotQueue, task: Task): void {
     this.inFlight++;
-    this.inFlightByBot.set(task.botId, (this.inFlightByBot.get(task.botId) ?? 0) + 1);
+    if (q.inFlight > 0) this.extraInFlight++;
+    q.inFlight++;
+    const queuedMs = Math.max(0, this.d.clock.now() - task.queuedAt);
     // Never inside the caller's stack (the actor's publish): start on a later microtask.
     void Promise.resolve()
-      .then(task.run)
+      .then(() => task.run(queuedMs))
       .catch((e: unknown) => this.d.log.warn({ err: String(e) }, 'webhook delivery failed'))
       .finally(() => {
         this.inFlight--;
-        const left = (this.inFlightByBot.get(task.botId) ?? 1) - 1;
-        if (left > 0) this.inFlightByBot.set(task.botId, left);
-        else this.inFlightByBot.delete(task.botId);
+        if (q.inFlight > 1) this.extraInFlight--;
+        q.inFlight--;
+        if (q.inFlight === 0 && q.waiting.size === 0 && this.bots.get(task.botId) === q) this.bots.delete(task.botId);
         this.dispatch();
       });
   }
 
-  private async deliver(game: GameHandle, seat: Seat, botId: string, ply: number): Promise<void> {
+  private async deliver(game: GameHandle, seat: Seat, botId: string, ply: number, queuedMs: number): Promise<void> {
     const rec = game.record();
     if (this.stopped || !game.isActive() || rec.ply !== ply || rec.dice === null || rec.activeSeat !== seat) return;
     const hook = this.d.store.getBot(botId)?.webhook;
@@ -144,9 +206,9 @@ export class WebhookDeliverer implements GameLifecycleListener {
     const waitMs = Math.min(this.d.answerCapMs, left);
     if (waitMs <= 0) return;
     const body = yourTurnJson(game.id, seat, game.stateJson());
-    const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs);
+    const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs, botId);
     if (res.kind === 'closed') return; // cut off by shutdown: delivered again after the restart
-    const outcome = await this.settle(game, seat, res);
+    const outcome = await this.settle(game, seat, res, queuedMs);
     // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart
     // (persisted before the outcome is counted where the bot can read it).
     if (outcome !== 'applied') await this.d.store.markWebhookDelivered(game.id, ply);
@@ -154,7 +216,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
     this.d.observe?.(outcome, res.ms);
   }
 
-  private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>): Promise<Outcome> {
+  private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>, queuedMs: number): Promise<Outcome> {
     switch (res.kind) {
       case 'timeout':
       case 'unreachable':
@@ -168,7 +230,8 @@ export class WebhookDeliverer implements GameLifecycleListener {
         const answer = this.d.parseMoves(res.body);
         if (answer === null) return 'malformed';
         if (answer.moves.length === 0) return 'declined';
-        const verdict = await game.move(seat, answer.moves, answer.version);
+        // The time the roll waited in this server's queue is not the bot's: the owner credits it back.
+        const verdict = await game.move(seat, answer.moves, answer.version, queuedMs);
         return verdict !== 'busy' && verdict.applied ? 'applied' : 'refused';
       }
     }

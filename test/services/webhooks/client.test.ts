@@ -9,12 +9,12 @@ import type { Resolver } from '../../../src/services/webhooks/policy.js';
 import { startReceiver } from '../../helpers/webhook-receiver.js';
 import type { Teardown } from '../../helpers/http.js';
 
-function client(t: Teardown, resolve: Resolver, opts: { clock?: Clock; onPinnedLookup?: (h: string, a: string) => void; maxOrigins?: number } = {}) {
+function client(t: Teardown, resolve: Resolver, opts: { clock?: Clock; onPinnedLookup?: (h: string, a: string) => void; maxPools?: number } = {}) {
   const c = new UndiciWebhookClient({
     policy: { resolve, allowInsecureLocalTargets: true },
     clock: opts.clock ?? systemClock,
-    maxOrigins: opts.maxOrigins ?? 4,
-    connectionsPerOrigin: 2,
+    maxPools: opts.maxPools ?? 4,
+    connectionsPerPool: 2,
     recheckMs: 60_000,
     userAgent: 'test',
     onPinnedLookup: opts.onPinnedLookup,
@@ -104,7 +104,7 @@ t.test('refused at connect time, unreachable, and closed while in flight', async
   closed.onTurn = () => 'hang';
   // Nothing listens on a port whose receiver is closed.
   const dead = new UndiciWebhookClient({
-    policy: { resolve: noDns, allowInsecureLocalTargets: true }, clock: systemClock, maxOrigins: 1, connectionsPerOrigin: 1, recheckMs: 1, userAgent: 'x',
+    policy: { resolve: noDns, allowInsecureLocalTargets: true }, clock: systemClock, maxPools: 1, connectionsPerPool: 1, recheckMs: 1, userAgent: 'x',
   });
   const srv = await import('node:net');
   const probe = srv.createServer();
@@ -123,7 +123,7 @@ t.test('refused at connect time, unreachable, and closed while in flight', async
 t.test('pooled origins are bounded: the least recently used pool is closed', async (t) => {
   const a = await startReceiver(t);
   const b = await startReceiver(t);
-  const c = client(t, noDns, { maxOrigins: 1 });
+  const c = client(t, noDns, { maxPools: 1 });
   for (let i = 0; i < 6; i++) await c.post(a.url, turn, {}, 5_000);
   const before = a.connections();
   for (let i = 0; i < 6; i++) await c.post(a.url, turn, {}, 5_000);
@@ -131,4 +131,28 @@ t.test('pooled origins are bounded: the least recently used pool is closed', asy
   await c.post(b.url, turn, {}, 5_000);
   await c.post(a.url, turn, {}, 5_000);
   t.equal(a.connections(), before + 1, 'a’s pool was closed when b took the one place: a new connection');
+});
+
+t.test('connections are pooled per bot: bots hanging on one origin hold none of another bot’s', async (t) => {
+  const rx = await startReceiver(t);
+  const release: (() => void)[] = [];
+  let bothHeld: () => void = () => {};
+  const held = new Promise<void>((r) => (bothHeld = r));
+  // Calls for the slow bot hang until released; the quick bot's are answered at once.
+  rx.onTurn = (d) => {
+    if (d.json.bot !== 'slow') return { status: 200, json: { moves: [] } };
+    return new Promise((resolve) => {
+      release.push(() => resolve({ status: 200, json: { moves: [] } }));
+      if (release.length === 2) bothHeld();
+    });
+  };
+  const c = client(t, noDns); // 2 connections per pool
+  const slow = [0, 1].map(() => c.post(rx.url, '{"type":"yourTurn","bot":"slow"}', {}, 5_000, 'slow-bot'));
+  await held;
+  t.equal(release.length, 2, 'the slow bot holds both connections of its pool');
+  const quick = await c.post(rx.url, '{"type":"yourTurn","bot":"quick"}', {}, 5_000, 'quick-bot');
+  t.equal(quick.kind, 'answer', 'the quick bot on the same origin is answered while the slow bot’s calls hang');
+  t.equal(release.length, 2, 'and no slow call was answered meanwhile');
+  for (const r of release) r();
+  t.same((await Promise.all(slow)).map((r) => r.kind), ['answer', 'answer']);
 });

@@ -1,11 +1,14 @@
 // The deliverer on real game actors with a client the test answers by hand: deliveries run with a
 // bounded number in flight and at most one per game waiting; a delivery that never answers holds
 // neither its game's actor nor another game; the wait is min(answer cap, the mover's clock); the
-// answer is submitted through the game handle exactly as the move route does.
+// answer is submitted through the game handle exactly as the move route does. Fairness: bots whose
+// receivers are slow do not delay an instant bot's calls, the time a roll waits in the queue is not
+// charged to its mover, and the queues are bounded per bot and in total.
 import t from 'tap';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord } from '../../../src/domain/records.js';
-import type { TimeControl } from '../../../src/domain/types.js';
+import type { SeatPlayer, TimeControl } from '../../../src/domain/types.js';
+import type { GameHandle } from '../../../src/game/types.js';
 import type { PostResult, WebhookClient } from '../../../src/services/webhooks/client.js';
 import { WebhookDeliverer } from '../../../src/services/webhooks/deliverer.js';
 import { DeliveryStats } from '../../../src/services/webhooks/stats.js';
@@ -14,6 +17,10 @@ import { bot, leafPathsOf, MemoryStore, settle, setup, type Setup } from './supp
 
 interface Call {
   url: string;
+  /** The pool the call asked for (the bot's id). */
+  owner?: string;
+  /** When the call left (the test's clock). */
+  at: number;
   body: Record<string, any>;
   waitMs: number;
   answer(r: PostResult): void;
@@ -22,23 +29,26 @@ interface Call {
 class HandClient implements WebhookClient {
   calls: Call[] = [];
   open = 0;
-  post(url: string, body: string, _h: Record<string, string>, waitMs: number): Promise<PostResult> {
+  constructor(private readonly clock: ManualClock) {}
+  post(url: string, body: string, _h: Record<string, string>, waitMs: number, owner?: string): Promise<PostResult> {
     this.open++;
+    const at = this.clock.now();
     return new Promise((resolve) =>
-      this.calls.push({ url, body: JSON.parse(body), waitMs, answer: (r) => { this.open--; resolve(r); } }),
+      this.calls.push({ url, owner, at, body: JSON.parse(body), waitMs, answer: (r) => { this.open--; resolve(r); } }),
     );
   }
   async close(): Promise<void> {}
 }
 
-async function world(opts: { maxInFlight: number; capMs: number; perBot?: number }) {
+async function world(opts: { maxInFlight: number; capMs: number; perBot?: number; queuedPerBot?: number; queued?: number }) {
   const store = new MemoryStore();
-  const client = new HandClient();
-  const stats = new DeliveryStats();
   const clock = new ManualClock();
+  const client = new HandClient(clock);
+  const stats = new DeliveryStats();
   const deliverer = new WebhookDeliverer({
     store, client, stats, clock, parseMoves: parseMovesAnswer,
-    answerCapMs: opts.capMs, maxInFlight: opts.maxInFlight, maxInFlightPerBot: opts.perBot ?? 100, log: { warn: () => {} },
+    answerCapMs: opts.capMs, maxInFlight: opts.maxInFlight, maxInFlightPerBot: opts.perBot ?? 100,
+    maxQueuedPerBot: opts.queuedPerBot ?? 100, maxQueued: opts.queued ?? 1000, log: { warn: () => {} },
   });
   const s: Setup = setup({ clock, store, listeners: [deliverer], config: { seedGraceMs: 0 } });
   return { s, store, client, stats, deliverer };
@@ -172,5 +182,122 @@ t.test('one slow bot with many games cannot take every slot', async (t) => {
   await settle();
   t.same(client.calls.slice(3).map(to), ['slow.example'], 'a slow slot freed goes to the slow bot’s next game');
   t.equal(client.open, 2);
+  await s.registry.stop();
+});
+
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+const FIVE_MINUTES: TimeControl = { Fischer: { initialSeconds: 300, incrementSeconds: 0 } };
+const SLOW_MS = 28_000;
+
+/**
+ * Two instant bots play one game with deliveries scaled down to 16 slots, 8 per bot; with `slow`, two
+ * bots whose receivers answer legally after 28 s play 16 games between them as well. Time runs in 1 s
+ * steps: every open call to an instant bot is answered at once (its first 20 turns), every slow call
+ * 28 s after it left. Returns whether the instant game played 20 turns (or ended), how long each instant turn waited between its roll and its call leaving,
+ * the calls' pool owners, and the instant game's banks at the end.
+ */
+async function instantBots(slow: boolean) {
+  const { s, store, client } = await world({ maxInFlight: 16, perBot: 8, capMs: 30_000 });
+  const byId = new Map<string, GameHandle>();
+  const create = async (white: SeatPlayer, black: SeatPlayer, timeControl: TimeControl, startFen = OPEN) => {
+    const g = await s.registry.create({ white, black, timeControl, rated: false, startFen });
+    byId.set(g.id, g);
+    return g;
+  };
+  if (slow) {
+    const [a, b] = [await hookedBot(store, 'slow-a'), await hookedBot(store, 'slow-b')];
+    for (let i = 0; i < 8; i++) {
+      await create(a, b, { Unlimited: {} });
+      await create(b, a, { Unlimited: {} });
+    }
+  }
+  const game = await create(await hookedBot(store, 'quick-a'), await hookedBot(store, 'quick-b'), FIVE_MINUTES, START);
+  await rolled(s, [...byId.values()]);
+  const waits: number[] = [];
+  const answered = new Set<Call>();
+  const play = (c: Call): void => {
+    answered.add(c);
+    const g = byId.get(c.body.gameId)!;
+    c.answer(answer(leafPathsOf(JSON.parse(g.moves().legalMovesJson))[0]));
+  };
+  for (let second = 0; second < 90; second++) {
+    for (let round = 0; round < 50; round++) {
+      const open = client.calls.filter((c) => !answered.has(c));
+      const quick = open.filter((c) => c.body.gameId === game.id && waits.length < 20);
+      const due = open.filter((c) => c.body.gameId !== game.id && s.clock.now() - c.at >= SLOW_MS);
+      if (quick.length + due.length === 0) break;
+      for (const c of quick) {
+        waits.push(c.at - byId.get(c.body.gameId)!.record().clockStartedAt!);
+        play(c);
+      }
+      for (const c of due) play(c);
+      for (let i = 0; i < 20; i++) await settle(1);
+      await s.registry.idle();
+      await settle();
+    }
+    s.clock.advance(1000);
+    await settle();
+  }
+  const owners = new Set(client.calls.filter((c) => c.body.gameId === game.id).map((c) => c.owner));
+  // The banks as of the pending roll's start (what earlier turns were charged; the running turn is not).
+  const banks = game.record().clocks;
+  const done = waits.length === 20 || !game.isActive();
+  await s.registry.stop();
+  return { waits, done, owners, banks, ids: [game.white.id, game.black.id] };
+}
+
+const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.99) - 1)];
+
+t.test('slow bots do not delay an instant bot: its turns wait as long as when it runs alone, and its clock is not charged', async (t) => {
+  const alone = await instantBots(false);
+  const crowded = await instantBots(true);
+  t.ok(alone.done, 'alone, the instant bots play 20 turns or to the end of their game');
+  t.ok(crowded.done, `beside the slow bots too (${crowded.waits.length} turns)`);
+  t.equal(p99(crowded.waits), p99(alone.waits), `p99 of the wait before a call leaves: ${p99(crowded.waits)} ms beside slow bots, ${p99(alone.waits)} ms alone`);
+  t.same(crowded.banks, alone.banks, 'the instant game’s clocks read the same as when it runs alone');
+  t.same(crowded.banks, { white: 300_000, black: 300_000 }, 'answered at once: no time charged');
+  t.same([...crowded.owners].sort(), [...crowded.ids].sort(), 'each bot’s calls ask for its own connection pool');
+});
+
+t.test('a roll’s wait in the server’s queue is credited back to the mover’s clock, and only that wait', async (t) => {
+  // One slot: the instant bot's roll waits 10 s behind a slow call, then is answered 3 s after its call left.
+  const { s, store, client, stats } = await world({ maxInFlight: 1, capMs: 30_000 });
+  const slow = await s.registry.create({ white: await hookedBot(store, 'hog'), black: bot('h'), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN });
+  await rolled(s, [slow]);
+  const quick = await s.registry.create({ white: await hookedBot(store, 'prompt'), black: bot('p'), timeControl: FIVE_MINUTES, rated: false, startFen: OPEN });
+  await rolled(s, [quick]);
+  t.equal(client.calls.length, 1, 'the instant bot’s roll waits for the one slot');
+  s.clock.advance(10_000);
+  client.calls[0].answer({ kind: 'timeout', ms: 10_000 });
+  await settle();
+  t.equal(client.calls.length, 2, 'its call leaves when the slot frees');
+  t.equal(client.calls[1].at - quick.record().clockStartedAt!, 10_000, 'after 10 s in the queue');
+  s.clock.advance(3_000);
+  client.calls[1].answer(answer(leafPathsOf(JSON.parse(quick.moves().legalMovesJson))[0]));
+  for (let i = 0; i < 200 && quick.history().length === 0; i++) await settle(1);
+  await s.registry.idle();
+  t.equal(stats.view(quick.white.id).applied, 1, 'the answer was played');
+  t.equal(quick.record().clocks?.white, 300_000 - 3_000, 'White is charged the 3 s its receiver took, not the 10 s in the queue');
+  await s.registry.stop();
+});
+
+t.test('the queues are bounded per bot and in total: past a bound a roll is not queued, and counted', async (t) => {
+  const { s, store, client, deliverer } = await world({ maxInFlight: 1, capMs: 30_000, queuedPerBot: 1, queued: 2 });
+  const [a, b, c] = [await hookedBot(store, 'qa'), await hookedBot(store, 'qb'), await hookedBot(store, 'qc')];
+  const games = [];
+  for (const [i, white] of [a, a, a, b, b, c].entries()) {
+    games.push(await s.registry.create({ white, black: bot(`q${i}`), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN }));
+  }
+  await rolled(s, games);
+  // a: one in flight, one waiting, one past its own bound; b: one waiting, one past its own bound; c: past the total.
+  t.equal(client.calls.length, 1);
+  t.equal(deliverer.pending(), 3, 'one in flight and two waiting');
+  t.equal(deliverer.droppedCount(), 3, 'three rolls were not queued');
+  client.calls[0].answer({ kind: 'timeout', ms: 30_000 });
+  await settle();
+  client.calls[1].answer({ kind: 'timeout', ms: 30_000 });
+  await settle();
+  t.same(client.calls.map((c) => c.owner), [a.id, a.id, b.id], 'the waiting rolls are delivered, bots in the order they queued');
+  t.equal(deliverer.pending(), 1, 'and nothing else was queued');
   await s.registry.stop();
 });
