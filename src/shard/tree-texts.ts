@@ -46,6 +46,12 @@ export class TreeTexts {
 
 export const treeTexts = new TreeTexts();
 
+/**
+ * `b` itself when it is its whole buffer (a structured clone's copy), else a copy: bytes unpacked
+ * from a packed batch are a view into the whole batch, which keeping them would keep too.
+ */
+const owned = (b: Uint8Array): Uint8Array => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : b.slice());
+
 const decode = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
 
 /**
@@ -68,7 +74,7 @@ export class PublishedTree extends PendingTree {
     super(dfen, null, leaves);
     if (text === undefined) return;
     if (leaves <= cap) this.small = typeof text === 'string' ? text : decode(text);
-    else store.set(this, typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
+    else store.set(this, typeof text === 'string' ? Buffer.from(text, 'utf8') : owned(text));
   }
 
   /** Main never holds the engine's form of a tree. */
