@@ -170,19 +170,29 @@ export class GameReplica extends ViewedGame implements GameHandle {
 
   /**
    * The body of GET /games/{id}/moves as bytes around the owner's text of a tree over the inline cap,
-   * with its version; null for any other game (its body is small: movesJson). When main let the text
-   * go, it waits for the shard to send it again.
+   * with its version; null (at once) for any other game, whose body is small (movesJson). When main
+   * let the text go, it waits for the shard to send it again.
    */
-  async movesBody(): Promise<{ version: number; bytes: Uint8Array } | null> {
+  movesBody(): Promise<{ version: number; bytes: Uint8Array }> | null {
+    return this.hasLargeTree() ? this.largeMovesBody() : null;
+  }
+
+  private hasLargeTree(): boolean {
+    const tree = this.view.tree;
+    return tree instanceof PublishedTree && tree.large;
+  }
+
+  private async largeMovesBody(): Promise<{ version: number; bytes: Uint8Array }> {
     for (let i = 0; i < REFETCH_TRIES; i++) {
       const view = this.view;
-      const tree = view.tree;
-      if (!(tree instanceof PublishedTree) || !tree.large) return null;
+      // The game moved on while this read waited: its body now is the ordinary one.
+      if (!this.hasLargeTree()) return { version: view.rec.version, bytes: Buffer.from(view.movesJson(), 'utf8') };
+      const tree = view.tree as PublishedTree;
       const text = tree.text(); // asks the shard when missing
       if (text !== undefined) return { version: view.rec.version, bytes: movesBodyOf(view.rec.version, tree.dfen, text) };
       await new Promise<void>((resolve) => this.treeWaiters.push(resolve));
     }
-    throw new Error(`the legal-move tree of game ${this.id} could not be kept (its text keeps falling out)`);
+    throw new Error(`the legal-move tree of game ${this.id} could not be had from its shard`);
   }
 
   /** The sync asked for arrived, failed or timed out. */

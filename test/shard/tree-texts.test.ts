@@ -16,6 +16,7 @@ import type { Command, ShardReply, TreeWire } from '../../src/shard/protocol.js'
 import { ShardedGames } from '../../src/shard/sharded-games.js';
 import { TREE_TEXT_BUDGET, TreeTexts, treeTexts } from '../../src/shard/tree-texts.js';
 import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
+import { until } from '../helpers/poll.js';
 
 const bot = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
 
@@ -147,4 +148,38 @@ t.test('the large-tree store holds to its byte budget, which covers the largest 
   t.ok(store.get(keys[2]) !== undefined);
   // docs/ENGINE.md, "Largest trees": the worst found is 24.7 MB of JSON.
   t.ok(TREE_TEXT_BUDGET >= 4 * 24.7e6, 'several of the worst trees fit');
+});
+
+t.test('a large tree its shard does not send again: 503 tree_unavailable after three rounds, nothing rebuilt', async (t) => {
+  const sent: Command[] = [];
+  let events!: ShardEvents;
+  const transport: ShardTransport = {
+    open: (_i, e) => {
+      events = e;
+      return { send: (b: Command[]) => void sent.push(...b), close: async () => {} };
+    },
+  };
+  const games = new ShardedGames({
+    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    listeners: [], newId: () => 'x', log: silentLogger,
+  });
+  clearReadCaches();
+  const text = '{"a1a2":{}}'; // opaque to main: only its bytes matter
+  events.replies([{ t: 'resumed', rec: rec('gone', [1, 1, 2]), tree: { dfen: 'd', leaves: 5000, text: Buffer.from(text) } }]);
+  treeTexts.clear();
+  const deps = { games, movesBodies: new EncodedBodies() } as unknown as GameRouteDeps;
+  const get = gameHandlers(deps).getLegalMoves as (call: unknown) => Reply | Promise<Reply>;
+  const reply = get({ params: { id: 'gone' }, ctx: { headers: { other: new Map() } } });
+  for (let round = 1; round <= 3; round++) {
+    const syncs = await until(() => {
+      const s = sent.filter((c): c is Extract<Command, { t: 'sync' }> => c.t === 'sync');
+      return s.length >= round ? s : undefined;
+    }, `round ${round}'s request`);
+    t.equal(syncs.length, round, `round ${round}: the tree was asked of the shard (once)`);
+    events.replies([{ t: 'failed', rid: syncs[round - 1].rid, error: 'no' }]);
+  }
+  const r = await reply;
+  t.equal(r.status, 503);
+  t.match(String(r.body), /tree_unavailable/);
+  t.equal(treeBytesCache.size, 0, 'main built no tree bytes');
 });

@@ -109,9 +109,10 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const kept = bodies.find(key);
       if (kept !== undefined) return send(kept);
       // A shard's game with a large tree: the body is the bytes the shard made, kept as they are.
-      if (game.movesBody === undefined) return send(bodies.keep(key, game.movesJson()));
-      return game.movesBody().then(
-        (b) => send(b === null ? bodies.keep(key, game.movesJson()) : bodies.keepBytes(`${game.id}:${b.version}`, b.bytes)),
+      const large = game.movesBody?.() ?? null;
+      if (large === null) return send(bodies.keep(key, game.movesJson()));
+      return large.then(
+        (b) => send(bodies.keepBytes(`${game.id}:${b.version}`, b.bytes)),
         () => problem(503, 'tree_unavailable', 'the legal-move tree could not be read now; retry shortly', { 'retry-after': '1' }),
       );
     },
