@@ -55,6 +55,11 @@ export class EncodedBodies {
     if (text.length * 3 < this.limits.minBytes) return text;
     const identity = Buffer.from(text, 'utf8');
     if (identity.byteLength < this.limits.minBytes) return text;
+    return this.keepBytes(key, identity);
+  }
+
+  /** Keeps `identity` (UTF-8 text, not copied) as the body of `key`, whatever its size, and starts its gzip copy. */
+  keepBytes(key: string, identity: Uint8Array): EncodedBody {
     const entry: Entry = { identity, gzip: undefined };
     this.lru.set(key, entry);
     gzip(identity, (err, zipped) => {

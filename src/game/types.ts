@@ -54,6 +54,12 @@ export interface GameHandle {
   moves(): MovesView;
   /** JSON text of the legal-moves response `{version, dfen, dicePending, legalMoves}`, cached per version. */
   movesJson(): string;
+  /**
+   * Only where the tree's text was made by another thread (a shard's game, on main): the moves body as
+   * bytes around that text when the tree is over the inline cap (a promise: the text may have to be
+   * asked of its owner again), else null (use movesJson).
+   */
+  movesBody?(): Promise<{ version: number; bytes: Uint8Array }> | null;
   /** Fire-and-forget: first valid seed per seat before the opening roll wins. */
   seed(seat: Seat, seed: string): void;
   /**

@@ -45,7 +45,9 @@ export interface ShardHostDeps {
   headsEveryMs?: number;
 }
 
-const treeWire = (t: PendingTree | null): TreeWire | null => (t ? { dfen: t.dfen, leaves: t.leaves, json: t.fullJson() } : null);
+/** The tree with its text: encoded here, by the game's owner, so main keeps the bytes as they come. */
+const treeWire = (t: PendingTree | null): TreeWire | null =>
+  t ? { dfen: t.dfen, leaves: t.leaves, text: Buffer.from(t.fullJson(), 'utf8') } : null;
 
 /** A new tree whose JSON the version's DiceRolled line already carries goes without it (main reads it there). */
 function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): TreeWire | null {

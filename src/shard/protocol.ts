@@ -104,14 +104,15 @@ export type ShardReply =
   | { t: 'stats'; cpuSeconds: number; heapUsed: number; heapTotal: number };
 
 /**
- * A pending roll's tree as it crosses: the position with dice and its leaf count, and its JSON text
- * (main serves it and never runs the engine): `json`, absent when the update's DiceRolled line
- * already carries it (at most the inline cap of leaves), so it does not cross twice.
+ * A pending roll's tree as it crosses: the position with dice, its leaf count, and its JSON text as
+ * UTF-8 bytes, made once by the shard that owns the game (main keeps and serves those bytes and never
+ * runs the engine): `text`, absent when the update's DiceRolled line already carries it (at most the
+ * inline cap of leaves), so it does not cross twice.
  */
 export interface TreeWire {
   dfen: string;
   leaves: number;
-  json?: string;
+  text?: Uint8Array;
 }
 
 const LEGAL_MOVES_KEY = '"legalMoves":';
@@ -150,7 +151,7 @@ const ENTRY_BYTES = 160;
 const RECORD_BYTES = 1024;
 
 const recordBytes = (rec: GameRecord): number => RECORD_BYTES + rec.history.length * ENTRY_BYTES;
-const treeBytes = (t: TreeWire | null | undefined): number => (t?.json?.length ?? 0) + (t ? 64 : 0);
+const treeBytes = (t: TreeWire | null | undefined): number => (t?.text?.byteLength ?? 0) + (t ? 64 : 0);
 
 /**
  * About how many bytes a message takes on the wire: exact for its text (event lines, tree JSON),

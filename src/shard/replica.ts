@@ -11,13 +11,17 @@ import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { Subscribers } from '../game/subscribers.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
+import { movesJson } from '../wire/encode.js';
 import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
+import { PublishedTree } from './tree-texts.js';
 
 /** What a replica asks of its owner: send a command to the game's shard. */
 export interface ReplicaLink {
   move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
   seed(id: string, seat: Seat, seed: string): void;
   resign(id: string, seat: Seat): void;
+  /** Asks the shard for the game's pending tree again; the replica's `treeArrived` follows. */
+  refetchTree(id: string): void;
 }
 
 /** A published event as main received it: the line as the shard encoded it, parsed only on demand. */
@@ -32,17 +36,27 @@ class LineFrame implements EventFrame {
   }
 }
 
-/** The replica's pending tree: from the JSON sent, or from the JSON in the update's DiceRolled line. */
-function pendingOf(t: TreeWire | null, lines: readonly [number, string][] = []): PendingTree | null {
+/**
+ * The replica's pending tree: from the text sent, or from the text in the update's DiceRolled line.
+ * Not found (never, by the shard's rule): it is asked of the shard when first read.
+ */
+function pendingOf(
+  t: TreeWire | null, cap: number, refetch: () => void, lines: readonly [number, string][] = [],
+): PendingTree | null {
   if (t === null) return null;
-  if (t.json !== undefined) return new PendingTree(t.dfen, null, t.leaves, t.json);
-  for (const [, line] of lines) {
-    const json = treeJsonOfLine(line);
-    if (json !== undefined) return new PendingTree(t.dfen, null, t.leaves, json);
-  }
-  // Not found (never, by the shard's rule): the bytes are rebuilt from the DFEN when first read.
-  return new PendingTree(t.dfen, null, t.leaves);
+  let text: Uint8Array | string | undefined = t.text;
+  for (let i = 0; text === undefined && i < lines.length; i++) text = treeJsonOfLine(lines[i][1]);
+  return new PublishedTree(t.dfen, t.leaves, text, cap, refetch);
 }
+
+/** The bytes of a GET /games/{id}/moves body around a tree's text, which is copied once and not parsed. */
+function movesBodyOf(version: number, dfen: string, tree: Uint8Array): Uint8Array {
+  const around = movesJson(version, dfen, true, '');
+  return Buffer.concat([Buffer.from(around.slice(0, -1), 'utf8'), tree, Buffer.from('}', 'utf8')]);
+}
+
+/** Rounds of asking the owner for a large tree's text before a read gives up (the store is thrashing). */
+const REFETCH_TRIES = 3;
 
 export class GameReplica extends ViewedGame implements GameHandle {
   protected view: GameView;
@@ -54,6 +68,10 @@ export class GameReplica extends ViewedGame implements GameHandle {
   headSeq = 0;
   /** Read by tests that check a subscription was released. */
   readonly subs: Subscribers;
+  /** Reads waiting for a large tree's text asked of the shard again. */
+  private treeWaiters: (() => void)[] = [];
+  /** The tree was asked of the shard and has not come yet (one request at a time). */
+  private treeAsked = false;
 
   constructor(
     rec: GameRecord,
@@ -64,8 +82,18 @@ export class GameReplica extends ViewedGame implements GameHandle {
     private readonly log: Logger,
   ) {
     super();
-    this.view = this.viewOf(rec, pendingOf(tree));
+    this.view = this.viewOf(rec, this.pendingOf(tree));
     this.subs = new Subscribers(rec.id, log);
+  }
+
+  private pendingOf(t: TreeWire | null, lines?: readonly [number, string][]): PendingTree | null {
+    return pendingOf(t, this.cap, () => this.askTree(), lines);
+  }
+
+  private askTree(): void {
+    if (this.treeAsked) return;
+    this.treeAsked = true;
+    this.link.refetchTree(this.id);
   }
 
   private viewOf(rec: GameRecord, tree: PendingTree | null): GameView {
@@ -110,7 +138,7 @@ export class GameReplica extends ViewedGame implements GameHandle {
 
   /** Adopts the version (`rec` from recordOf) and publishes its lines, in order. */
   apply(u: Extract<ShardReply, { t: 'update' }>, rec: GameRecord): void {
-    const tree = u.tree === undefined ? this.view.tree : pendingOf(u.tree, u.lines);
+    const tree = u.tree === undefined ? this.view.tree : this.pendingOf(u.tree, u.lines);
     // The roll this game has moved past: its tree leaves the shared caches now rather than by age.
     if (tree !== this.view.tree) this.view.tree?.release();
     this.view = this.viewOf(rec, tree);
@@ -121,7 +149,50 @@ export class GameReplica extends ViewedGame implements GameHandle {
   /** A whole record again (the shard restarted and resumed the game). */
   reset(rec: GameRecord, tree: TreeWire | null): void {
     this.view.tree?.release();
-    this.view = this.viewOf(rec, pendingOf(tree));
+    this.view = this.viewOf(rec, this.pendingOf(tree));
+  }
+
+  /**
+   * The pending tree asked of the shard again came (`tree`, at the version this replica holds, or
+   * undefined when the game moved on meanwhile), or the asking failed: the reads waiting try again.
+   */
+  treeArrived(tree?: TreeWire | null): void {
+    if (tree !== undefined) {
+      const was = this.view.tree;
+      this.view = this.viewOf(this.view.rec, this.pendingOf(tree));
+      was?.release();
+    }
+    this.treeAsked = false;
+    const waiters = this.treeWaiters;
+    this.treeWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /**
+   * The body of GET /games/{id}/moves as bytes around the owner's text of a tree over the inline cap,
+   * with its version; null (at once) for any other game, whose body is small (movesJson). When main
+   * let the text go, it waits for the shard to send it again.
+   */
+  movesBody(): Promise<{ version: number; bytes: Uint8Array }> | null {
+    return this.hasLargeTree() ? this.largeMovesBody() : null;
+  }
+
+  private hasLargeTree(): boolean {
+    const tree = this.view.tree;
+    return tree instanceof PublishedTree && tree.large;
+  }
+
+  private async largeMovesBody(): Promise<{ version: number; bytes: Uint8Array }> {
+    for (let i = 0; i < REFETCH_TRIES; i++) {
+      const view = this.view;
+      // The game moved on while this read waited: its body now is the ordinary one.
+      if (!this.hasLargeTree()) return { version: view.rec.version, bytes: Buffer.from(view.movesJson(), 'utf8') };
+      const tree = view.tree as PublishedTree;
+      const text = tree.text(); // asks the shard when missing
+      if (text !== undefined) return { version: view.rec.version, bytes: movesBodyOf(view.rec.version, tree.dfen, text) };
+      await new Promise<void>((resolve) => this.treeWaiters.push(resolve));
+    }
+    throw new Error(`the legal-move tree of game ${this.id} could not be had from its shard`);
   }
 
   /** The sync asked for arrived, failed or timed out. */

@@ -51,7 +51,8 @@ export interface ShardedGamesDeps {
 type Pending = { shard: number; deadline: number } & (
   | { kind: 'verdict'; resolve: (v: MoveVerdict | 'busy') => void }
   | { kind: 'done'; resolve: () => void; reject: (e: Error) => void }
-  | { kind: 'sync'; id: string }
+  /** `tree`: asked only for the pending tree's text (main let it go), not for a gap. */
+  | { kind: 'sync'; id: string; tree?: true }
 );
 
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
@@ -252,7 +253,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       this.pending.delete(rid);
       if (p.kind === 'verdict') p.resolve('busy');
       else if (p.kind === 'done') p.reject(new Error(`shard ${p.shard} did not answer in time`));
-      else this.shelf.get(p.id)?.syncDone();
+      else this.syncFailed(p);
     }
     if (this.pending.size > 0 && !this.stopping) this.sweeping = this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
   }
@@ -320,7 +321,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       case 'failed': {
         const p = this.pending.get(r.rid);
         this.pending.delete(r.rid);
-        if (p?.kind === 'sync') this.shelf.get(p.id)?.syncDone();
+        if (p?.kind === 'sync') this.syncFailed(p);
         if (p?.kind !== 'done') return;
         if (r.t === 'done') p.resolve();
         else p.reject(new Error(r.error));
@@ -388,6 +389,20 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.enqueue(shard, { t: 'sync', rid, id: g.id });
   }
 
+  /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
+  refetchTree(id: string): void {
+    const g = this.shelf.get(id);
+    if (!g) return;
+    if (this.pending.size >= this.pendingMax) {
+      queueMicrotask(() => g.treeArrived()); // its reader gives up after a few tries
+      return;
+    }
+    const shard = this.shardOfLive(id);
+    const rid = this.nextRid++;
+    this.wait(rid, { kind: 'sync', tree: true, shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, id });
+    this.enqueue(shard, { t: 'sync', rid, id });
+  }
+
   /** A game behind what its owner reported a `heads` ago lost its last update(s): resync it. */
   private heads(shard: Shard, seqs: readonly [string, number][]): void {
     // The games of the previous report have had a whole period for their updates to arrive.
@@ -409,6 +424,11 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.pending.delete(r.rid);
     const g = this.shelf.get(r.rec.id);
     if (p?.kind !== 'sync' || !g) return;
+    if (p.tree) {
+      // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
+      g.treeArrived(r.seq === g.seq && !g.syncing && r.rec.version === g.record().version ? r.tree : undefined);
+      return;
+    }
     g.syncDone();
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
     g.seq = r.seq;
@@ -456,7 +476,14 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.pending.delete(rid);
     if (p?.kind === 'verdict') p.resolve('busy');
     else if (p?.kind === 'done') p.reject(new Error(`shard ${index} is restarting`));
-    else if (p?.kind === 'sync') this.shelf.get(p.id)?.syncDone();
+    else if (p?.kind === 'sync') this.syncFailed(p);
+  }
+
+  /** A sync that will not be answered: the game may resync again, or its tree's readers try again. */
+  private syncFailed(p: Extract<Pending, { kind: 'sync' }>): void {
+    const g = this.shelf.get(p.id);
+    if (p.tree) g?.treeArrived();
+    else g?.syncDone();
   }
 
   private async restart(shard: Shard, err: Error, generation: number): Promise<void> {

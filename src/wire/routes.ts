@@ -279,7 +279,7 @@ const discovery = [
     params: GAME_ID,
     summary: 'The full legal-move tree of the pending roll, never capped.',
     ok: { 200: json(R.LegalMovesResponse, 'The tree, tied to its roll by version and dfen.') },
-    errors: { 404: 'Unknown game.' },
+    errors: { 404: 'Unknown game.', 503: 'The tree could not be had from the game\'s shard just now (`tree_unavailable`); retry after `Retry-After`.' },
   }),
   route({
     operationId: 'getGameHistory', method: 'GET', path: '/games/{id}/history', auth: 'public', tag: 'Discovery',

@@ -31,7 +31,7 @@ t.test('GET /games/{id}/moves builds a large body once per version and sends gzi
   const text = big(300_000);
   const game = {
     id: 'G',
-    state: () => ({ version }),
+    record: () => ({ version }),
     movesJson: () => {
       built++;
       return text;

@@ -36,7 +36,7 @@ const EXPECTED: Record<string, number[]> = {
   'GET /bot/games': [200, 401, 500],
   'GET /games': [200, 500],
   'GET /games/{id}': [200, 404, 500],
-  'GET /games/{id}/moves': [200, 404, 500],
+  'GET /games/{id}/moves': [200, 404, 500, 503],
   'GET /games/{id}/history': [200, 404, 500],
   'GET /leaderboard': [200, 400, 404, 500],
   'GET /bots/{team}/{name}': [200, 404, 500],

@@ -4,7 +4,7 @@ import type { GameHandle } from '../../game/types.js';
 import { classifySeed } from '../../wire/requests.js';
 import { myGame, publicGameList } from '../../wire/encode.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
-import type { EncodedBodies } from '../encoded-bodies.js';
+import type { EncodedBodies, EncodedBody } from '../encoded-bodies.js';
 import { JSON_TYPE, json, jsonBytes, problem, tooManyRequests, type Reply } from '../reply.js';
 import { pickEncoding } from '../web.js';
 
@@ -97,14 +97,24 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       if (!game) return unknownGame();
       const bodies = deps.movesBodies;
       if (bodies === undefined) return json(200, game.movesJson());
-      const key = `${game.id}:${game.state().version}`;
-      const body = bodies.find(key) ?? bodies.keep(key, game.movesJson());
-      if (typeof body === 'string') return json(200, body);
-      const vary = { vary: 'accept-encoding' };
-      if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
-        return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
-      }
-      return jsonBytes(200, body.identity, vary);
+      const send = (body: EncodedBody | string): Reply => {
+        if (typeof body === 'string') return json(200, body);
+        const vary = { vary: 'accept-encoding' };
+        if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
+          return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
+        }
+        return jsonBytes(200, body.identity, vary);
+      };
+      const key = `${game.id}:${game.record().version}`;
+      const kept = bodies.find(key);
+      if (kept !== undefined) return send(kept);
+      // A shard's game with a large tree: the body is the bytes the shard made, kept as they are.
+      const large = game.movesBody?.() ?? null;
+      if (large === null) return send(bodies.keep(key, game.movesJson()));
+      return large.then(
+        (b) => send(bodies.keepBytes(`${game.id}:${b.version}`, b.bytes)),
+        () => problem(503, 'tree_unavailable', 'the legal-move tree could not be read now; retry shortly', { 'retry-after': '1' }),
+      );
     },
 
     getGameHistory: ({ params }) => {
