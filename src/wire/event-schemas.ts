@@ -46,6 +46,7 @@ const Standing = z.strictObject({
   pairs: z.int(),
   byes: z.int(),
   timeLosses: described(z.int(), 'Games this player lost on time.'),
+  refusedMoves: described(z.int(), 'Moves of this player the server refused in event games (not your turn, illegal turn).'),
 });
 
 const Encounter = z.strictObject({

@@ -7,6 +7,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { EventPairRecord, EventRecord, GameScore } from '../../domain/events.js';
 import type { GameRecord } from '../../domain/records.js';
+import type { Seat } from '../../domain/types.js';
 import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../../game/types.js';
 import type { GameAdmission, Hold } from '../game-admission.js';
@@ -107,6 +108,22 @@ export class EventScheduler implements GameLifecycleListener {
     this.recordGame(rec).catch(
       (e: unknown) => this.deps.log.error({ game: rec.id, err: String(e) }, 'could not record an event game'),
     );
+  }
+
+  moveRefused(game: GameHandle, seat: Seat): void {
+    const where = this.byGame.get(game.id);
+    if (!where) return;
+    this.deps.book
+      .modify(where.eventId, (ev) => {
+        const pair = ev.pairs[where.index];
+        const k = pair?.games?.indexOf(game.id) ?? -1;
+        if (k < 0) return { next: null, value: null };
+        // Game 0: the first player (a) is White; game 1: a is Black.
+        const who = (seat === 'White') === (k === 0) ? pair.a : pair.b;
+        const refusals = [...(pair.refusals ?? []), who];
+        return { next: { ...ev, pairs: ev.pairs.map((p, i) => (i === where.index ? { ...p, refusals } : p)) }, value: null };
+      })
+      .catch((e: unknown) => this.deps.log.error({ game: game.id, err: String(e) }, 'could not count a refused event move'));
   }
 
   private async recordGame(rec: GameRecord): Promise<void> {
