@@ -19,10 +19,13 @@ class SlowPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'e
   pending = 0;
   most = 0;
   starts = 0;
+  /** Starts (by number) that fail instead of creating games. */
+  readonly failing = new Set<number>();
   private waiting: (() => void)[] = [];
 
   createMirrorPair(): Promise<[GameHandle, GameHandle]> {
     const n = this.starts++;
+    if (this.failing.has(n)) return Promise.reject(new Error('no shard'));
     this.pending++;
     this.most = Math.max(this.most, this.pending);
     return new Promise((resolve) => {
@@ -77,6 +80,14 @@ async function setup(queued: number, concurrency: number) {
 /** Lets promise callbacks run (the pass's awaits) without any clock time passing. */
 const settle = () => new Promise((r) => setImmediate(r));
 
+/** Lets every pair start the passes ask for finish, a few turns of the event loop over. */
+async function releaseAll(games: SlowPairs): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    await settle();
+    games.release();
+  }
+}
+
 t.test('one pass starts every pair that fits, all at once', async (t) => {
   const { store, games, scheduler } = await setup(10, 6);
   await scheduler.start();
@@ -113,4 +124,22 @@ t.test('a timer pass and a pass asked for by an event at once never give two pai
   const indexes = store.getEvent('E1')!.pairs.map((p) => p.index);
   t.equal(indexes.length, 12, 'every queued pair started');
   t.same([...new Set(indexes)].sort((a, b) => a - b), [...Array(12).keys()], 'each index exactly once');
+});
+
+t.test('a pair that could not start leaves its index unused; the others are found by index', async (t) => {
+  const { store, clock, games, scheduler } = await setup(3, 3);
+  games.failing.add(0);
+  await scheduler.start();
+  await releaseAll(games);
+  let ev = store.getEvent('E1')!;
+  t.same(ev.pairs.map((p) => p.index), [1, 2], 'the pairs after the failed one keep the indexes they started with');
+  t.equal(ev.queue.length, 1, 'the failed encounter waits in the queue');
+  // A refused move in the game of pair 2 (stored at position 1) counts in that pair.
+  scheduler.moveRefused({ id: ev.pairs[1].games![1] } as GameHandle, 'White');
+  clock.advance(TICK_MS);
+  await releaseAll(games);
+  await scheduler.stop();
+  ev = store.getEvent('E1')!;
+  t.same(ev.pairs.map((p) => p.index), [1, 2, 3], 'the next pair counts on from the last one stored');
+  t.same(ev.pairs.map((p) => p.refusals ?? []), [[], [1], []], 'pair 2, game 1 (first player Black): White is the second player');
 });

@@ -243,7 +243,8 @@ export class EventScheduler implements GameLifecycleListener {
         });
         return { ...c, games };
       } catch (e) {
-        // Its queue entry stays for a later pass; its index is never used (the next pair takes the one after).
+        // Its queue entry stays for a later pass. Its index is left unused when a later pair of this
+        // pass started (the next pass counts on from the last one stored).
         this.deps.log.warn({ event: id, err: String(e) }, 'could not start an event pair');
         perHost.set(ev.host, (perHost.get(ev.host) ?? 0) - 1);
         return null;
