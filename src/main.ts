@@ -185,7 +185,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),

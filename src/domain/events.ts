@@ -41,6 +41,11 @@ export interface EventPairRecord {
   scores: [GameScore | null, GameScore | null];
   /** Seats that lost on time, by player index (time-loss counters in the standings). */
   timeLosses: number[];
+  /**
+   * Moves refused by the server (not your turn, an illegal turn), one entry per refusal, by the
+   * player index of the bot that sent it. Absent in records written before it was kept.
+   */
+  refusals?: number[];
   /** Order in which pairs finished (1, 2, …); 0 while unfinished. The SPRT reads pairs in this order. */
   finishedSeq: number;
 }

@@ -4,14 +4,14 @@
 // (actor.ts) adds the commands on top; nothing here runs outside the actor's mailbox except the reads.
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { Clock } from '../domain/clock.js';
-import type { GameEvent } from '../domain/types.js';
+import type { GameEvent, Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
 import { Subscribers } from './subscribers.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { GameView, PendingTree, ViewedGame, asFrame, isEnded, isTurnPlayed } from './view.js';
+import { GameView, PendingTree, ViewedGame, asFrame, isEnded, isTurnPlayed, refusedMoveSeat } from './view.js';
 
 export interface ActorDeps {
   store: GameStore;
@@ -26,6 +26,8 @@ export interface ActorDeps {
   onTree?: (gameId: string, seconds: number, bytes: Uint8Array) => void;
   /** Called after each TurnPlayed is published. */
   onTurn?: () => void;
+  /** Called after each Rejected event that refuses a move (not a seed) is published, with its seat. */
+  onRefused?: (seat: Seat) => void;
   /**
    * Called at every adopted version, before its frames reach this actor's subscribers: a shard
    * forwards the version to the main thread from here. `treeChanged`: the pending tree is not the
@@ -112,6 +114,12 @@ export abstract class ActorCore extends ViewedGame {
   protected publish(frames: EventFrame[]): void {
     if (this.deps.onTurn !== undefined) for (const f of frames) if (isTurnPlayed(f)) this.deps.onTurn();
     this.subs.publish(frames);
+    if (this.deps.onRefused !== undefined) {
+      for (const f of frames) {
+        const seat = refusedMoveSeat(f.line);
+        if (seat !== null) this.deps.onRefused(seat);
+      }
+    }
   }
 
   protected closeSubscribers(): void {

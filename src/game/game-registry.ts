@@ -185,6 +185,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
       log: this.deps.log,
       onEnded: (a, final) => this.onEnded(a, final),
       onTurn: () => this.notify('turnApplied', actor),
+      onRefused: (seat) => this.shelf.notify('moveRefused', actor, seat),
       onShow: this.deps.onShow,
       onTree: this.deps.onTree,
     });

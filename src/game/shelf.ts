@@ -4,6 +4,7 @@
 // games on one.
 import { Packr } from 'msgpackr';
 import type { GameRecord } from '../domain/records.js';
+import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import type { Logger } from '../domain/log.js';
 import { EndedGame } from './ended.js';
@@ -155,10 +156,12 @@ export class GameShelf<G extends GameHandle> {
 
   notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied', game: GameHandle): void;
   notify(hook: 'gameEnded', game: GameHandle, rec: GameRecord): void;
-  notify(hook: keyof GameLifecycleListener, game: GameHandle, rec?: GameRecord): void {
+  notify(hook: 'moveRefused', game: GameHandle, seat: Seat): void;
+  notify(hook: keyof GameLifecycleListener, game: GameHandle, arg?: GameRecord | Seat): void {
     for (const l of this.listeners) {
       try {
-        if (hook === 'gameEnded') l.gameEnded?.(game, rec!);
+        if (hook === 'gameEnded') l.gameEnded?.(game, arg as GameRecord);
+        else if (hook === 'moveRefused') l.moveRefused?.(game, arg as Seat);
         else l[hook]?.(game);
       } catch (e) {
         this.log.error({ gameId: game.id, hook, err: String(e) }, 'lifecycle listener threw');

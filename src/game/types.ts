@@ -131,4 +131,6 @@ export interface GameLifecycleListener {
   gameEnded?(game: GameHandle, record: GameRecord): void;
   /** A TurnPlayed was published (a forced pass too); for metrics. Must be cheap. */
   turnApplied?(game: GameHandle): void;
+  /** A move was refused (a Rejected event other than a refused seed) for this seat. */
+  moveRefused?(game: GameHandle, seat: Seat): void;
 }

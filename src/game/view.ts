@@ -4,6 +4,7 @@
 // both render a game the same way. The JSON itself comes from wire's encoders.
 import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.js';
 import { ladderKindOf, type GameRecord } from '../domain/records.js';
+import { SEED_REJECT_REASON } from '../domain/rules.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LadderKind, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
@@ -119,6 +120,16 @@ export function rolledFrame(
 
 /** A TurnPlayed frame, told by its line (reading `event` may build a tree of objects). */
 export const isTurnPlayed = (f: EventFrame): boolean => f.line.startsWith('{"TurnPlayed"');
+
+/**
+ * The seat whose move a Rejected line refuses (not your turn, an illegal turn), or null for any
+ * other line and for a refused client seed. Only a Rejected line (rare) is parsed.
+ */
+export function refusedMoveSeat(line: string): Seat | null {
+  if (!line.startsWith('{"Rejected"')) return null;
+  const { Rejected: r } = JSON.parse(line) as { Rejected: { seat: Seat; reason: string } };
+  return r.reason === SEED_REJECT_REASON ? null : r.seat;
+}
 
 /** An event to publish, or one already made into its frame. */
 export const asFrame = (e: GameEvent | EventFrame): EventFrame => ('line' in e ? (e as EventFrame) : frameOf(e as GameEvent));

@@ -14,7 +14,7 @@ import { GameShelf, ShelvedGames } from '../game/shelf.js';
 import type {
   GameDirectory, GameFactory, GameHandle, GameLifecycleListener, MirrorPairFactory, NewGameSpec,
 } from '../game/types.js';
-import { isEnded } from '../game/view.js';
+import { isEnded, refusedMoveSeat } from '../game/view.js';
 import type { Store } from '../store/types.js';
 import { GameReplica, type ReplicaLink } from './replica.js';
 import { chunked, shardIndex, shardKey, type Command, type ShardReply, type TreeWire } from './protocol.js';
@@ -367,6 +367,10 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     if (u.write) this.write(this.d.store.finishGame(rec, u.write.results), u.id);
     g.apply(u, rec);
     for (let i = 0; i < u.turns; i++) this.shelf.notify('turnApplied', g);
+    for (const [, line] of u.lines) {
+      const seat = refusedMoveSeat(line);
+      if (seat !== null) this.shelf.notify('moveRefused', g, seat);
+    }
     if (isEnded(rec)) {
       this.shelf.retire(g, rec);
       // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.

@@ -7,6 +7,7 @@ import type { JsonObject } from './jsonschema.js';
 import { COMPONENT_PREFIX, componentSchemas, documentCache, reachable } from './jsonschema.js';
 import { componentId, wireRegistry } from './schema-registry.js';
 import { ACCOUNT_EVENTS, GAME_EVENTS } from './events.js';
+import { EVENT_STREAM_LINES } from './event-schemas.js';
 import { CONTENT_TYPES, CONTRACT_VERSION } from './route-spec.js';
 
 interface Stream {
@@ -32,7 +33,7 @@ const STREAMS: readonly Stream[] = [
     operation: 'sendAccountEvents',
     address: '/bot/stream/event',
     title: 'Account stream',
-    description: `GET /bot/stream/event: challenges and game starts for the caller. ${FRAMING}`,
+    description: `GET /bot/stream/event: challenges, game starts and event invitations for the caller. ${FRAMING}`,
     events: ACCOUNT_EVENTS,
   },
   {
@@ -56,6 +57,19 @@ const STREAMS: readonly Stream[] = [
       `the web page). Opens with Snapshot, closes after GameEnded; players appear as public faces only. ${FRAMING}`,
     events: GAME_EVENTS,
     parameters: { id: { description: 'Game id.' } },
+    public: true,
+  },
+  {
+    channel: 'eventStream',
+    operation: 'sendEventStreamLines',
+    address: '/events/{id}/stream',
+    title: 'Event stream',
+    description:
+      'GET /events/{id}/stream: an event (match, gauntlet, round-robin, Swiss, SPRT) live, for anyone, without a ' +
+      'token. Opens with EventState, then PairStarted and PairFinished as pairs start and end, and closes after ' +
+      `EventEnded (at once for an event already over). ${FRAMING}`,
+    events: EVENT_STREAM_LINES,
+    parameters: { id: { description: 'Event id.' } },
     public: true,
   },
 ];

@@ -46,6 +46,7 @@ const Standing = z.strictObject({
   pairs: z.int(),
   byes: z.int(),
   timeLosses: described(z.int(), 'Games this player lost on time.'),
+  refusedMoves: described(z.int(), 'Moves of this player the server refused in event games (not your turn, illegal turn).'),
 });
 
 const Encounter = z.strictObject({
@@ -139,14 +140,69 @@ export const MyEventList = named(
   'Events the caller hosts or plays in (100 at most), newest first; `invitation` is its own answer.',
 );
 
+const Verdict = z.enum(['H0', 'H1']).nullable();
+
+export const EventState = named(
+  'EventState',
+  z.strictObject({ EventState: EventView }),
+  'First line of an event stream: the event as it stands (as GET /events/{id} shows it).',
+);
+
+export const PairStarted = named(
+  'PairStarted',
+  z.strictObject({
+    PairStarted: z.strictObject({
+      eventId: z.string(),
+      index: described(z.int(), 'The pair index; its dice derive from the event seed and this index.'),
+      round: described(z.int(), 'Swiss round (1-based); 0 for the other formats.'),
+      players: described(z.tuple([Face, Face]), 'The first player is White in the first game.'),
+      games: z.tuple([z.string(), z.string()]),
+    }),
+  }),
+  'A mirror pair of the event started: its two game ids.',
+);
+
+export const PairFinished = named(
+  'PairFinished',
+  z.strictObject({
+    PairFinished: z.strictObject({
+      eventId: z.string(),
+      index: z.int(),
+      round: z.int(),
+      players: z.tuple([Face, Face]),
+      games: z.tuple([z.string(), z.string()]).nullable(),
+      scores: described(z.tuple([Score, Score]), 'The first player’s result in each game.'),
+      score: described(z.number(), 'The first player’s pair score: 0, ¼, ½, ¾ or 1.'),
+      standings: described(
+        z.array(z.strictObject({ team: z.string(), name: z.string(), points: z.number(), games: z.int() })),
+        'The standings after this pair, ranked.',
+      ),
+      llr: described(z.number().optional(), 'SPRT only: the LLR after this pair.'),
+      verdict: described(Verdict.optional(), 'SPRT only: the verdict, once reached.'),
+    }),
+  }),
+  'A mirror pair of the event finished: both results and the standings after it.',
+);
+
+export const EventEnded = named(
+  'EventEnded',
+  z.strictObject({
+    EventEnded: z.strictObject({
+      eventId: z.string(),
+      state: z.enum(['finished', 'cancelled']),
+      verdict: Verdict,
+      seed: described(z.string(), 'The event seed (hex), revealed: every pair’s dice derive from it.'),
+    }),
+  }),
+  'Last line of an event stream: the event is over; the stream closes after it.',
+);
+
+/** The lines of GET /events/{id}/stream, by name (the AsyncAPI document's event stream channel). */
+export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, EventEnded } as const;
+
 export const EventLine = named(
   'EventLine',
-  z.union([
-    z.strictObject({ EventState: EventView }),
-    z.strictObject({ PairStarted: z.object({ eventId: z.string(), index: z.int() }) }),
-    z.strictObject({ PairFinished: z.object({ eventId: z.string(), index: z.int(), scores: z.array(Score) }) }),
-    z.strictObject({ EventEnded: z.strictObject({ eventId: z.string(), state: z.string(), verdict: z.enum(['H0', 'H1']).nullable(), seed: z.string() }) }),
-  ]),
+  z.union([EventState, PairStarted, PairFinished, EventEnded]),
   'One line of an event stream: the event as it stands first, then each pair started and finished, then the end.',
 );
 

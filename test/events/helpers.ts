@@ -29,15 +29,17 @@ export async function exportOf(app: TestApp, id: string): Promise<Json[]> {
 
 /**
  * A stream bot for events: holds its account stream, accepts (or declines) every event invitation,
- * and resigns every game it is seated in the moment the game starts, so its games are short. Resolves
- * `invited` with the first invitation's event id.
+ * and resigns every game it is seated in the moment the game starts, so its games are short. Before
+ * resigning it may send `refusals` moves the server refuses (409), each answer kept in `refused`.
  */
 export class ResigningBot {
   readonly invitations: string[] = [];
   readonly games = new Set<string>();
+  /** HTTP statuses of the refused moves sent. */
+  readonly refused: number[] = [];
   private stream: EventStream | null = null;
 
-  constructor(readonly bot: Bot, private readonly answer: 'accept' | 'decline' | 'none' = 'accept') {}
+  constructor(readonly bot: Bot, private readonly answer: 'accept' | 'decline' | 'none' = 'accept', private readonly refusals = 0) {}
 
   async start(): Promise<this> {
     this.stream = new EventStream(await this.bot.app.stream('/bot/stream/event', this.bot.token), 600_000);
@@ -54,6 +56,8 @@ export class ResigningBot {
         }
         if (ev.GameStart) {
           this.games.add(ev.GameStart.gameId);
+          // A move no roll allows (a piece onto its own square): refused whether or not it is this bot's turn.
+          for (let i = 0; i < this.refusals; i++) this.refused.push((await this.bot.move(ev.GameStart.gameId, ['a1a1'])).status);
           await this.bot.resign(ev.GameStart.gameId);
         }
       }

@@ -129,3 +129,15 @@ t.test('reads of an ended game reuse one bounded set of handles', async (t) => {
   t.not(s.registry.find(ids[2]), first, 'the least recently read handle was dropped beyond the bound');
   t.equal(s.registry.find(ids[2])?.stateJson(), first?.stateJson(), 'and a fresh one reads the same game');
 });
+
+t.test('moveRefused: each refused move with its seat, not a refused seed', async (t) => {
+  const refused: [string, string][] = [];
+  const s = setup({ listeners: [{ moveRefused: (g, seat) => void refused.push([g.id, seat]) }] });
+  const g = await s.registry.create(spec('a', 'b'));
+  g.seed('White', 'short');
+  await settle();
+  t.same(refused, [], 'a malformed seed is Rejected but is no refused move');
+  t.same((await g.move('Black', ['a1a1'])) as object, { applied: false, version: null, reason: 'not your turn' });
+  await settle();
+  t.same(refused, [[g.id, 'Black']]);
+});

@@ -1,4 +1,4 @@
-// The AsyncAPI document: both streams, every event, payloads that accept the documented events.
+// The AsyncAPI document: the account, game and event streams, every event, payloads that accept the documented events.
 import t from 'tap';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -6,6 +6,8 @@ import { asyncApiJson, buildAsyncApi } from '../../src/wire/openapi.js';
 import type { Json, JsonObject } from '../../src/wire/jsonschema.js';
 import * as X from './examples.js';
 import { refs, resolve } from './json-refs.js';
+import { EventLine } from '../../src/wire/event-schemas.js';
+import { componentId } from '../../src/wire/schema-registry.js';
 
 type AjvClass = typeof import('ajv').default;
 type FormatsPlugin = typeof import('ajv-formats').default;
@@ -18,6 +20,21 @@ const doc = buildAsyncApi('1.0') as Obj;
 
 const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'LadderRemoved', 'EventInvitation'];
 const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
+const EVENT = ['EventState', 'PairStarted', 'PairFinished', 'EventEnded'];
+
+// Lines of GET /events/{id}/stream as the scheduler writes them (EventState: the event's whole view).
+const face = (name: string) => ({ team: 'house', name });
+const eventLines = [
+  { PairStarted: { eventId: 'E1', index: 0, round: 0, players: [face('greedy'), face('random')], games: ['g1', 'g2'] } },
+  {
+    PairFinished: {
+      eventId: 'E1', index: 0, round: 0, players: [face('greedy'), face('random')], games: ['g1', 'g2'], scores: [1, 0.5], score: 0.75,
+      standings: [{ ...face('greedy'), points: 1.5, games: 2 }, { ...face('random'), points: 0.5, games: 2 }], llr: 0.12, verdict: null,
+    },
+  },
+  { PairFinished: { eventId: 'E1', index: 1, round: 2, players: [face('a'), face('b')], games: ['g3', 'g4'], scores: [0, 0], score: 0, standings: [] } },
+  { EventEnded: { eventId: 'E1', state: 'finished', verdict: 'H1', seed: 'ab'.repeat(32) } },
+];
 
 t.test('both streams with every event', async (t) => {
   t.equal(doc.asyncapi, '3.0.0');
@@ -55,6 +72,20 @@ t.test('the public game stream: the same events, no security', async (t) => {
 
 
 
+t.test('the event stream: public, one message per line of the route\'s schema', async (t) => {
+  const ch = doc.channels.eventStream;
+  t.equal(ch.address, '/events/{id}/stream');
+  t.ok(ch.parameters.id, 'the event id parameter');
+  t.same(Object.keys(ch.messages), EVENT);
+  const union = (EventLine as unknown as { options: unknown[] }).options.map((o) => componentId(o as never));
+  t.same(union, EVENT, 'the messages are exactly the lines the route\'s EventLine schema allows');
+  t.same(doc.operations.sendEventStreamLines.channel, { $ref: '#/channels/eventStream' });
+  t.equal(doc.operations.sendEventStreamLines.security, undefined, 'readable without a token');
+  for (const name of EVENT) t.same(doc.components.messages[name].payload, { $ref: `#/components/schemas/${name}` }, `${name} payload`);
+  t.ok(doc.components.schemas.EventView, 'EventState carries the event view');
+  t.match(doc.channels.accountStream.description, /event invitations/);
+});
+
 t.test('references resolve, and only the schemas the events use are carried', async (t) => {
   const all = refs(doc as Json);
   t.same(all.filter((r) => resolve(doc as Json, r) === undefined), [], 'no broken reference');
@@ -78,12 +109,14 @@ t.test('payload schemas accept the documented events and refuse a broken one', a
   };
   ajv.addSchema({ $id: 'urn:dicechess:async', definitions: rewrite(doc.components.schemas) } as object);
   const check = (name: string, value: unknown) => ajv.validate({ $ref: `urn:dicechess:async#/definitions/${name}` }, value);
-  for (const e of [...X.accountEvents, ...X.gameEvents]) {
+  for (const e of [...X.accountEvents, ...X.gameEvents, ...eventLines]) {
     const name = Object.keys(e)[0]!;
     t.ok(check(name, e), `${name} ${ajv.errorsText()}`);
   }
   t.notOk(check('Rejected', { Rejected: { v: 1, seat: 'White' } }), 'a Rejected without reason');
   t.notOk(check('GameStart', { GameStart: { gameId: 'g', extra: 1 } }), 'no extra fields');
+  t.notOk(check('PairFinished', { PairFinished: { eventId: 'E1', index: 0 } }), 'a PairFinished without its results');
+  t.notOk(check('EventEnded', { EventEnded: { eventId: 'E1', state: 'running', verdict: null, seed: 'ab' } }), 'an end that is not one');
 });
 
 t.test('deterministic, built once', async (t) => {

@@ -7,6 +7,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { EventPairRecord, EventRecord, GameScore } from '../../domain/events.js';
 import type { GameRecord } from '../../domain/records.js';
+import type { Seat } from '../../domain/types.js';
 import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../../game/types.js';
 import type { GameAdmission, Hold } from '../game-admission.js';
@@ -109,13 +110,31 @@ export class EventScheduler implements GameLifecycleListener {
     );
   }
 
+  moveRefused(game: GameHandle, seat: Seat): void {
+    const where = this.byGame.get(game.id);
+    if (!where) return;
+    this.deps.book
+      .modify(where.eventId, (ev) => {
+        const at = pairAt(ev, where.index);
+        const pair = ev.pairs[at];
+        const k = pair?.games?.indexOf(game.id) ?? -1;
+        if (k < 0) return { next: null, value: null };
+        // Game 0: the first player (a) is White; game 1: a is Black.
+        const who = (seat === 'White') === (k === 0) ? pair.a : pair.b;
+        const refusals = [...(pair.refusals ?? []), who];
+        return { next: { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, refusals } : p)) }, value: null };
+      })
+      .catch((e: unknown) => this.deps.log.error({ game: game.id, err: String(e) }, 'could not count a refused event move'));
+  }
+
   private async recordGame(rec: GameRecord): Promise<void> {
     const where = this.byGame.get(rec.id);
     const white = whiteScore(rec);
     if (!where || white === null) return;
     const over = 'Ended' in rec.status ? rec.status.Ended.over : null;
     const r = await this.deps.book.modify(where.eventId, (ev) => {
-      const pair = ev.pairs[where.index];
+      const at = pairAt(ev, where.index);
+      const pair = ev.pairs[at];
       if (!pair?.games) return { next: null, value: null };
       const k = pair.games.indexOf(rec.id);
       if (k < 0 || pair.scores[k] !== null) return { next: null, value: null };
@@ -128,11 +147,11 @@ export class EventScheduler implements GameLifecycleListener {
         const aWhite = k === 0;
         timeLosses.push(whiteLost === aWhite ? pair.a : pair.b);
       }
-      let next: EventRecord = { ...ev, pairs: ev.pairs.map((p, i) => (i === where.index ? { ...p, scores, timeLosses } : p)) };
+      let next: EventRecord = { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) };
       const done = scores[0] !== null && scores[1] !== null;
       if (done) {
         const seq = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0) + 1;
-        next.pairs[where.index] = { ...next.pairs[where.index], finishedSeq: seq };
+        next.pairs[at] = { ...next.pairs[at], finishedSeq: seq };
         if (next.sprt && next.verdict === null && next.state === 'running') {
           const enc = eventTables(next).encounters[0];
           if (enc?.sprt?.verdict) next = { ...next, verdict: enc.sprt.verdict, verdictAfter: seq, queue: [] };
@@ -141,9 +160,9 @@ export class EventScheduler implements GameLifecycleListener {
       return { next, value: done };
     });
     if (r.value) {
-      for (const g of r.ev!.pairs[where.index].games ?? []) this.byGame.delete(g);
       const ev = r.ev!;
-      const pair = ev.pairs[where.index];
+      const pair = ev.pairs[pairAt(ev, where.index)];
+      for (const g of pair.games ?? []) this.byGame.delete(g);
       const tables = eventTables(ev);
       this.deps.book.publish(ev.id, {
         PairFinished: {
@@ -187,56 +206,75 @@ export class EventScheduler implements GameLifecycleListener {
       const next = this.plan(ev);
       return { next, value: next?.state === 'finished' };
     });
-    let ev = planned.ev;
+    const ev = planned.ev;
     if (planned.value && ev) this.announceEnd(ev);
     if (!ev || ev.state !== 'running') return;
-    // Start pairs from the queue while the event, the host and the bots have room.
-    for (let qi = 0; qi < ev.queue.length; ) {
-      if (this.stopped) return;
-      if (this.inFlight(ev) >= ev.concurrency) return;
-      if ((perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost) return;
-      const [a, b, round] = ev.queue[qi];
+    // Choose every queued pair that fits now (the event's concurrency, the host's limit, each bot's
+    // free seats, places on the server), give each its index, then start them all at once. Indexes
+    // are handed out here, synchronously, inside a pass, and passes never overlap (round()), so no
+    // two pairs can get the same index.
+    const seatsTaken = new Map<string, number>();
+    const free = (bot: string) => this.deps.seatsOf(bot) - this.deps.games.liveFor(bot).length - (seatsTaken.get(bot) ?? 0);
+    const chosen: { at: number; index: number; a: number; b: number; round: number; holds: Hold[] }[] = [];
+    let index = nextPairIndex(ev);
+    let inFlight = this.inFlight(ev);
+    for (const [at, [a, b, round]] of ev.queue.entries()) {
+      if (inFlight >= ev.concurrency) break;
+      if ((perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost) break;
       const ids = [ev.players[a].id, ev.players[b].id];
-      if (!ids.every((bot) => this.deps.seatsOf(bot) - this.deps.games.liveFor(bot).length >= PAIR_SEATS)) {
-        qi++; // these two wait for free seats; a later encounter may go now
-        continue;
-      }
+      if (!ids.every((bot) => free(bot) >= PAIR_SEATS)) continue; // these two wait for seats; a later encounter may go now
       const holds = this.admit(ids);
-      if (!holds) return; // the server is full: try again at the next tick
-      const index = ev.pairs.length;
-      const seed = eventPairSeed(hexToSeed(ev.seed)!, index);
-      let games: [GameHandle, GameHandle];
+      if (!holds) break; // the server is full: try again at the next tick
+      for (const bot of ids) seatsTaken.set(bot, (seatsTaken.get(bot) ?? 0) + PAIR_SEATS);
+      perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + 1);
+      inFlight++;
+      chosen.push({ at, index: index++, a, b, round, holds });
+    }
+    if (chosen.length === 0) return;
+    const seed = hexToSeed(ev.seed)!;
+    const started = await Promise.all(chosen.map(async (c) => {
       try {
-        games = await this.deps.games.createMirrorPair({
-          white: botSeat(ev.players[a].team, ev.players[a].name),
-          black: botSeat(ev.players[b].team, ev.players[b].name),
+        const games = await this.deps.games.createMirrorPair({
+          white: botSeat(ev.players[c.a].team, ev.players[c.a].name),
+          black: botSeat(ev.players[c.b].team, ev.players[c.b].name),
           timeControl: ev.timeControl,
           rated: ev.rated,
-          fair: { serverSeed: seedToHex(seed), clientSeeds: eventPairClientSeeds(ev.id, index) },
+          fair: { serverSeed: seedToHex(eventPairSeed(seed, c.index)), clientSeeds: eventPairClientSeeds(id, c.index) },
         });
+        return { ...c, games };
       } catch (e) {
+        // Its queue entry stays for a later pass. Its index is left unused when a later pair of this
+        // pass started (the next pass counts on from the last one stored).
         this.deps.log.warn({ event: id, err: String(e) }, 'could not start an event pair');
-        return;
+        perHost.set(ev.host, (perHost.get(ev.host) ?? 0) - 1);
+        return null;
       } finally {
-        for (const h of holds) h.release();
+        for (const h of c.holds) h.release();
       }
+    }));
+    const pairs: EventPairRecord[] = [];
+    const taken = new Set<number>();
+    for (const c of started) {
+      if (!c) continue;
       const pair: EventPairRecord = {
-        index, round, a, b, games: [games[0].id, games[1].id], scores: [null, null], timeLosses: [], finishedSeq: 0,
+        index: c.index, round: c.round, a: c.a, b: c.b, games: [c.games[0].id, c.games[1].id], scores: [null, null], timeLosses: [], finishedSeq: 0,
       };
-      for (const g of pair.games!) this.byGame.set(g, { eventId: id, index });
-      perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + 1);
-      const took = qi;
-      const stored = await this.deps.book.modify(id, (cur) => ({
-        next: { ...cur, pairs: [...cur.pairs, pair], queue: cur.queue.filter((_, j) => j !== took) },
-        value: null,
-      }));
-      ev = stored.ev!;
-      this.deps.book.publish(id, { PairStarted: { eventId: id, index, round, players: [face(ev, a), face(ev, b)], games: pair.games } });
-      // A game may have ended before its pair was stored (a very fast house pair).
-      await this.reconcile(ev);
-      ev = this.deps.book.get(id)!;
-      if (ev.state !== 'running') return;
+      for (const g of pair.games!) this.byGame.set(g, { eventId: id, index: c.index });
+      pairs.push(pair);
+      taken.add(c.at);
     }
+    if (pairs.length === 0) return;
+    const stored = await this.deps.book.modify(id, (cur) => ({
+      // Only this pass changes the queue while it runs, except for emptying it (a cancel, an SPRT verdict).
+      next: { ...cur, pairs: [...cur.pairs, ...pairs], queue: cur.queue.filter((_, j) => !taken.has(j)) },
+      value: null,
+    }));
+    const now = stored.ev!;
+    for (const p of pairs) {
+      this.deps.book.publish(id, { PairStarted: { eventId: id, index: p.index, round: p.round, players: [face(now, p.a), face(now, p.b)], games: p.games } });
+    }
+    // A game may have ended before its pair was stored (a very fast house pair).
+    await this.reconcile(now);
   }
 
   /**
@@ -306,5 +344,11 @@ export class EventScheduler implements GameLifecycleListener {
     return this.deps.admission ? this.deps.admission.reservePair(ids) : [];
   }
 }
+
+/** The index the next pair started takes: one past the last stored (an index whose start failed stays unused). */
+const nextPairIndex = (ev: EventRecord): number => (ev.pairs.length === 0 ? 0 : ev.pairs[ev.pairs.length - 1].index + 1);
+
+/** Where a pair of this index sits in the event's list (pairs are stored in index order, maybe with gaps). */
+const pairAt = (ev: EventRecord, index: number): number => ev.pairs.findIndex((p) => p.index === index);
 
 const face = (ev: EventRecord, i: number) => ({ team: ev.players[i].team, name: ev.players[i].name });

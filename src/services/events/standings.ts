@@ -14,6 +14,8 @@ export interface StandingRow {
   pairs: number;
   byes: number;
   timeLosses: number;
+  /** Moves of this player the server refused (not its turn, an illegal turn), running pairs included. */
+  refusedMoves: number;
 }
 
 export interface EncounterStats extends PairStats {
@@ -43,9 +45,9 @@ const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
 export function eventTables(ev: EventRecord): EventTables {
   const rows = new Map<number, StandingRow>();
   ev.players.forEach((p, i) => {
-    if (p.accepted === true) rows.set(i, { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0 });
+    if (p.accepted === true) rows.set(i, { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 });
   });
-  const row = (i: number): StandingRow => rows.get(i) ?? { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0 };
+  const row = (i: number): StandingRow => rows.get(i) ?? { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 };
   const finished = ev.pairs.filter(pairFinished).sort((x, y) => x.finishedSeq - y.finishedSeq);
   const byEncounter = new Map<string, { players: [number, number]; scores: [GameScore, GameScore][]; games: [string, string][] }>();
   for (const p of finished) {
@@ -70,6 +72,13 @@ export function eventTables(ev: EventRecord): EventTables {
     enc.scores.push(first === p.a ? [x, y] : [flip(x), flip(y)]);
     enc.games.push(p.games ?? ['', '']);
     byEncounter.set(key, enc);
+  }
+  for (const p of ev.pairs) {
+    for (const who of p.refusals ?? []) {
+      const r = row(who);
+      r.refusedMoves++;
+      rows.set(who, r);
+    }
   }
   for (const [, player] of ev.byes) {
     const r = row(player);

@@ -63,13 +63,13 @@ function render(body: HTMLElement, ev: EventView): void {
 }
 
 function standings(ev: EventView): HTMLElement {
-  const cols = ['#', 'Bot', 'Points', 'Games', 'W', 'D', 'L', 'Pairs', 'Byes', 'Time losses'];
+  const cols = ['#', 'Bot', 'Points', 'Games', 'W', 'D', 'L', 'Pairs', 'Byes', 'Time losses', 'Refused moves'];
   return h('table', { class: 'standings', 'aria-label': 'Standings' },
     h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, ...ev.standings.map((r, i) => h('tr', { 'data-bot': `${r.team}/${r.name}` },
       h('td', {}, String(i + 1)), h('td', {}, who(r)), h('td', {}, num(r.points, 1)), h('td', {}, String(r.games)),
       h('td', {}, String(r.wins)), h('td', {}, String(r.draws)), h('td', {}, String(r.losses)), h('td', {}, String(r.pairs)),
-      h('td', {}, String(r.byes)), h('td', {}, String(r.timeLosses))))));
+      h('td', {}, String(r.byes)), h('td', {}, String(r.timeLosses)), h('td', {}, String(r.refusedMoves))))));
 }
 
 /** Points each row player scored against each column player, over their finished pairs. */
