@@ -214,7 +214,7 @@ export class GameRunner {
   /**
    * Sends a turn, and again after a failure that waiting can mend (no answer, 429, 5xx) until the
    * game moves on. The roll's version rides along, so a server that already applied the first copy
-   * recognises the second; without that, the second is merely refused with `not your turn`.
+   * answers the second with the original verdict, and never applies it to a later roll.
    */
   private async submit(version: number, moves: string[], deadline: number): Promise<void> {
     this.submitting = version;

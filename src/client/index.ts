@@ -10,7 +10,7 @@ import type {
 
 export { ApiError, isTransient } from './stream.js';
 export type {
-  Args, EventStream, ExtraBody, Failure, OperationId, Problem, Result, RouteMethods, StreamId, StreamLine,
+  Args, EventStream, Failure, OperationId, Problem, Result, RouteMethods, StreamId, StreamLine,
   StreamOptions, Success,
 } from './types.js';
 

@@ -18,20 +18,10 @@ export type RouteOf<Id extends OperationId> = Extract<CatalogueRoute, { operatio
 /** One string argument per `{…}` of the path template, in order. */
 type ParamArgs<P extends string> = P extends `${string}{${string}}${infer Rest}` ? [string, ...ParamArgs<Rest>] : [];
 
-/**
- * Fields a client may send beyond the server's request schema (the server drops unknown fields).
- * `version` on a move: the `v` of the DiceRolled the move answers, so a retried move can be matched
- * to its first verdict.
- */
-export interface ExtraBody {
-  submitMove: { version?: number };
-}
-type Extra<Id> = Id extends keyof ExtraBody ? ExtraBody[Id] : unknown;
-
 type BodyArgs<Id extends OperationId, R> = R extends { request: { body: infer S extends z.ZodType } }
   ? R extends { request: { bodyRequired: false } }
-    ? [body?: z.input<S> & Extra<Id>]
-    : [body: z.input<S> & Extra<Id>]
+    ? [body?: z.input<S>]
+    : [body: z.input<S>]
   : [];
 
 type QueryArgs<R> = R extends { request: { query: infer S extends z.ZodType } }

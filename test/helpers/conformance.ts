@@ -9,6 +9,7 @@ import { buildOpenApi } from '../../src/wire/openapi.js';
 import type { Json, JsonObject } from '../../src/wire/jsonschema.js';
 import { COMPONENT_PREFIX } from '../../src/wire/jsonschema.js';
 import { toOpenApiPath } from '../../src/wire/routes.js';
+import { gunzipSync } from 'node:zlib';
 
 // ajv ships CommonJS; under NodeNext the default import is the module object, whose `default`
 // is the class (and the plugin). Take whichever is callable.
@@ -101,9 +102,13 @@ function templateFor(paths: Doc['paths'], pattern: string): string | undefined {
   return candidates[0];
 }
 
+/** A body of bytes as text; a gzip-encoded one (a kept large body sent to a client that accepts gzip) unzipped. */
 function asText(body: unknown): string | undefined {
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  if (body instanceof Uint8Array) {
+    const bytes = body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body) : body;
+    return Buffer.from(bytes).toString('utf8');
+  }
   if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');
   return undefined;
 }
