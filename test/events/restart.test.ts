@@ -1,24 +1,15 @@
 // An event survives a restart on the same LMDB directory: finished pairs kept, the running pair
 // resumed, and the schedule continued to the end with every pair played once.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { LmdbStore } from '../../src/store/lmdb.js';
-import { bootApp, type TestApp } from '../helpers/app.js';
+import { bootApp, diskDir, type TestApp } from '../helpers/app.js';
 import { Bot, type Json } from '../helpers/bot.js';
 import { HOUSE_GREEDY, HOUSE_RANDOM, UNLIMITED, waitEvent } from './helpers.js';
 
 t.test('a match continues after a restart', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-events-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = diskDir(t);
   let now = 1_700_000_000_000;
-  const boot = async (): Promise<TestApp> => {
-    const store = await LmdbStore.open(dir);
-    if (!store.ok) throw new Error(store.error);
-    return bootApp(t, { store: store.value, clock: new ManualClock(now, { runDueTimers: true }) });
-  };
+  const boot = async (): Promise<TestApp> => bootApp(t, { store: await store(), clock: new ManualClock(now, { runDueTimers: true }) });
   let app = await boot();
   const host = await Bot.register(app, 'hosts', 'rita');
   const created = await host.req('POST', '/events', {

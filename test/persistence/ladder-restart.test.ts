@@ -1,27 +1,18 @@
 // A mirror pair across two server restarts on one LMDB directory: after the first, the game that ran
 // ahead still waits for its partner and the partner's pending roll is the same; after the second,
 // with one game ended, its reveal is still withheld until the other ends too.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { LmdbStore } from '../../src/store/lmdb.js';
-import { bootApp, type TestApp } from '../helpers/app.js';
+import { bootApp, diskDir, type TestApp } from '../helpers/app.js';
 import { Bot, type Json } from '../helpers/bot.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { until } from '../helpers/poll.js';
 import { prng as rng } from '../helpers/prng.js';
 
 t.test('a mirror pair survives restarts: lockstep and withholding resume', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-ladder-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const store = diskDir(t);
   let now = 1_700_000_000_000;
-  const boot = async (): Promise<TestApp> => {
-    const store = await LmdbStore.open(dir);
-    if (!store.ok) throw new Error(store.error);
-    return bootApp(t, { store: store.value, clock: new ManualClock(now, { runDueTimers: true }) });
-  };
+  const boot = async (): Promise<TestApp> => bootApp(t, { store: await store(), clock: new ManualClock(now, { runDueTimers: true }) });
   const bots: Bot[] = [];
   const restart = async (old: TestApp): Promise<TestApp> => {
     now = old.clock.now() + 60_000;
