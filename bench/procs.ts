@@ -100,10 +100,14 @@ export interface ServerMetrics {
   shardMainSeconds: Record<string, number>;
   /** V8 heap in use by thread ('main', 'shard-0', …) from `dicechess_thread_heap_bytes`, when reported. */
   threadHeapUsedBytes: Record<string, number>;
+  /** V8 heap reserved by thread (`kind="total"`), when reported. */
+  threadHeapTotalBytes: Record<string, number>;
+  /** Main thread's memory outside the V8 heap held by JS objects (Buffers, ArrayBuffers), NaN when absent. */
+  externalBytes: number;
 }
 
 const SHARD_MAIN = /^dicechess_shard_main_seconds_total\{(?:[^}]*,)?part="([^"]+)"[^}]*\} (\S+)/;
-const THREAD_HEAP_USED = /^dicechess_thread_heap_bytes\{thread="([^"]+)",kind="used"\} (\S+)/;
+const THREAD_HEAP = /^dicechess_thread_heap_bytes\{thread="([^"]+)",kind="(used|total)"\} (\S+)/;
 const THREAD_CPU = /^dicechess_thread_cpu_seconds_total\{(?:[^}]*,)?thread="([^"]+)"[^}]*\} (\S+)/;
 
 export interface ServerChild {
@@ -160,7 +164,8 @@ export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_0
 /**
  * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
  * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
- * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops).
+ * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops);
+ * BENCH_SERVER_NODE_ARGS adds options to its `node` command line (V8 flags, space-separated).
  */
 export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -169,9 +174,10 @@ export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   writeFileSync(cfg, JSON.stringify({ ...opts.config, limits: opts.limits ?? LOAD_LIMITS }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [...prof, cli, 'serve', '--host', HOST, '--port', '0', ...storeArgs, '--config', cfg],
+    [...nodeArgs, ...prof, cli, 'serve', '--host', HOST, '--port', '0', ...storeArgs, '--config', cfg],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
@@ -278,6 +284,7 @@ export function parseMetrics(text: string): ServerMetrics {
   const threadCpuSeconds: Record<string, number> = {};
   const shardMainSeconds: Record<string, number> = {};
   const threadHeapUsedBytes: Record<string, number> = {};
+  const threadHeapTotalBytes: Record<string, number> = {};
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || !line) continue;
     const part = SHARD_MAIN.exec(line);
@@ -286,10 +293,10 @@ export function parseMetrics(text: string): ServerMetrics {
       if (Number.isFinite(v)) shardMainSeconds[part[1]] = v;
       continue;
     }
-    const heap = THREAD_HEAP_USED.exec(line);
+    const heap = THREAD_HEAP.exec(line);
     if (heap) {
-      const v = Number(heap[2]);
-      if (Number.isFinite(v)) threadHeapUsedBytes[heap[1]] = v;
+      const v = Number(heap[3]);
+      if (Number.isFinite(v)) (heap[2] === 'used' ? threadHeapUsedBytes : threadHeapTotalBytes)[heap[1]] = v;
       continue;
     }
     const thread = THREAD_CPU.exec(line);
@@ -314,6 +321,8 @@ export function parseMetrics(text: string): ServerMetrics {
     threadCpuSeconds,
     shardMainSeconds,
     threadHeapUsedBytes,
+    threadHeapTotalBytes,
+    externalBytes: values.get('nodejs_external_memory_bytes') ?? Number.NaN,
   };
 }
 

@@ -9,6 +9,10 @@
 // Long (11 minutes), so `make bench` leaves it out; `node dist/bench/run.js soak` runs it.
 // BENCH_SOAK_SECONDS shortens the load (the "2 minutes" reading becomes a fifth of it),
 // BENCH_SOAK_IDLE_SECONDS the idle tail and BENCH_SOAK_SAMPLE_SECONDS the sampling period.
+// BENCH_SOAK_SNAPSHOTS=DIR has every server thread write a heap snapshot into DIR (SIGUSR2 with the
+// server's DICECHESS_HEAP_SNAPSHOT_DIR) at the early reading, at the end of the load and at the end of
+// the idle tail: main-1, shard-0-1 and so on, in that order. A snapshot stops its thread for seconds,
+// so the rows of such a run are not comparable with others'.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +37,10 @@ export interface Sample {
   rssFileMb: number;
   /** V8 heap in use by thread, MB. */
   heapMb: Record<string, number>;
+  /** V8 heap reserved by thread, MB (what the heap holds of RssAnon). */
+  heapTotalMb?: Record<string, number>;
+  /** Main thread's Buffers and ArrayBuffers outside the heap, MB. */
+  externalMb?: number;
   liveGames: number;
   cpuSeconds: number;
 }
@@ -41,12 +49,19 @@ async function sample(server: SpawnedServer, t: number, phase: Sample['phase']):
   const m = await server.metrics();
   const rss = procRss(readFileSync(`/proc/${server.pid}/status`, 'latin1'));
   const heapMb: Record<string, number> = {};
+  const heapTotalMb: Record<string, number> = {};
   for (const [thread, bytes] of Object.entries(m.threadHeapUsedBytes)) heapMb[thread] = bytes / MB;
-  return { t, phase, rssAnonMb: rss.anonMb, rssFileMb: rss.fileMb, heapMb, liveGames: m.liveGames, cpuSeconds: m.cpuSeconds };
+  for (const [thread, bytes] of Object.entries(m.threadHeapTotalBytes)) heapTotalMb[thread] = bytes / MB;
+  return {
+    t, phase, rssAnonMb: rss.anonMb, rssFileMb: rss.fileMb, heapMb, heapTotalMb, externalMb: m.externalBytes / MB,
+    liveGames: m.liveGames, cpuSeconds: m.cpuSeconds,
+  };
 }
 
 const heapText = (s: Sample): string =>
   Object.entries(s.heapMb).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ') || 'not reported';
+const reservedText = (s: Sample): string =>
+  Object.entries(s.heapTotalMb ?? {}).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ') || 'not reported';
 const heapTotal = (s: Sample): number => Object.values(s.heapMb).reduce((a, b) => a + b, 0);
 
 /** The load sample nearest `t` seconds. */
@@ -80,7 +95,8 @@ export function soakRows(samples: Sample[], summary: LoadSummary, load: number):
     {
       bench, metric: `RssAnon MB at ${end.t.toFixed(0)} s`, value: end.rssAnonMb, baseline: early.rssAnonMb, baselineName: `at ${early.t.toFixed(0)} s`,
       note: `target: ratio ≤ 1.15 and value ≤ 300 MB; RssFile ${end.rssFileMb.toFixed(0)} MB (at ${early.t.toFixed(0)} s: ${early.rssFileMb.toFixed(0)}); ` +
-        `V8 heap used MB: ${heapText(end)} (at ${early.t.toFixed(0)} s: ${heapText(early)}); ${end.liveGames} live games`,
+        `V8 heap used MB: ${heapText(end)} (at ${early.t.toFixed(0)} s: ${heapText(early)}); ` +
+        `reserved: ${reservedText(end)} (at ${early.t.toFixed(0)} s: ${reservedText(early)}); ${end.liveGames} live games`,
     },
     {
       bench, metric: 'RssAnon MB peak under load', value: peak.rssAnonMb, baseline: fresh.rssAnonMb, baselineName: 'fresh server',
@@ -89,7 +105,8 @@ export function soakRows(samples: Sample[], summary: LoadSummary, load: number):
     {
       bench, metric: `RssAnon MB ${IDLE_S} s after the load`, value: after.rssAnonMb, baseline: fresh.rssAnonMb, baselineName: 'fresh server',
       note: `target: ratio ≤ 1.5; RssFile ${after.rssFileMb.toFixed(0)} MB (fresh ${fresh.rssFileMb.toFixed(0)}); ` +
-        `V8 heap used MB: ${heapText(after)} (fresh: ${heapText(fresh)}); ${after.liveGames} live games`,
+        `V8 heap used MB: ${heapText(after)} (fresh: ${heapText(fresh)}); reserved: ${reservedText(after)} ` +
+        `(fresh: ${reservedText(fresh)}); ${after.liveGames} live games`,
     },
   ];
 }
@@ -114,9 +131,15 @@ function writeChart(samples: Sample[], load: number): string {
 export async function run(): Promise<BenchRow[]> {
   const tmp = tempDir('dicechess-bench-soak-');
   const load = loadavg()[0];
-  const server = await startServer({ store: { dataDir: join(tmp.path, 'data') }, env: LIFTED_CAPS_ENV });
+  const snapshots = process.env.BENCH_SOAK_SNAPSHOTS;
+  const env = snapshots ? { ...LIFTED_CAPS_ENV, DICECHESS_HEAP_SNAPSHOT_DIR: snapshots } : LIFTED_CAPS_ENV;
+  const server = await startServer({ store: { dataDir: join(tmp.path, 'data') }, env });
+  const snapshot = (): void => {
+    if (snapshots) process.kill(server.pid, 'SIGUSR2');
+  };
   const samples: Sample[] = [];
   let timer: NodeJS.Timeout | undefined;
+  let early: NodeJS.Timeout | undefined;
   try {
     // The shards report their heap once a second: wait (up to 5 s) for a shard's first report.
     let fresh = await sample(server, -1, 'fresh');
@@ -133,10 +156,12 @@ export async function run(): Promise<BenchRow[]> {
         start = performance.now();
         tick('load')();
         timer = setInterval(tick('load'), SAMPLE_S * 1000);
+        early = setTimeout(snapshot, EARLY_S * 1000 + 500);
       },
       onStop: () => {
         clearInterval(timer);
         tick('load')();
+        setTimeout(snapshot, 500);
       },
     });
     if (!server.alive()) throw new Error(`the server died during the soak:\n${server.logTail()}`);
@@ -145,12 +170,15 @@ export async function run(): Promise<BenchRow[]> {
     await new Promise((r) => setTimeout(r, Math.max(0, idleEnd - performance.now())));
     clearInterval(timer);
     samples.push(await sample(server, (performance.now() - start) / 1000, 'idle'));
+    snapshot();
+    if (snapshots) await new Promise((r) => setTimeout(r, 15_000)); // let the threads finish writing
     samples.sort((a, b) => a.t - b.t);
     console.error(`soak: chart written to ${writeChart(samples, load)}`);
     if (process.env.BENCH_SOAK_JSON) writeFileSync(process.env.BENCH_SOAK_JSON, JSON.stringify(samples));
     return soakRows(samples, summary, load);
   } finally {
     clearInterval(timer);
+    clearTimeout(early);
     await server.stop();
     tmp.remove();
   }

@@ -42,6 +42,7 @@ import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardedGames } from './shard/sharded-games.js';
 import { LoopbackTransport, type ShardTransport } from './shard/transport.js';
 import { WorkerTransport } from './shard/worker-transport.js';
+import { armMainHeapSnapshots } from './debug-heap.js';
 import { threadCpuSeconds, threadHeapBytes } from './shard/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
@@ -358,6 +359,7 @@ export async function serveUntilSignal(config: Config): Promise<number> {
     return 1;
   }
   const server = started.value;
+  const disarm = armMainHeapSnapshots((path) => log.info({ path }, 'heap snapshot written'));
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
@@ -366,6 +368,7 @@ export async function serveUntilSignal(config: Config): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  disarm();
   await server.close();
   log.info({}, 'stopped');
   return 0;

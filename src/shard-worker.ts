@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from './domain/clock.js';
 import { createLogger } from './log.js';
+import { armShardHeapSnapshots } from './debug-heap.js';
 import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardHost, type ShardStore } from './shard/host.js';
 import type { Command } from './shard/protocol.js';
@@ -23,11 +24,14 @@ if (data.store.memory) {
   store = { mode: 'shared', games: attached.value };
 }
 
+const log = createLogger(data.logLevel);
+armShardHeapSnapshots(`shard-${data.index}`, (path) => log.info({ path }, 'heap snapshot written'));
+
 const host = new ShardHost({
   store,
   clock: systemClock,
   config: data.config,
-  log: createLogger(data.logLevel),
+  log,
   housePlayers: new Map(data.house),
   statsEveryMs: data.statsEveryMs,
   post: (batch) => {

@@ -38,6 +38,9 @@ t.test('parseMetrics reads the process figures, with or without per-thread CPU',
   const heaps = parseMetrics(`${BASE}\ndicechess_thread_heap_bytes{thread="main",kind="used"} 1000\ndicechess_thread_heap_bytes{thread="main",kind="total"} 4000\n` +
     'dicechess_thread_heap_bytes{thread="shard-0",kind="used"} 2000\n');
   t.same(heaps.threadHeapUsedBytes, { main: 1000, 'shard-0': 2000 }, 'heap in use by thread; the reserved total is not mixed in');
+  t.same(heaps.threadHeapTotalBytes, { main: 4000 }, 'the reserved heap by thread, apart');
+  t.ok(Number.isNaN(plain.externalBytes), 'no external memory figure: NaN');
+  t.equal(parseMetrics(`${BASE}\nnodejs_external_memory_bytes 777\n`).externalBytes, 777);
 });
 
 t.test('the main thread\'s shard work gets a row per part when reported', async (t) => {
