@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak only when named)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak and targets only when named)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -21,10 +21,11 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   'big-trees': () => import('./big-trees.js'),
   'cluster-log': () => import('./cluster-log.js'),
   events: () => import('./events.js'),
+  targets: () => import('./targets.js'),
 };
 
 /** Suites run only when named (too long for the default list). */
-const ON_REQUEST = new Set(['soak']);
+const ON_REQUEST = new Set(['soak', 'targets']);
 
 function fmt(n: number | undefined): string {
   if (n === undefined) return '';
