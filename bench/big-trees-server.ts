@@ -32,7 +32,7 @@ router.get('/cpu', () => json(200, { seconds: threadCpuSeconds() }), { cors: 'pu
 router.get(
   '/moves',
   (ctx) => {
-    const body = bodies.find('worst') ?? bodies.keep('worst', text);
+    const body = bodies.find('worst', 1) ?? bodies.keep('worst', 1, text);
     if (typeof body === 'string') return json(200, body);
     if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
       return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { vary: 'accept-encoding', 'content-encoding': 'gzip' } };

@@ -54,7 +54,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...identityHandlers(deps),
     ...challengeHandlers(deps),
     ...lobbyHandlers(deps),
-    ...gameHandlers({ ...deps, movesBodies: new EncodedBodies() }),
+    ...gameHandlers({ ...deps, movesBodies: new EncodedBodies({}, (id) => deps.games.get(id) !== undefined) }),
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
     ...opsHandlers(deps),

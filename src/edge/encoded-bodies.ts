@@ -1,5 +1,7 @@
-// Large read bodies kept as bytes, made once per key (a game and its version) and kept under a byte
-// budget, each with a gzip copy for clients that accept it. The legal-move tree of a roll can reach
+// Large read bodies kept as bytes, made once per game version and kept under a byte budget, each with
+// a gzip copy for clients that accept it. A game keeps one body, its latest version's: a new version
+// replaces it, and a game that is no longer live loses it at the next body kept (`keep` sweeps), so
+// what is held follows the live games rather than how many versions or games were ever read. The legal-move tree of a roll can reach
 // tens of megabytes of JSON (docs/ENGINE.md, "Largest trees"): building that text and encoding it to
 // UTF-8 on every request cost the main thread most of a second each. Here it is encoded once; the
 // gzip copy is made on libuv's thread pool (zlib's asynchronous API), never on the main thread, and
@@ -24,17 +26,23 @@ export interface EncodedBodyLimits {
 export const DEFAULT_ENCODED_BODY_LIMITS: EncodedBodyLimits = { maxBytes: 96 * 1024 * 1024, minBytes: 64 * 1024 };
 
 interface Entry {
+  version: number;
   identity: Uint8Array;
   gzip: Uint8Array | undefined;
 }
 
 export class EncodedBodies {
   readonly limits: EncodedBodyLimits;
+  /** By game id. */
   private readonly lru: LRUCache<string, Entry>;
   /** Bodies compressed so far (tests, metrics). */
   compressed = 0;
 
-  constructor(limits: Partial<EncodedBodyLimits> = {}) {
+  /** `isLive(gameId)`: whether a game may still be read at a new version (a body of any other goes). */
+  constructor(
+    limits: Partial<EncodedBodyLimits> = {},
+    private readonly isLive: (gameId: string) => boolean = () => true,
+  ) {
     this.limits = { ...DEFAULT_ENCODED_BODY_LIMITS, ...limits };
     this.lru = new LRUCache<string, Entry>({
       maxSize: this.limits.maxBytes,
@@ -42,25 +50,31 @@ export class EncodedBodies {
     });
   }
 
-  /** The kept body of `key`, if any. */
-  find(key: string): EncodedBody | undefined {
-    return this.lru.get(key);
+  /** The kept body of this game at this version, if any. */
+  find(gameId: string, version: number): EncodedBody | undefined {
+    const entry = this.lru.get(gameId);
+    return entry?.version === version ? entry : undefined;
   }
 
   /**
-   * Keeps `text` as the body of `key` when it is large (and starts its gzip copy); a small one is
-   * returned as it is, for the ordinary path.
+   * Keeps `text` as the body of the game at `version` when it is large (and starts its gzip copy); a
+   * small one is returned as it is, for the ordinary path.
    */
-  keep(key: string, text: string): EncodedBody | string {
+  keep(gameId: string, version: number, text: string): EncodedBody | string {
     if (text.length * 3 < this.limits.minBytes) return text;
     const identity = Buffer.from(text, 'utf8');
     if (identity.byteLength < this.limits.minBytes) return text;
-    return this.keepBytes(key, identity);
+    return this.keepBytes(gameId, version, identity);
   }
 
-  /** Keeps `identity` (UTF-8 text, not copied) as the body of `key`, whatever its size, and starts its gzip copy. */
-  keepBytes(key: string, identity: Uint8Array): EncodedBody {
-    const entry: Entry = { identity, gzip: undefined };
+  /**
+   * Keeps `identity` (UTF-8 text, not copied) as the game's body at `version`, whatever its size, in
+   * place of any older one, and starts its gzip copy. Bodies of games no longer live are let go.
+   */
+  keepBytes(gameId: string, version: number, identity: Uint8Array): EncodedBody {
+    this.sweep();
+    const key = gameId;
+    const entry: Entry = { version, identity, gzip: undefined };
     this.lru.set(key, entry);
     gzip(identity, (err, zipped) => {
       if (err !== null || this.lru.peek(key) !== entry) return;
@@ -69,6 +83,16 @@ export class EncodedBodies {
       this.lru.set(key, entry, { noUpdateTTL: true }); // its size grew: counted again
     });
     return entry;
+  }
+
+  /** Lets go of the bodies of games that are no longer live. */
+  private sweep(): void {
+    for (const id of [...this.lru.keys()]) if (!this.isLive(id)) this.lru.delete(id);
+  }
+
+  /** Bodies held now (one per game at most). */
+  get count(): number {
+    return this.lru.size;
   }
 
   /** Bytes held now. */

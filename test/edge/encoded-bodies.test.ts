@@ -1,5 +1,5 @@
-// Large legal-move bodies: made once per game version and kept as bytes, gzipped off the main thread,
-// served gzipped to clients that accept it; small bodies take the ordinary path.
+// Large legal-move bodies: made once per game version and kept as bytes (one per live game), gzipped
+// off the main thread, served gzipped to clients that accept it; small bodies take the ordinary path.
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { EncodedBodies } from '../../src/edge/encoded-bodies.js';
@@ -12,17 +12,34 @@ const big = (n: number): string => JSON.stringify({ legalMoves: { a: 'x'.repeat(
 
 t.test('a large body is kept as bytes with a gzip copy; a small one is not kept', async (t) => {
   const bodies = new EncodedBodies({ minBytes: 1000, maxBytes: 1_000_000 });
-  t.equal(bodies.keep('small', '{"a":1}'), '{"a":1}', 'small text comes back as it is');
-  t.equal(bodies.find('small'), undefined);
+  t.equal(bodies.keep('small', 1, '{"a":1}'), '{"a":1}', 'small text comes back as it is');
+  t.equal(bodies.find('small', 1), undefined);
   const text = big(200_000);
-  const kept = bodies.keep('g:1', text);
+  const kept = bodies.keep('g', 1, text);
   t.not(typeof kept, 'string');
-  t.equal(Buffer.from(bodies.find('g:1')!.identity).toString('utf8'), text);
-  await until(() => (bodies.find('g:1')?.gzip !== undefined ? true : undefined), 'the gzip copy');
-  t.equal(gunzipSync(bodies.find('g:1')!.gzip!).toString('utf8'), text, 'the gzip copy holds the same text');
+  t.equal(Buffer.from(bodies.find('g', 1)!.identity).toString('utf8'), text);
+  t.equal(bodies.find('g', 2), undefined, 'another version is not this body');
+  await until(() => (bodies.find('g', 1)?.gzip !== undefined ? true : undefined), 'the gzip copy');
+  t.equal(gunzipSync(bodies.find('g', 1)!.gzip!).toString('utf8'), text, 'the gzip copy holds the same text');
   t.ok(bodies.size < 2 * text.length, `held: ${bodies.size} bytes`);
-  bodies.keep('huge', big(2_000_000));
-  t.equal(bodies.find('huge'), undefined, 'a body over the whole budget is not kept');
+  bodies.keep('huge', 1, big(2_000_000));
+  t.equal(bodies.find('huge', 1), undefined, 'a body over the whole budget is not kept');
+});
+
+t.test('a game holds one body, its latest version\'s; a game no longer live loses its own', async (t) => {
+  const live = new Set(['a', 'b']);
+  const bodies = new EncodedBodies({ minBytes: 1000, maxBytes: 100_000_000 }, (id) => live.has(id));
+  for (let v = 1; v <= 5; v++) bodies.keep('a', v, big(100_000 + v));
+  t.equal(bodies.count, 1, 'five versions of one game: one body');
+  t.equal(bodies.find('a', 4), undefined, 'an older version is gone');
+  t.ok(bodies.find('a', 5), 'the latest is kept');
+  t.ok(bodies.size < 200_000, `held: ${bodies.size} bytes, one version's worth (and maybe its gzip copy)`);
+  bodies.keep('b', 1, big(100_000));
+  t.equal(bodies.count, 2);
+  live.delete('a'); // the game ended
+  bodies.keep('b', 2, big(100_000));
+  t.equal(bodies.find('a', 5), undefined, 'the ended game\'s body went at the next keep');
+  t.equal(bodies.count, 1);
 });
 
 t.test('GET /games/{id}/moves builds a large body once per version and sends gzip when accepted', async (t) => {

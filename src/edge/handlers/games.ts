@@ -105,14 +105,14 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
         }
         return jsonBytes(200, body.identity, vary);
       };
-      const key = `${game.id}:${game.record().version}`;
-      const kept = bodies.find(key);
+      const version = game.record().version;
+      const kept = bodies.find(game.id, version);
       if (kept !== undefined) return send(kept);
       // A shard's game with a large tree: the body is the bytes the shard made, kept as they are.
       const large = game.movesBody?.() ?? null;
-      if (large === null) return send(bodies.keep(key, game.movesJson()));
+      if (large === null) return send(bodies.keep(game.id, version, game.movesJson()));
       return large.then(
-        (b) => send(bodies.keepBytes(`${game.id}:${b.version}`, b.bytes)),
+        (b) => send(bodies.keepBytes(game.id, b.version, b.bytes)),
         () => problem(503, 'tree_unavailable', 'the legal-move tree could not be read now; retry shortly', { 'retry-after': '1' }),
       );
     },
