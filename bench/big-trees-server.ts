@@ -34,8 +34,9 @@ router.get(
   (ctx) => {
     const body = bodies.find('worst', 1) ?? bodies.keep('worst', 1, text);
     if (typeof body === 'string') return json(200, body);
-    if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
-      return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { vary: 'accept-encoding', 'content-encoding': 'gzip' } };
+    if (pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', { gzip: new Uint8Array(0) }) === 'gzip') {
+      if (body.gzip === undefined) bodies.wantGzip(body);
+      else return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { vary: 'accept-encoding', 'content-encoding': 'gzip' } };
     }
     return jsonBytes(200, body.identity, { vary: 'accept-encoding' });
   },

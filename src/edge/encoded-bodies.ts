@@ -1,10 +1,10 @@
 // Large read bodies kept as bytes, made once per game version and kept under a byte budget, each with
-// a gzip copy for clients that accept it. A game keeps one body, its latest version's: a new version
+// a gzip copy once a client that accepts gzip reads it. A game keeps one body, its latest version's: a new version
 // replaces it, and a game that is no longer live loses it at the next body kept (`keep` sweeps), so
 // what is held follows the live games rather than how many versions or games were ever read. The legal-move tree of a roll can reach
 // tens of megabytes of JSON (docs/ENGINE.md, "Largest trees"): building that text and encoding it to
 // UTF-8 on every request cost the main thread most of a second each. Here it is encoded once; the
-// gzip copy is made on libuv's thread pool (zlib's asynchronous API), never on the main thread, and
+// gzip copy (only for a body some client would take gzipped) is made on libuv's thread pool (zlib's asynchronous API), never on the main thread, and
 // until it is ready the identity bytes are served. The budget must hold at least the largest body
 // (an entry over the whole budget is not kept, and would be rebuilt on every request).
 import { gzip } from 'node:zlib';
@@ -26,7 +26,10 @@ export interface EncodedBodyLimits {
 export const DEFAULT_ENCODED_BODY_LIMITS: EncodedBodyLimits = { maxBytes: 96 * 1024 * 1024, minBytes: 64 * 1024 };
 
 interface Entry {
+  key: string;
   version: number;
+  /** Its gzip copy is being made. */
+  zipping: boolean;
   identity: Uint8Array;
   gzip: Uint8Array | undefined;
 }
@@ -35,7 +38,8 @@ export class EncodedBodies {
   readonly limits: EncodedBodyLimits;
   /** By game id. */
   private readonly lru: LRUCache<string, Entry>;
-  /** Bodies compressed so far (tests, metrics). */
+  /** Gzip copies started, and made, so far (tests, metrics). */
+  zipping = 0;
   compressed = 0;
 
   /** `isLive(gameId)`: whether a game may still be read at a new version (a body of any other goes). */
@@ -74,15 +78,26 @@ export class EncodedBodies {
   keepBytes(gameId: string, version: number, identity: Uint8Array): EncodedBody {
     this.sweep();
     const key = gameId;
-    const entry: Entry = { version, identity, gzip: undefined };
+    const entry: Entry = { key, version, zipping: false, identity, gzip: undefined };
     this.lru.set(key, entry);
-    gzip(identity, (err, zipped) => {
-      if (err !== null || this.lru.peek(key) !== entry) return;
+    return entry;
+  }
+
+  /**
+   * A client that accepts gzip asked for `body`: its gzip copy is started (once, in the background;
+   * the identity bytes serve meanwhile). A body no such client reads is never compressed.
+   */
+  wantGzip(body: EncodedBody): void {
+    const entry = body as Entry;
+    if (entry.gzip !== undefined || entry.zipping || this.lru.peek(entry.key) !== entry) return;
+    entry.zipping = true;
+    this.zipping++;
+    gzip(entry.identity, (err, zipped) => {
+      if (err !== null || this.lru.peek(entry.key) !== entry) return;
       entry.gzip = zipped;
       this.compressed++;
-      this.lru.set(key, entry, { noUpdateTTL: true }); // its size grew: counted again
+      this.lru.set(entry.key, entry, { noUpdateTTL: true }); // its size grew: counted again
     });
-    return entry;
   }
 
   /** Lets go of the bodies of games that are no longer live. */

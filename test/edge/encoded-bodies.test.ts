@@ -10,7 +10,7 @@ import { until } from '../helpers/poll.js';
 
 const big = (n: number): string => JSON.stringify({ legalMoves: { a: 'x'.repeat(n) } });
 
-t.test('a large body is kept as bytes with a gzip copy; a small one is not kept', async (t) => {
+t.test('a large body is kept as bytes, gzipped when asked; a small one is not kept', async (t) => {
   const bodies = new EncodedBodies({ minBytes: 1000, maxBytes: 1_000_000 });
   t.equal(bodies.keep('small', 1, '{"a":1}'), '{"a":1}', 'small text comes back as it is');
   t.equal(bodies.find('small', 1), undefined);
@@ -19,6 +19,10 @@ t.test('a large body is kept as bytes with a gzip copy; a small one is not kept'
   t.not(typeof kept, 'string');
   t.equal(Buffer.from(bodies.find('g', 1)!.identity).toString('utf8'), text);
   t.equal(bodies.find('g', 2), undefined, 'another version is not this body');
+  t.equal(bodies.zipping, 0, 'no gzip copy until a client that takes gzip asks');
+  bodies.wantGzip(bodies.find('g', 1)!);
+  bodies.wantGzip(bodies.find('g', 1)!);
+  t.equal(bodies.zipping, 1, 'one copy started, however many ask');
   await until(() => (bodies.find('g', 1)?.gzip !== undefined ? true : undefined), 'the gzip copy');
   t.equal(gunzipSync(bodies.find('g', 1)!.gzip!).toString('utf8'), text, 'the gzip copy holds the same text');
   t.ok(bodies.size < 2 * text.length, `held: ${bodies.size} bytes`);
@@ -42,7 +46,7 @@ t.test('a game holds one body, its latest version\'s; a game no longer live lose
   t.equal(bodies.count, 1);
 });
 
-t.test('GET /games/{id}/moves builds a large body once per version and sends gzip when accepted', async (t) => {
+t.test('GET /games/{id}/moves builds a large body once per version and sends gzip when accepted, once made', async (t) => {
   let built = 0;
   let version = 7;
   const text = big(300_000);
@@ -60,13 +64,18 @@ t.test('GET /games/{id}/moves builds a large body once per version and sends gzi
   const first = get(call(''));
   t.equal(first.status, 200);
   t.equal(Buffer.from(first.body as Uint8Array).toString('utf8'), text);
+  t.equal(deps.movesBodies!.zipping, 0, 'a client that does not take gzip starts no gzip copy');
+  const early = get(call('gzip'));
+  t.equal(early.headers?.['content-encoding'], undefined, 'identity while the gzip copy is made');
+  t.equal(Buffer.from(early.body as Uint8Array).toString('utf8'), text);
+  t.equal(deps.movesBodies!.zipping, 1, 'a client that takes gzip starts it');
   await until(() => (deps.movesBodies!.compressed === 1 ? true : undefined), 'the gzip copy');
   const zipped = get(call('gzip, deflate, br'));
   t.equal(zipped.headers?.['content-encoding'], 'gzip');
   t.equal(zipped.headers?.vary, 'accept-encoding');
   t.equal(gunzipSync(zipped.body as Uint8Array).toString('utf8'), text);
   t.equal(get(call('gzip;q=0')).headers?.['content-encoding'], undefined, 'refused gzip: identity');
-  t.equal(built, 1, 'the JSON text was made once for the three reads');
+  t.equal(built, 1, 'the JSON text was made once for the four reads');
   version = 8;
   get(call(''));
   t.equal(built, 2, 'a new version is a new body');

@@ -18,6 +18,9 @@ export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'store' | 'clock' | 'meter'
   movesBodies?: EncodedBodies;
 };
 
+/** Asks pickEncoding whether a client takes gzip at all. */
+const CAN_GZIP = { gzip: new Uint8Array(0) };
+
 type GameOps =
   | 'submitSeed' | 'submitMove' | 'resign' | 'listMyGames' | 'listGames' | 'getGame' | 'getLegalMoves' | 'getGameHistory';
 
@@ -100,8 +103,9 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const send = (body: EncodedBody | string): Reply => {
         if (typeof body === 'string') return json(200, body);
         const vary = { vary: 'accept-encoding' };
-        if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
-          return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
+        if (pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', CAN_GZIP) === 'gzip') {
+          if (body.gzip !== undefined) return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
+          bodies.wantGzip(body);
         }
         return jsonBytes(200, body.identity, vary);
       };
