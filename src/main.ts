@@ -8,6 +8,7 @@ import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Result } from './domain/result.js';
 import { buildEdge } from './edge/app.js';
+import { EncodedBodies } from './edge/encoded-bodies.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
@@ -178,6 +179,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       statsEveryMs: 1000,
     });
   }
+  // Large moves bodies kept on main, one per live game: a game's goes when it ends.
+  const movesBodies = new EncodedBodies({}, (id) => registry.get(id) !== undefined);
   const registry: ShardedGames = new ShardedGames({
     transport,
     shards: shardCount,
@@ -186,7 +189,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -295,6 +298,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     observe: opts.observe,
     web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
     send: config.http.send,
+    movesBodies,
   });
   let listening;
   try {

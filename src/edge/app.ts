@@ -35,6 +35,11 @@ export interface EdgeOptions {
   web?: WebAssets;
   /** Large answers: unsent-byte bounds, body bytes per minute, drain timeout (send-budget.ts). */
   send?: Partial<SendLimits>;
+  /**
+   * The kept large moves bodies, when the caller lets go of a game's body as the game ends
+   * (`forget`); by default a body goes when the next one is kept after its game ended.
+   */
+  movesBodies?: EncodedBodies;
 }
 
 /** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
@@ -54,7 +59,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...identityHandlers(deps),
     ...challengeHandlers(deps),
     ...lobbyHandlers(deps),
-    ...gameHandlers({ ...deps, movesBodies: new EncodedBodies({}, (id) => deps.games.get(id) !== undefined) }),
+    ...gameHandlers({ ...deps, movesBodies: opts.movesBodies ?? new EncodedBodies({}, (id) => deps.games.get(id) !== undefined) }),
     ...streamHandlers(deps),
     ...ladderHandlers(deps),
     ...opsHandlers(deps),

@@ -1,6 +1,7 @@
 // Large read bodies kept as bytes, made once per game version and kept under a byte budget, each with
 // a gzip copy once a client that accepts gzip reads it. A game keeps one body, its latest version's: a new version
-// replaces it, and a game that is no longer live loses it at the next body kept (`keep` sweeps), so
+// replaces it, and a game that is no longer live loses it when it ends (`forget`, if the server says)
+// or at the latest when the next body is kept (`keep` sweeps), so
 // what is held follows the live games rather than how many versions or games were ever read. The legal-move tree of a roll can reach
 // tens of megabytes of JSON (docs/ENGINE.md, "Largest trees"): building that text and encoding it to
 // UTF-8 on every request cost the main thread most of a second each. Here it is encoded once; the
@@ -98,6 +99,11 @@ export class EncodedBodies {
       this.compressed++;
       this.lru.set(entry.key, entry, { noUpdateTTL: true }); // its size grew: counted again
     });
+  }
+
+  /** The game ended: its body goes now. */
+  forget(gameId: string): void {
+    this.lru.delete(gameId);
   }
 
   /** Lets go of the bodies of games that are no longer live. */

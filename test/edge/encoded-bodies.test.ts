@@ -44,6 +44,9 @@ t.test('a game holds one body, its latest version\'s; a game no longer live lose
   bodies.keep('b', 2, big(100_000));
   t.equal(bodies.find('a', 5), undefined, 'the ended game\'s body went at the next keep');
   t.equal(bodies.count, 1);
+  bodies.forget('b');
+  t.equal(bodies.count, 0, 'forget lets go of a game\'s body at once');
+  t.equal(bodies.size, 0);
 });
 
 t.test('GET /games/{id}/moves builds a large body once per version and sends gzip when accepted, once made', async (t) => {
