@@ -62,7 +62,7 @@ screenshots: build browser-deps
 	node dist/test/browser/screenshots.js
 
 run: build
-	node dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))
+	node --max-semi-space-size=4 dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))
 
 # An example engine plays the house bots through `dicechess bridge` (with `make run` going elsewhere).
 ENGINE ?= examples/random_engine.py

@@ -161,11 +161,15 @@ export const LIFTED_CAPS_ENV: Record<string, string> = {
 
 export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
 
+/** The `node` options the README and `make run` start the server with: a young generation of 4 MB semi-spaces. */
+export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
+
 /**
  * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
  * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
  * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops);
- * BENCH_SERVER_NODE_ARGS adds options to its `node` command line (V8 flags, space-separated).
+ * its `node` command line carries SERVER_NODE_ARGS, the options the README runs the server with, or
+ * BENCH_SERVER_NODE_ARGS instead when set (space-separated; empty: none).
  */
 export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -174,7 +178,7 @@ export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   writeFileSync(cfg, JSON.stringify({ ...opts.config, limits: opts.limits ?? LOAD_LIMITS }));
   const storeArgs = opts.store === 'memory' ? ['--memory'] : ['--data', opts.store.dataDir];
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? SERVER_NODE_ARGS).split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
     [...nodeArgs, ...prof, cli, 'serve', '--host', HOST, '--port', '0', ...storeArgs, '--config', cfg],

@@ -19,6 +19,14 @@ export interface ShardWorkerData {
   statsEveryMs: number;
 }
 
+/**
+ * The young generation of a shard's V8 heap, MB (V8 splits it in three: two semi-spaces of 4 MB and
+ * the space for large new objects). V8's default lets it grow to 48 MB under a high allocation rate
+ * and keeps it there; at 32 pairs of play the smaller one held the shard's reserved heap near 35 MB
+ * instead of 70, for no CPU per turn that the soak could tell apart (docs/BENCHMARKS.md, issue 21).
+ */
+export const SHARD_YOUNG_GENERATION_MB = 12;
+
 /** Main-thread seconds spent crossing to and from the shards, for /metrics. */
 export interface ChannelTime {
   /** Packing and posting command batches, and unpacking reply batches (msgpackr ones). */
@@ -35,7 +43,11 @@ export class WorkerTransport implements ShardTransport {
   ) {}
 
   open(index: number, events: ShardEvents): ShardChannel {
-    const worker = new Worker(this.script, { workerData: { ...this.data, index } satisfies ShardWorkerData, name: `shard-${index}` });
+    const worker = new Worker(this.script, {
+      workerData: { ...this.data, index } satisfies ShardWorkerData,
+      name: `shard-${index}`,
+      resourceLimits: { maxYoungGenerationSizeMb: SHARD_YOUNG_GENERATION_MB },
+    });
     let closing = false;
     let dead = false;
     const die = (err: Error): void => {
