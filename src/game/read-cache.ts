@@ -43,28 +43,75 @@ export class ReadCache<K extends object, V extends {}> {
   }
 }
 
+/**
+ * A ReadCache with one entry per game: the value made for one version (`key`: its view, or its
+ * history array) replaces the one of the version before, so what a game holds here follows the
+ * version being read, not how many versions were read; `forget` drops a game's entry when it ends.
+ */
+export class GameReadCache<K extends object, V extends {}> {
+  private readonly lru: LRUCache<string, { key: K; value: V }>;
+
+  constructor(maxSize: number, maxEntries: number, sizeOf: (v: V) => number) {
+    this.lru = new LRUCache<string, { key: K; value: V }>({
+      max: maxEntries, maxSize, sizeCalculation: (e) => Math.max(1, sizeOf(e.value)),
+    });
+  }
+
+  get size(): number {
+    return this.lru.calculatedSize;
+  }
+
+  /** Entries held (one per game at most). */
+  get count(): number {
+    return this.lru.size;
+  }
+
+  clear(): void {
+    this.lru.clear();
+  }
+
+  /** The value of `key` (a version of game `gameId`), or `make()` kept in place of the game's older one. */
+  get(gameId: string, key: K, make: () => V): V {
+    const e = this.lru.get(gameId);
+    if (e !== undefined && e.key === key) return e.value;
+    const value = make();
+    this.lru.set(gameId, { key, value });
+    return value;
+  }
+
+  forget(gameId: string): void {
+    this.lru.delete(gameId);
+  }
+}
+
 const MB = 1024 * 1024;
 const chars = (s: string): number => s.length;
 
 /** Full tree JSON per pending tree (GET moves, and the inline copy in the state). */
 export const treeJsonCache = new ReadCache<object, string>(8 * MB, 4096, chars);
-/** The state JSON template per version (GET state, webhook bodies, Snapshots). */
-export const stateTemplateCache = new ReadCache<object, StateTemplate>(8 * MB, 4096, (t) => t.chars);
-/** Body of GET /games/{id}/moves per version. */
-export const movesJsonCache = new ReadCache<object, string>(4 * MB, 4096, chars);
-/** History JSON per history array (a version that adds no turn keeps its array, and its entry here). */
-export const historyJsonCache = new ReadCache<object, string>(4 * MB, 4096, chars);
+/** The state JSON template of each game's version last read (GET state, webhook bodies, Snapshots). */
+export const stateTemplateCache = new GameReadCache<object, StateTemplate>(8 * MB, 4096, (t) => t.chars);
+/** Body of GET /games/{id}/moves of each game's version last read. */
+export const movesJsonCache = new GameReadCache<object, string>(4 * MB, 4096, chars);
+/** History JSON of each game's history array last read (a version that adds no turn keeps its array). */
+export const historyJsonCache = new GameReadCache<object, string>(4 * MB, 4096, chars);
 /**
  * Bytes of pending trees (a few thousand mid-game trees): the games that rolled or were read most
  * recently keep theirs; an older one is rebuilt from its DFEN when its game is next read or moved.
  */
 export const treeBytesCache = new ReadCache<object, Uint8Array>(32 * MB, 16384, (b) => b.length);
 
-const ALL = [treeJsonCache, stateTemplateCache, movesJsonCache, historyJsonCache, treeBytesCache];
+const PER_GAME = [stateTemplateCache, movesJsonCache, historyJsonCache];
+const ALL = [treeJsonCache, treeBytesCache, ...PER_GAME];
 
 /** Size held by every cache together (characters and bytes). */
 export function readCachesSize(): number {
   return ALL.reduce((n, c) => n + c.size, 0);
+}
+
+/** A game ended (or left this thread): its entries in the per-game caches go now rather than by age. */
+export function forgetGame(gameId: string): void {
+  for (const c of PER_GAME) c.forget(gameId);
 }
 
 /** Empties every cache (the memory bench, to count what each game holds by itself; tests). */

@@ -10,6 +10,7 @@ import type { Logger } from '../domain/log.js';
 import { EndedGame } from './ended.js';
 import type { GameHandle, GameLifecycleListener } from './types.js';
 import { isEnded } from './view.js';
+import { forgetGame } from './read-cache.js';
 
 /** The archive keeps ended records msgpack-encoded: plain maps, no structure state shared between them. */
 const codec = new Packr({ useRecords: false });
@@ -61,6 +62,8 @@ export class GameShelf<G extends GameHandle> {
   /** The game ended with `final`: off the live tables, into the archive (oldest out first). */
   retire(game: GameHandle, final: GameRecord): void {
     this.games.delete(game.id);
+    forgetGame(game.id); // what its versions' reads left in this thread's caches
+
     for (const p of [game.white.id, game.black.id]) {
       const ids = this.byPlayer.get(p);
       ids?.delete(game.id);

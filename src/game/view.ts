@@ -202,7 +202,7 @@ export class GameView {
   }
 
   stateJson(): string {
-    const template = stateTemplateCache.get(this, () => new StateTemplate(this.fields(), this.tree ? this.tree.inlineJson(this.cap) : 'null'));
+    const template = stateTemplateCache.get(this.rec.id, this, () => new StateTemplate(this.fields(), this.tree ? this.tree.inlineJson(this.cap) : 'null'));
     return template.render(this.clocks());
   }
 
@@ -235,7 +235,7 @@ export class GameView {
   }
 
   movesJson(): string {
-    return movesJsonCache.get(this, () => {
+    return movesJsonCache.get(this.rec.id, this, () => {
       const m = this.moves();
       return movesJson(m.version, m.dfen, m.dicePending, m.legalMovesJson);
     });
@@ -246,7 +246,7 @@ export class GameView {
     const state = this.state();
     const v = state.version;
     const history = this.rec.history;
-    const historyJson = historyJsonCache.get(history, () => JSON.stringify(history));
+    const historyJson = historyJsonCache.get(this.rec.id, history, () => JSON.stringify(history));
     return { v, event: { Snapshot: { v, state, history } }, line: snapshotLine(v, this.stateJson(), historyJson) };
   }
 
