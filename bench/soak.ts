@@ -13,7 +13,7 @@
 // server's DICECHESS_HEAP_SNAPSHOT_DIR) at the early reading, at the end of the load and at the end of
 // the idle tail: main-1, shard-0-1 and so on, in that order. A snapshot stops its thread for seconds,
 // so the rows of such a run are not comparable with others'.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { projectFile } from '../src/paths.js';
@@ -128,6 +128,27 @@ function writeChart(samples: Sample[], load: number): string {
   return path;
 }
 
+/**
+ * Waits (up to 2 minutes) until every thread's snapshot number `n` is in `dir` and has stopped
+ * growing for 3 seconds: a thread writes its file as it walks its heap, and stopping the server
+ * sooner would leave it cut short.
+ */
+async function snapshotsWritten(dir: string, n: number): Promise<void> {
+  const threads = readdirSync(dir).filter((f) => f.endsWith('-1.heapsnapshot')).length;
+  const sizes = (): number[] =>
+    readdirSync(dir).filter((f) => f.endsWith(`-${n}.heapsnapshot`)).map((f) => statSync(join(dir, f)).size);
+  let last = '';
+  let stableSince = performance.now();
+  const end = performance.now() + 120_000;
+  while (performance.now() < end) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = sizes();
+    const key = now.join(',');
+    if (key !== last) [last, stableSince] = [key, performance.now()];
+    else if (now.length >= threads && performance.now() - stableSince >= 3000) return;
+  }
+}
+
 export async function run(): Promise<BenchRow[]> {
   const tmp = tempDir('dicechess-bench-soak-');
   const load = loadavg()[0];
@@ -171,7 +192,7 @@ export async function run(): Promise<BenchRow[]> {
     clearInterval(timer);
     samples.push(await sample(server, (performance.now() - start) / 1000, 'idle'));
     snapshot();
-    if (snapshots) await new Promise((r) => setTimeout(r, 15_000)); // let the threads finish writing
+    if (snapshots) await snapshotsWritten(snapshots, 3);
     samples.sort((a, b) => a.t - b.t);
     console.error(`soak: chart written to ${writeChart(samples, load)}`);
     if (process.env.BENCH_SOAK_JSON) writeFileSync(process.env.BENCH_SOAK_JSON, JSON.stringify(samples));
