@@ -1,6 +1,8 @@
 // Serving the largest legal-move tree (docs/ENGINE.md, "Largest trees") to 8 clients in a loop:
-// the p99 of GET /health meanwhile (target 5 ms), and the server's main-thread CPU per tree answer
-// against a bare uWS write of the same bytes in the same process (target 2x). Identity bodies (the
+// the p99 of GET /health meanwhile (target 5 ms), the server's main-thread busy stretches (CPU spent
+// without a break in which a request could be answered; see big-trees-server.ts), and its main-thread
+// CPU per tree answer (per body's worth of bytes sent) against a bare uWS write of the same bytes in
+// the same process (target 2x). Identity bodies (the
 // worst case: 25 MB each) and gzip. The server is a child process (bench/big-trees-server.ts) that
 // serves every variant at once, each on its own port: our edge writing a slice per answer per
 // event-loop turn (the default), the same with other slice sizes, our edge writing the whole body in
@@ -9,7 +11,7 @@
 // machine's load falls on all of them alike; each row gives the median of the rounds and their spread.
 //
 // Environment: BENCH_BIG_TREES_ROUNDS (default 2), BENCH_BIG_TREES_SECONDS per load (default 8),
-// BENCH_BIG_TREES_VARIANTS (default "128/512,whole": slice/turn KiB; the first is the default's).
+// BENCH_BIG_TREES_VARIANTS (default "64/256,128/512,whole": slice/turn KiB; 64/256 is the server's).
 import { execFile, fork } from 'node:child_process';
 import { projectFile } from '../src/paths.js';
 import type { BenchRow } from './types.js';
@@ -17,7 +19,7 @@ import type { BenchRow } from './types.js';
 const CLIENTS = 8;
 const SECONDS = Number(process.env.BENCH_BIG_TREES_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_BIG_TREES_ROUNDS ?? 2);
-const VARIANTS = (process.env.BENCH_BIG_TREES_VARIANTS ?? '128/512,whole').split(',');
+const VARIANTS = (process.env.BENCH_BIG_TREES_VARIANTS ?? '64/256,128/512,whole').split(',');
 
 interface Load {
   cpuMsPerReq: number;
@@ -61,7 +63,7 @@ function probe(base: string): { stop(): Promise<number> } {
 }
 
 /** autocannon on `path` while /health is probed; CPU per answer (ms) and the probes' p99 (ms). */
-async function load(base: string, path: string, gzip: boolean): Promise<Load> {
+async function load(base: string, path: string, gzip: boolean, bodyBytes: number): Promise<Load> {
   const before = await cpu(base);
   const probes = probe(base);
   // The clients run in a process of their own, so that reading 25 MB bodies does not delay the probes.
@@ -69,10 +71,13 @@ async function load(base: string, path: string, gzip: boolean): Promise<Load> {
   const out = await new Promise<string>((resolve, reject) =>
     execFile(projectFile('node_modules', '.bin', 'autocannon'), args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
   );
-  const requests = (JSON.parse(out) as { requests: { total: number } }).requests.total;
+  const r = JSON.parse(out) as { requests: { total: number }; throughput: { total: number } };
+  const requests = r.requests.total;
   const p99 = await probes.stop();
   const after = await cpu(base);
-  const cpuMsPerReq = ((after.seconds - before.seconds) * 1000) / Math.max(1, requests);
+  // Per body's worth of bytes received, not per complete answer: 8 bodies are always half-sent when
+  // the load stops, and with only a few dozen answers in a run that would skew the figure.
+  const cpuMsPerReq = ((after.seconds - before.seconds) * 1000 * bodyBytes) / Math.max(1, r.throughput.total);
   return { cpuMsPerReq, p99, requests, stretchP99: after.stretchP99, stretchMax: after.stretchMax };
 }
 
@@ -98,12 +103,12 @@ export async function run(): Promise<BenchRow[]> {
     );
     const at = (v: string): string => `http://127.0.0.1:${ports[v]}`;
     const jobs: { name: string; run: () => Promise<Load> }[] = [
-      { name: 'bare one-shot', run: () => load(at('bare'), '/bare', false) },
-      { name: 'bare paced', run: () => load(at('bare'), '/bare-paced', false) },
+      { name: 'bare one-shot', run: () => load(at('bare'), '/bare', false, bytes) },
+      { name: 'bare paced', run: () => load(at('bare'), '/bare-paced', false, bytes) },
     ];
     for (const v of VARIANTS) {
-      jobs.push({ name: `${v} identity`, run: () => load(at(v), '/moves', false) });
-      jobs.push({ name: `${v} gzip`, run: () => load(at(v), '/moves', true) });
+      jobs.push({ name: `${v} identity`, run: () => load(at(v), '/moves', false, bytes) });
+      jobs.push({ name: `${v} gzip`, run: () => load(at(v), '/moves', true, gzipBytes) });
     }
     const results = new Map<string, Load[]>(jobs.map((j) => [j.name, []]));
     const idles: { p99: number; stretchMax: number }[] = [];
