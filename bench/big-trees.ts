@@ -2,9 +2,8 @@
 // the p99 of GET /health meanwhile (target 5 ms), the server's main-thread busy stretches (CPU spent
 // without a break in which a request could be answered; see big-trees-server.ts), and its main-thread
 // CPU per tree answer (per body's worth of bytes sent) against a bare uWS write of the same bytes in
-// the same process (target 2x). Identity bodies (the
-// worst case: 25 MB each) and gzip. The server is a child process (bench/big-trees-server.ts) that
-// serves every variant at once, each on its own port: our edge writing a slice per answer per
+// the same process (target 2x). Identity bodies (the worst case: 25 MB each) and gzip. The server
+// is a child process (bench/big-trees-server.ts) that serves every variant at once, each on its own port: our edge writing a slice per answer per
 // event-loop turn (the default), the same with other slice sizes, our edge writing the whole body in
 // one tryEnd as before slices ('whole'), and two bare uWS baselines (one res.end; paced tryEnd
 // slices). Variants alternate within a round and rounds run in turn-about order, so that the shared
