@@ -57,8 +57,10 @@ async function ours(variant: string): Promise<number> {
     '/moves',
     (ctx) => {
       const body = bodies.find('worst') ?? bodies.keepBytes('worst', bare);
-      if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
-        return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { vary: 'accept-encoding', 'content-encoding': 'gzip' } };
+      const encoding = pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body);
+      const zipped = encoding === 'br' ? body.br : encoding === 'gzip' ? body.gzip : undefined;
+      if (zipped !== undefined) {
+        return { status: 200, body: zipped, contentType: JSON_TYPE, headers: { vary: 'accept-encoding', 'content-encoding': encoding ?? '' } };
       }
       return jsonBytes(200, body.identity, { vary: 'accept-encoding' });
     },
@@ -157,7 +159,8 @@ function cpuReport(): string {
 const variants = process.argv.slice(2);
 const ports: Record<string, number> = { bare: await bareApp() };
 for (const v of variants) ports[v] = await ours(v);
-// Let the gzip copy finish before the clients start.
-while (bodies.find('worst')?.gzip === undefined) await new Promise((r) => setTimeout(r, 50));
-process.send?.({ ports, bytes: bare.length, gzipBytes: bodies.find('worst')?.gzip?.byteLength ?? 0 });
+// Let the compressed copies finish before the clients start.
+while (bodies.find('worst')?.gzip === undefined || bodies.find('worst')?.br === undefined) await new Promise((r) => setTimeout(r, 50));
+const kept = bodies.find('worst');
+process.send?.({ ports, bytes: bare.length, gzipBytes: kept?.gzip?.byteLength ?? 0, brBytes: kept?.br?.byteLength ?? 0 });
 process.once('disconnect', () => process.exit(0));

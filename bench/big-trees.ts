@@ -62,11 +62,11 @@ function probe(base: string): { stop(): Promise<number> } {
 }
 
 /** autocannon on `path` while /health is probed; CPU per answer (ms) and the probes' p99 (ms). */
-async function load(base: string, path: string, gzip: boolean, bodyBytes: number): Promise<Load> {
+async function load(base: string, path: string, encoding: string | undefined, bodyBytes: number): Promise<Load> {
   const before = await cpu(base);
   const probes = probe(base);
   // The clients run in a process of their own, so that reading 25 MB bodies does not delay the probes.
-  const args = ['-c', String(CLIENTS), '-d', String(SECONDS), '-t', '60', '-j', ...(gzip ? ['-H', 'accept-encoding=gzip'] : []), base + path];
+  const args = ['-c', String(CLIENTS), '-d', String(SECONDS), '-t', '60', '-j', ...(encoding ? ['-H', `accept-encoding=${encoding}`] : []), base + path];
   const out = await new Promise<string>((resolve, reject) =>
     execFile(projectFile('node_modules', '.bin', 'autocannon'), args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
   );
@@ -97,18 +97,19 @@ const spread = (xs: number[]): string => (xs.length < 2 ? '' : `rounds ${xs.map(
 export async function run(): Promise<BenchRow[]> {
   const child = fork(new URL('./big-trees-server.js', import.meta.url), VARIANTS, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    const { ports, bytes, gzipBytes } = await new Promise<{ ports: Record<string, number>; bytes: number; gzipBytes: number }>((resolve) =>
-      child.once('message', (m) => resolve(m as { ports: Record<string, number>; bytes: number; gzipBytes: number })),
-    );
+    type Ready = { ports: Record<string, number>; bytes: number; gzipBytes: number; brBytes: number };
+    const { ports, bytes, gzipBytes, brBytes } = await new Promise<Ready>((resolve) => child.once('message', (m) => resolve(m as Ready)));
     const at = (v: string): string => `http://127.0.0.1:${ports[v]}`;
     const jobs: { name: string; run: () => Promise<Load> }[] = [
-      { name: 'bare one-shot', run: () => load(at('bare'), '/bare', false, bytes) },
-      { name: 'bare paced', run: () => load(at('bare'), '/bare-paced', false, bytes) },
+      { name: 'bare one-shot', run: () => load(at('bare'), '/bare', undefined, bytes) },
+      { name: 'bare paced', run: () => load(at('bare'), '/bare-paced', undefined, bytes) },
     ];
     for (const v of VARIANTS) {
-      jobs.push({ name: `${v} identity`, run: () => load(at(v), '/moves', false, bytes) });
-      jobs.push({ name: `${v} gzip`, run: () => load(at(v), '/moves', true, gzipBytes) });
+      jobs.push({ name: `${v} identity`, run: () => load(at(v), '/moves', undefined, bytes) });
+      jobs.push({ name: `${v} gzip`, run: () => load(at(v), '/moves', 'gzip', gzipBytes) });
     }
+    // Brotli (preferred when accepted) with the server's own pacing only.
+    jobs.push({ name: `${VARIANTS[0]} br`, run: () => load(at(VARIANTS[0]), '/moves', 'br', brBytes) });
     const results = new Map<string, Load[]>(jobs.map((j) => [j.name, []]));
     const idles: { p99: number; stretchMax: number }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
@@ -131,8 +132,9 @@ export async function run(): Promise<BenchRow[]> {
     });
     const label = (v: string): string => (v === 'whole' ? 'whole-body tryEnd' : `slices ${v} KiB`);
     const named = VARIANTS.flatMap((v) => ['identity', 'gzip'].map((enc) => ({ name: `${v} ${enc}`, what: `${enc}, ${label(v)}`, enc })));
+    named.splice(2, 0, { name: `${VARIANTS[0]} br`, what: `br, ${label(VARIANTS[0])}`, enc: 'br' });
     const bareP = { baselineName: 'bare uWS paced' };
-    const note = `${CLIENTS} clients, ${SECONDS} s × ${ROUNDS} rounds, ${(bytes / 1e6).toFixed(1)} MB tree (gzip ${(gzipBytes / 1e6).toFixed(2)} MB)`;
+    const note = `${CLIENTS} clients, ${SECONDS} s × ${ROUNDS} rounds, ${(bytes / 1e6).toFixed(1)} MB tree (gzip ${(gzipBytes / 1e6).toFixed(2)} MB, br ${(brBytes / 1e6).toFixed(2)} MB)`;
     const rows: BenchRow[] = [
       row('big-trees.health', 'p99 ms, no load', idles.map((x) => x.p99), { note }),
       row('big-trees.health', 'p99 ms, bare one-shot res.end', of('bare one-shot', 'p99')),
