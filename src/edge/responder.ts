@@ -170,7 +170,19 @@ export class Responder {
       this.armDrain(gate);
       return 'wait';
     };
-    const sender = { step: (maxBytes: number): StepResult => (this.state === 'sending' ? write(maxBytes) : 'over') };
+    const sender = {
+      step: (maxBytes: number): StepResult => {
+        if (this.state !== 'sending') return 'over';
+        try {
+          return write(maxBytes);
+        } catch (err) {
+          // A bug, not the client: cut the connection so that the request's places are given back.
+          this.logger?.error({ err }, 'writing a large answer failed');
+          this.close();
+          return 'over';
+        }
+      },
+    };
     raw.onWritable(() => {
       // The socket drained: progress. The next slice goes out on the pacer's next turn.
       if (this.state === 'sending') {
