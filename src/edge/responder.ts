@@ -129,8 +129,8 @@ export class Responder {
   }
 
   /**
-   * A large body: admitted by the budget (else a 429 goes out instead), then written a slice per
-   * event-loop turn (send-pacer.ts) with tryEnd and the total size, so that other requests are
+   * A large body: admitted by the budget (else a 429 goes out instead), then written, head and all, a
+   * slice per event-loop turn (send-pacer.ts) with tryEnd and the total size, so that other requests are
    * answered between slices and uWS never holds more than the socket takes. A slice the socket does
    * not take whole waits for onWritable. The bytes are never copied: each slice is a view of them.
    * The request stays in flight (its connection-cap place and the router's tracking) until the last
@@ -192,10 +192,10 @@ export class Responder {
       }
       return true;
     });
-    // The head and the first slice go out now; the rest take turns with the other large answers.
-    const first = write(pacer.limits.sliceBytes);
+    // Even the head and the first slice wait for a turn: however many large answers are asked for at
+    // once, a turn writes no more than the pacer's budget.
+    pacer.ready(sender);
     if (this.observer !== undefined) this.observe(r);
-    if (first === 'more') pacer.ready(sender);
     return true;
   }
 

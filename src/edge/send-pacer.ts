@@ -35,6 +35,8 @@ export type Defer = (cb: () => void) => void;
 
 export class SendPacer {
   private queue: PacedSender[] = [];
+  /** The senders in the queue: one asking twice before its turn still gets one slice. */
+  private readonly queued = new Set<PacedSender>();
   private scheduled = false;
   /** Turns taken and slices written so far (tests, the bench). */
   turns = 0;
@@ -50,8 +52,10 @@ export class SendPacer {
     return this.queue.length;
   }
 
-  /** Asks for a turn on the next pass (a sender never asks twice before its turn has come). */
+  /** Asks for a turn on the next pass (asking again before it has come changes nothing). */
   ready(sender: PacedSender): void {
+    if (this.queued.has(sender)) return;
+    this.queued.add(sender);
     this.queue.push(sender);
     this.schedule();
   }
@@ -75,13 +79,17 @@ export class SendPacer {
       const slice = Math.max(1, Math.min(sliceBytes, budget));
       if (Number.isFinite(budget)) budget -= slice;
       this.slices++;
+      this.queued.delete(now[i]);
       let r: StepResult;
       try {
         r = now[i].step(slice);
       } catch {
         r = 'over'; // a sender's own bug must not stop the others (the responder logs its errors)
       }
-      if (r === 'more') this.queue.push(now[i]);
+      if (r === 'more' && !this.queued.has(now[i])) {
+        this.queued.add(now[i]);
+        this.queue.push(now[i]);
+      }
     }
     // Those the budget did not reach go first next time, ahead of those just served.
     if (i < now.length) this.queue = now.slice(i).concat(this.queue);

@@ -104,6 +104,7 @@ t.test('a sender whose socket is full leaves the queue until it asks again; a th
   t.notOk(turn(), 'nothing more until slow asks again');
   full = false;
   p.ready(slow); // what onWritable does
+  p.ready(slow); // twice before its turn: still one slice per turn
   turn();
   turn();
   turn();
