@@ -36,8 +36,8 @@ export const DEFAULT_SEND_LIMITS: SendLimits = {
   bodyBytesPerMinute: 512 * 1024 * 1024,
   drainTimeoutMs: 30_000,
   maxKeys: 100_000,
-  sliceBytes: 64 * 1024,
-  bytesPerTurn: 256 * 1024,
+  sliceBytes: 128 * 1024,
+  bytesPerTurn: 512 * 1024,
 };
 
 /** One large answer on its way out: report what is still unsent, and when it is over (once). */
