@@ -1,6 +1,7 @@
-// Large legal-move bodies: made once per game version and kept as bytes (one per live game), gzipped
-// off the main thread, served gzipped to clients that accept it; small bodies take the ordinary path.
-import { gunzipSync } from 'node:zlib';
+// Large legal-move bodies: made once per game version and kept as bytes (one per live game),
+// compressed (gzip, brotli) off the main thread once a client that takes a compressed body reads
+// them, served compressed to clients that accept it; small bodies take the ordinary path.
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { EncodedBodies } from '../../src/edge/encoded-bodies.js';
 import { gameHandlers, type GameRouteDeps } from '../../src/edge/handlers/games.js';
@@ -10,7 +11,7 @@ import { until } from '../helpers/poll.js';
 
 const big = (n: number): string => JSON.stringify({ legalMoves: { a: 'x'.repeat(n) } });
 
-t.test('a large body is kept as bytes, gzipped when asked; a small one is not kept', async (t) => {
+t.test('a large body is kept as bytes, with gzip and brotli copies when asked; a small one is not kept', async (t) => {
   const bodies = new EncodedBodies({ minBytes: 1000, maxBytes: 1_000_000 });
   t.equal(bodies.keep('small', 1, '{"a":1}'), '{"a":1}', 'small text comes back as it is');
   t.equal(bodies.find('small', 1), undefined);
@@ -19,13 +20,16 @@ t.test('a large body is kept as bytes, gzipped when asked; a small one is not ke
   t.not(typeof kept, 'string');
   t.equal(Buffer.from(bodies.find('g', 1)!.identity).toString('utf8'), text);
   t.equal(bodies.find('g', 2), undefined, 'another version is not this body');
-  t.equal(bodies.zipping, 0, 'no gzip copy until a client that takes gzip asks');
-  bodies.wantGzip(bodies.find('g', 1)!);
-  bodies.wantGzip(bodies.find('g', 1)!);
-  t.equal(bodies.zipping, 1, 'one copy started, however many ask');
+  t.equal(bodies.zipping, 0, 'no compressed copy until a client that takes one asks');
+  bodies.wantCompressed(bodies.find('g', 1)!);
+  bodies.wantCompressed(bodies.find('g', 1)!);
+  t.equal(bodies.zipping, 1, 'the copies are started once, however many ask');
   await until(() => (bodies.find('g', 1)?.gzip !== undefined ? true : undefined), 'the gzip copy');
   t.equal(gunzipSync(bodies.find('g', 1)!.gzip!).toString('utf8'), text, 'the gzip copy holds the same text');
-  t.ok(bodies.size < 2 * text.length, `held: ${bodies.size} bytes`);
+  await until(() => (bodies.find('g', 1)?.br !== undefined ? true : undefined), 'the brotli copy');
+  t.equal(brotliDecompressSync(bodies.find('g', 1)!.br!).toString('utf8'), text, 'the brotli copy holds the same text');
+  const copies = bodies.find('g', 1)!.gzip!.byteLength + bodies.find('g', 1)!.br!.byteLength;
+  t.equal(bodies.size, Buffer.byteLength(text) + copies, 'the budget counts the text and both copies');
   bodies.keep('huge', 1, big(2_000_000));
   t.equal(bodies.find('huge', 1), undefined, 'a body over the whole budget is not kept');
 });
@@ -37,7 +41,7 @@ t.test('a game holds one body, its latest version\'s; a game no longer live lose
   t.equal(bodies.count, 1, 'five versions of one game: one body');
   t.equal(bodies.find('a', 4), undefined, 'an older version is gone');
   t.ok(bodies.find('a', 5), 'the latest is kept');
-  t.ok(bodies.size < 200_000, `held: ${bodies.size} bytes, one version's worth (and maybe its gzip copy)`);
+  t.ok(bodies.size < 200_000, `held: ${bodies.size} bytes, one version's worth`);
   bodies.keep('b', 1, big(100_000));
   t.equal(bodies.count, 2);
   live.delete('a'); // the game ended
@@ -49,7 +53,7 @@ t.test('a game holds one body, its latest version\'s; a game no longer live lose
   t.equal(bodies.size, 0);
 });
 
-t.test('GET /games/{id}/moves builds a large body once per version and sends gzip when accepted, once made', async (t) => {
+t.test('GET /games/{id}/moves builds a large body once per version and sends brotli or gzip when accepted, once made', async (t) => {
   let built = 0;
   let version = 7;
   const text = big(300_000);
@@ -67,18 +71,21 @@ t.test('GET /games/{id}/moves builds a large body once per version and sends gzi
   const first = get(call(''));
   t.equal(first.status, 200);
   t.equal(Buffer.from(first.body as Uint8Array).toString('utf8'), text);
-  t.equal(deps.movesBodies!.zipping, 0, 'a client that does not take gzip starts no gzip copy');
+  t.equal(deps.movesBodies!.zipping, 0, 'a client that takes no compressed body starts no copy');
   const early = get(call('gzip'));
-  t.equal(early.headers?.['content-encoding'], undefined, 'identity while the gzip copy is made');
+  t.equal(early.headers?.['content-encoding'], undefined, 'identity while the copies are made');
   t.equal(Buffer.from(early.body as Uint8Array).toString('utf8'), text);
-  t.equal(deps.movesBodies!.zipping, 1, 'a client that takes gzip starts it');
-  await until(() => (deps.movesBodies!.compressed === 1 ? true : undefined), 'the gzip copy');
-  const zipped = get(call('gzip, deflate, br'));
+  t.equal(deps.movesBodies!.zipping, 1, 'a client that takes gzip starts them');
+  await until(() => (deps.movesBodies!.compressed === 2 ? true : undefined), 'the gzip and brotli copies');
+  const br = get(call('gzip, deflate, br'));
+  t.equal(br.headers?.['content-encoding'], 'br', 'brotli first when both are accepted');
+  t.equal(br.headers?.vary, 'accept-encoding');
+  t.equal(brotliDecompressSync(br.body as Uint8Array).toString('utf8'), text);
+  const zipped = get(call('gzip, deflate'));
   t.equal(zipped.headers?.['content-encoding'], 'gzip');
-  t.equal(zipped.headers?.vary, 'accept-encoding');
   t.equal(gunzipSync(zipped.body as Uint8Array).toString('utf8'), text);
   t.equal(get(call('gzip;q=0')).headers?.['content-encoding'], undefined, 'refused gzip: identity');
-  t.equal(built, 1, 'the JSON text was made once for the four reads');
+  t.equal(built, 1, 'the JSON text was made once for the five reads');
   version = 8;
   get(call(''));
   t.equal(built, 2, 'a new version is a new body');

@@ -18,8 +18,8 @@ export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'store' | 'clock' | 'meter'
   movesBodies?: EncodedBodies;
 };
 
-/** Asks pickEncoding whether a client takes gzip at all. */
-const CAN_GZIP = { gzip: new Uint8Array(0) };
+/** Asks pickEncoding whether a client takes a compressed body at all. */
+const CAN_COMPRESS = { gzip: new Uint8Array(0), br: new Uint8Array(0) };
 
 type GameOps =
   | 'submitSeed' | 'submitMove' | 'resign' | 'listMyGames' | 'listGames' | 'getGame' | 'getLegalMoves' | 'getGameHistory';
@@ -103,10 +103,13 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const send = (body: EncodedBody | string): Reply => {
         if (typeof body === 'string') return json(200, body);
         const vary = { vary: 'accept-encoding' };
-        if (pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', CAN_GZIP) === 'gzip') {
-          if (body.gzip !== undefined) return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
-          bodies.wantGzip(body);
+        const accept = ctx.headers.other.get('accept-encoding') ?? '';
+        const encoding = pickEncoding(accept, body);
+        if (encoding !== undefined) {
+          const bytes = encoding === 'br' ? body.br : body.gzip;
+          if (bytes !== undefined) return { status: 200, body: bytes, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': encoding } };
         }
+        if ((body.gzip === undefined || body.br === undefined) && pickEncoding(accept, CAN_COMPRESS) !== undefined) bodies.wantCompressed(body);
         return jsonBytes(200, body.identity, vary);
       };
       const version = game.record().version;
