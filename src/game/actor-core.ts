@@ -19,7 +19,7 @@ export interface ActorDeps {
   config: GameConfig;
   log: GameLog;
   /** Called once, after GameEnded is published and subscribers are closed. */
-  onEnded?: (game: GameHandle, rec: GameRecord) => void;
+  onEnded?: (game: ActorCore, rec: GameRecord) => void;
   /** The lockstep of a mirror pair, for ladder games (mirror-pair.ts). */
   pair?: PairLink;
   /** Called with the time (seconds) each roll's legal-move tree took to build, and the tree. */

@@ -6,6 +6,7 @@ import type { MoveVerdict } from '../domain/types.js';
 import { GAME_OVER } from '../domain/rules.js';
 import type { EventFrame, GameHandle } from './types.js';
 import { GameView, ViewedGame } from './view.js';
+import { commandSpec, type CommandName, type ReplyOf } from './commands.js';
 
 export class EndedGame extends ViewedGame implements GameHandle {
   protected readonly view: GameView;
@@ -22,6 +23,12 @@ export class EndedGame extends ViewedGame implements GameHandle {
   }
 
   resign(): void {}
+
+  command<K extends CommandName>(name: K): Promise<ReplyOf<K>> {
+    const spec = commandSpec(name);
+    if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
+    return Promise.resolve(spec.over as ReplyOf<K>);
+  }
 
   subscribe(): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
     return { snapshot: this.view.snapshotFrame(), ended: this.view.endedFrame(), unsubscribe: () => {} };

@@ -6,20 +6,19 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { GameRecord } from '../domain/records.js';
-import { GAME_OVER } from '../domain/rules.js';
 import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { Subscribers } from '../game/subscribers.js';
+import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from '../game/commands.js';
 import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
 import { movesJson } from '../wire/encode.js';
 import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
 import { PublishedTree } from './tree-texts.js';
 
-/** What a replica asks of its owner: send a command to the game's shard. */
+/** What a replica asks of its owner: send a game command (any, by name) to the game's shard. */
 export interface ReplicaLink {
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
-  seed(id: string, seat: Seat, seed: string): void;
-  resign(id: string, seat: Seat): void;
+  /** Resolves with the command's reply, or its `lost` answer when none came. */
+  command(id: string, name: string, payload: unknown): Promise<unknown>;
   /** Asks the shard for the game's pending tree again; the replica's `treeArrived` follows. */
   refetchTree(id: string): void;
 }
@@ -102,20 +101,28 @@ export class GameReplica extends ViewedGame implements GameHandle {
 
   // ---- commands: to the shard --------------------------------------------------------------------
 
+  /** Any game command: to the game's shard, whose actor runs it; an ended game answers at once. */
+  command<K extends CommandName>(name: K, payload: PayloadOf<K>): Promise<ReplyOf<K>> {
+    const spec = commandSpec(name);
+    if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
+    if (!this.isActive()) return Promise.resolve(spec.over as ReplyOf<K>);
+    return this.link.command(this.id, name, payload) as Promise<ReplyOf<K>>;
+  }
+
   seed(seat: Seat, seed: string): void {
-    if (this.isActive()) this.link.seed(this.id, seat, seed);
+    void this.command('seed', { seat, seed });
   }
 
   move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
-    // Received now: the clock stops here, and the roll pending here is the one the mover answers.
-    const at = this.clock.now();
-    if (!this.isActive()) return Promise.resolve(GAME_OVER);
-    const rec = this.view.rec;
-    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null, version, creditMs);
+    // Received now; the roll pending here is the one the mover answers (the owner's clock charges it).
+    const payload: PayloadOf<'move'> = { seat, moves: [...moves], at: this.clock.now(), seen: this.view.tree ? this.view.rec.ply : null };
+    if (version !== undefined) payload.version = version;
+    if (creditMs !== undefined && creditMs > 0) payload.credit = creditMs;
+    return this.command('move', payload);
   }
 
   resign(seat: Seat): void {
-    if (this.isActive()) this.link.resign(this.id, seat);
+    void this.command('resign', { seat });
   }
 
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
