@@ -32,6 +32,8 @@ const ENDED_KEPT = 256;
 /** Command ids a shard remembers (with their replies) to answer a repeat without acting twice. */
 export const SEEN_MAX = 10_000;
 const RUNNING = 'running' as const;
+/** How many `heads` in a row name a game after its last update. */
+const HEADS_REPEAT = 3;
 
 export interface ShardHostDeps {
   store: ShardStore;
@@ -94,8 +96,11 @@ export class ShardHost {
   private readonly fwd: ForwardingStore | null;
   /** Result lines of games that just ended, until their `ended` entry takes them (forwarding only). */
   private readonly lastResults = new Map<string, ResultRecord[]>();
-  /** Games updated since the last `heads`, and its timer (armed only while there are some). */
-  private readonly touched = new Set<string>();
+  /**
+   * Games updated lately, with how many more `heads` still name them (each is named in HEADS_REPEAT
+   * of them, so one lost `heads` hides nothing), and its timer (armed only while there are some).
+   */
+  private readonly touched = new Map<string, number>();
   private heads: { cancel(): void } | null = null;
   private readonly registry: GameRegistry;
   private out: ShardReply[] = [];
@@ -155,6 +160,13 @@ export class ShardHost {
   private emitStats(): void {
     const heap = threadHeapBytes();
     this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), heapUsed: heap.used, heapTotal: heap.total });
+  }
+
+  /** Commands still running and games still being announced (tests check that both empty). */
+  busy(): number {
+    let running = 0;
+    for (const v of this.seen.values()) if (v === RUNNING) running++;
+    return running + this.announcing.size;
   }
 
   /** One batch of commands from main, in order. */
@@ -255,8 +267,11 @@ export class ShardHost {
   private sendHeads(): void {
     this.heads = null;
     const seqs: [string, number][] = [];
-    for (const id of this.touched) seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
-    this.touched.clear();
+    for (const [id, left] of this.touched) {
+      seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
+      if (left > 1) this.touched.set(id, left - 1);
+      else this.touched.delete(id);
+    }
     this.emit({ t: 'heads', seqs });
     // One more after the last games updated (an empty one), so main checks those against it.
     if (seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
@@ -318,7 +333,7 @@ export class ShardHost {
     }
     known.hist = rec.history.length;
     this.emit(update);
-    this.touched.add(game.id);
+    this.touched.set(game.id, HEADS_REPEAT);
     this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
