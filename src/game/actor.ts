@@ -30,23 +30,19 @@ export class GameActor extends ActorLife implements GameHandle {
 
   // ---- commands -------------------------------------------------------------------------------
 
-  seed(seat: Seat, seed: string): void {
+  /** The `seed` command (commands.ts), on the owner: queued, answered at once. */
+  takeSeed(seat: Seat, seed: string): void {
     if (isEnded(this.rec) || this.stopping) return;
     if (!this.mailbox.offer(this.guarded(() => this.onSeed(seat, seed)))) {
       this.deps.log.warn({ gameId: this.id, seat }, 'mailbox full: seed dropped');
     }
   }
 
-  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
-    // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
-    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null, version, creditMs);
-  }
-
   /**
-   * A move received elsewhere (the main thread of a sharded server): `at` is when it was received,
-   * `seen` the roll pending there at that instant (null when none was), `version` the roll the mover
-   * says it answers (see onMove), `creditMs` see GameHandle.move. The clock is charged here, by the
-   * owner, from `at`.
+   * The `move` command (commands.ts), on the owner: `at` is when the move reaches this actor, on the
+   * owner's clock, which charges the mover; `seen` the roll pending where the move was received (null
+   * when none was), `version` the roll the mover says it answers (see onMove), `creditMs` see
+   * GameHandle.move.
    */
   moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number, creditMs = 0): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
@@ -72,7 +68,8 @@ export class GameActor extends ActorLife implements GameHandle {
     });
   }
 
-  resign(seat: Seat): void {
+  /** The `resign` command (commands.ts), on the owner. */
+  takeResign(seat: Seat): void {
     const bit = seat === 'White' ? 1 : 2;
     if (isEnded(this.rec) || this.stopping || (this.resignQueued & bit) !== 0) return;
     // Bypasses the mailbox bound (one per seat at most): a resignation must never be dropped.

@@ -73,7 +73,7 @@ defineCommand('move', {
 
 defineCommand('seed', {
   run: (actor, p) => {
-    actor.seed(p.seat, p.seed);
+    actor.takeSeed(p.seat, p.seed);
     return null;
   },
   over: null,
@@ -82,7 +82,7 @@ defineCommand('seed', {
 
 defineCommand('resign', {
   run: (actor, p) => {
-    actor.resign(p.seat);
+    actor.takeResign(p.seat);
     return null;
   },
   over: null,

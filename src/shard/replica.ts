@@ -6,11 +6,12 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { GameRecord } from '../domain/records.js';
-import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
+import type { GameEvent } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { Subscribers } from '../game/subscribers.js';
 import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from '../game/commands.js';
-import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
+import { GameView, PendingTree, isEnded } from '../game/view.js';
+import { CommandedGame } from '../game/commanded.js';
 import { movesJson } from '../wire/encode.js';
 import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
 import { PublishedTree } from './tree-texts.js';
@@ -57,7 +58,7 @@ function movesBodyOf(version: number, dfen: string, tree: Uint8Array): Uint8Arra
 /** Rounds of asking the owner for a large tree's text before a read gives up (the store is thrashing). */
 const REFETCH_TRIES = 3;
 
-export class GameReplica extends ViewedGame implements GameHandle {
+export class GameReplica extends CommandedGame implements GameHandle {
   protected view: GameView;
   /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
   seq = 0;
@@ -78,7 +79,7 @@ export class GameReplica extends ViewedGame implements GameHandle {
     private readonly link: ReplicaLink,
     private readonly clock: Clock,
     private readonly cap: number,
-    private readonly log: Logger,
+    log: Logger,
   ) {
     super();
     this.view = this.viewOf(rec, this.pendingOf(tree));
@@ -109,20 +110,8 @@ export class GameReplica extends ViewedGame implements GameHandle {
     return this.link.command(this.id, name, payload) as Promise<ReplyOf<K>>;
   }
 
-  seed(seat: Seat, seed: string): void {
-    void this.command('seed', { seat, seed });
-  }
-
-  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
-    // Received now; the roll pending here is the one the mover answers (the owner's clock charges it).
-    const payload: PayloadOf<'move'> = { seat, moves: [...moves], at: this.clock.now(), seen: this.view.tree ? this.view.rec.ply : null };
-    if (version !== undefined) payload.version = version;
-    if (creditMs !== undefined && creditMs > 0) payload.credit = creditMs;
-    return this.command('move', payload);
-  }
-
-  resign(seat: Seat): void {
-    void this.command('resign', { seat });
+  protected now(): number {
+    return this.clock.now();
   }
 
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {

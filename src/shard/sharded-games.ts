@@ -60,10 +60,6 @@ export interface ShardedGamesDeps {
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
 export const PENDING_MAX = 100_000;
 
-/** After this many deaths in a row within RESTART_WINDOW_MS, restarts wait (doubling, capped). */
-const RESTART_WINDOW_MS = 10_000;
-const RESTART_DELAY_MAX_MS = 30_000;
-
 export class ShardedGames extends ShelvedGames<GameReplica> implements GameFactory, MirrorPairFactory, GameDirectory, ReplicaLink {
   protected readonly shelf: GameShelf<GameReplica>;
   private readonly cfg;

@@ -7,7 +7,6 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/domain/log.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
-import type { GameHandle } from '../../src/game/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { ShardHost } from '../../src/shard/host.js';
 import type { Command, ShardReply } from '../../src/shard/protocol.js';
