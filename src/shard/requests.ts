@@ -37,7 +37,7 @@ export interface RequestsDeps {
 }
 
 /** How often deadlines and resends are checked (on the injected clock). */
-export const SWEEP_EVERY_MS = 500;
+export const SWEEP_EVERY_MS = 1000;
 const RESEND_MAX_MS = 8000;
 const NONE: ReadonlySet<string> = new Set();
 
