@@ -18,7 +18,8 @@ import { commandSpec, runCommand, type CommandName, type PayloadOf, type ReplyOf
 
 export type { ActorDeps } from './actor-core.js';
 
-type MoveReply = (v: MoveVerdict) => void;
+/** How a move handler hands its verdict back (once). */
+type GiveVerdict = (v: MoveVerdict) => void;
 
 export class GameActor extends ActorLife implements GameHandle {
   /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
@@ -167,7 +168,7 @@ export class GameActor extends ActorLife implements GameHandle {
    * anything else not for the pending roll is refused, both without an event or a version. Without
    * it, the same moves sent again while the opponent is to move get the original verdict too.
    */
-  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, creditMs: number, reply: MoveReply): Promise<void> {
+  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, creditMs: number, reply: GiveVerdict): Promise<void> {
     if (isEnded(this.rec)) return reply(GAME_OVER);
     const again = this.answered.retried(seat, moves, version, this.tree !== null && this.rec.activeSeat === seat);
     if (again !== null) return reply(again);
