@@ -1,8 +1,9 @@
 // The main thread's side of the shards: the GameFactory, MirrorPairFactory and GameDirectory the
 // edge and the services use, with every actor in a shard. A game's shard is fixed by its id
 // (protocol.ts: shardIndex), so main needs no routing table and a restarted server finds the same
-// shard for the same game. Commands leave in one batch per shard per event-loop turn; replies are
-// applied in order: a version is written (forwarding store), adopted by its replica, then published.
+// shard for the same game. Every game command goes by one generic path (`command`, a `game` message),
+// every request waits in `Requests` (resent until answered, with a deadline), replies keep the
+// replicas current through `ReplicaFeed`, and the channels, batching and restarts are `ShardLinks`'.
 // A shard that dies is started again and given its live games back from the store; the streams of
 // its games are closed (their subscribers reconnect and get a fresh Snapshot).
 import type { Clock } from '../domain/clock.js';
@@ -45,9 +46,9 @@ export interface ShardedGamesDeps {
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
   /** Wraps the handling of each batch of replies (the edge gathers the stream writes it makes). */
   aroundBatch?: (fn: () => void) => void;
-  /** A move whose verdict has not come back in this long is answered 'busy' (default 30 s). */
+  /** A game command (a move…) not answered in this long gets its `lost` answer, 'busy' for a move (default 30 s); a sync too. */
   verdictTimeoutMs?: number;
-  /** Other requests (create, resume, sync, stop…) fail after this long (default 5 min). */
+  /** Control requests (create, pair, resume, idle, stop) fail after this long (default 5 min). */
   requestTimeoutMs?: number;
   /** Requests waiting for an answer, across shards (default PENDING_MAX). */
   pendingMax?: number;
