@@ -114,17 +114,21 @@ export class ReplicaFeed {
 
   /** A game behind what its owner reported a `heads` ago lost its last update(s): resync it. */
   heads(shard: ShardLink, seqs: readonly [string, number][]): void {
-    // The games of the previous report have had a whole period for their updates to arrive.
+    // The games of the previous report have had a whole period for their updates to arrive; one
+    // still being synced is checked again at the next report (its sync may predate the update).
+    const again: string[] = [];
     for (const id of shard.reported) {
       const g = this.d.shelf.get(id);
-      if (g && g.headSeq > g.seq && !g.syncing) this.resync(g);
+      if (!g || g.headSeq <= g.seq) continue;
+      if (g.syncing) again.push(id);
+      else this.resync(g);
     }
-    shard.reported = [];
+    shard.reported = again;
     for (const [id, seq] of seqs) {
       const g = this.d.shelf.get(id);
       if (!g) continue;
       g.headSeq = Math.max(g.headSeq, seq);
-      shard.reported.push(id);
+      if (!again.includes(id)) shard.reported.push(id);
     }
   }
 

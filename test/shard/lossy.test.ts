@@ -26,7 +26,11 @@ interface Faults {
   delay: number;
 }
 
-/** Wraps a transport: each message, whatever its kind, is dropped, duplicated or delayed on the seed. */
+/**
+ * Wraps a transport: each message, whatever its kind, is dropped, duplicated or delayed on the seed;
+ * the first three of each kind are dropped, duplicated and delayed for sure (the games' dice are
+ * random, so how many messages of a kind flow varies from run to run).
+ */
 class FaultyTransport implements ShardTransport {
   /** By message kind: how many were dropped, duplicated, delayed. */
   readonly tally = new Map<string, { dropped: number; duplicated: number; delayed: number }>();
@@ -50,10 +54,16 @@ class FaultyTransport implements ShardTransport {
     this.tally.set(kind, c);
   }
 
+  /** Messages seen by kind: the first of each kind is dropped, the second duplicated, the third delayed. */
+  private readonly seen = new Map<string, number>();
+
   private pass<T extends Command | ShardReply>(batch: T[], deliver: (b: T[]) => void): void {
     const now: T[] = [];
     for (const m of batch) {
-      const r = this.random();
+      const nth = (this.seen.get(m.t) ?? 0) + 1;
+      this.seen.set(m.t, nth);
+      const forced = [0, this.f.drop / 2, this.f.drop + this.f.duplicate / 2, this.f.drop + this.f.duplicate + this.f.delay / 2][nth];
+      const r = forced ?? this.random();
       if (r < this.f.drop) {
         this.count(m.t, 'dropped');
       } else if (r < this.f.drop + this.f.duplicate) {
@@ -186,13 +196,11 @@ t.test('whole games over a transport that drops, repeats and reorders every mess
     }
     t.ok(log.warnings.some((w) => /resync/.test(w)), `seed ${seed}: at least one gap was resynced (${log.warnings.length})`);
   }
-  // Across the seeds, every kind of message that flows in a game was faulted; the common ones in every way.
+  // Every kind of message that flows in a game was dropped, duplicated and delayed (a pair is made
+  // once a seed: dropped, then its resend duplicated).
   for (const kind of ['create', 'pair', 'game', 'sync', 'stop', 'started', 'update', 'answer', 'done', 'synced', 'heads']) {
-    t.ok(faulted.has(kind), `${kind} faulted: ${JSON.stringify(faulted.get(kind))}`);
-  }
-  for (const kind of ['game', 'update', 'answer', 'heads', 'done', 'started']) {
     const f = faulted.get(kind);
-    t.ok(f && f.dropped > 0 && f.duplicated > 0 && f.delayed > 0, `${kind}: dropped, duplicated and delayed`);
+    t.ok(f && f.dropped > 0 && f.duplicated > 0 && (f.delayed > 0 || kind === 'pair'), `${kind} faulted: ${JSON.stringify(f)}`);
   }
 });
 
