@@ -176,7 +176,8 @@ t.test('whole games over a transport that drops, repeats and reorders every mess
     for (const h of handles) {
       const owner = store.getGame(h.id)!;
       const main = games.find(h.id)!.record();
-      t.ok(!('Active' in owner.status), `seed ${seed}: ${h.id} ended on its owner`);
+      const where = JSON.stringify({ v: owner.version, ply: owner.ply, dice: owner.dice, seq: games.get(h.id)?.seq, head: games.get(h.id)?.headSeq, syncing: games.get(h.id)?.syncing });
+      t.ok(!('Active' in owner.status), `seed ${seed}: ${h.id} ended on its owner (${where})`);
       t.same(main.history, owner.history, `seed ${seed}: ${h.id}: main's transcript is the owner's (${owner.history.length} turns)`);
       t.same(main.status, owner.status, `seed ${seed}: ${h.id}: the same ending`);
       // A retried turn answers its original verdict (same version): every applied version is a turn of the transcript.
