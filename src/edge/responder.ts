@@ -6,6 +6,7 @@ import type { Logger } from '../domain/log.js';
 import type { TimerHandle } from '../domain/clock.js';
 import { internalError, json, noContent, statusLine, tooManyRequests, type Headers, type Reply } from './reply.js';
 import type { SendBudget, SendTicket } from './send-budget.js';
+import type { StepResult } from './send-pacer.js';
 
 /** The toolkit only ever reports bugs, so it needs only the error level of the server's logger. */
 export type BugLog = Pick<Logger, 'error'>;
@@ -128,10 +129,12 @@ export class Responder {
   }
 
   /**
-   * A large body: admitted by the budget (else a 429 goes out instead), then written with tryEnd, the
-   * rest on each onWritable, so uWS never holds more than the socket takes. The request stays in
-   * flight (its connection-cap place and the router's tracking) until the last byte has left; a
-   * reader that takes nothing for drainTimeoutMs is disconnected.
+   * A large body: admitted by the budget (else a 429 goes out instead), then written, head and all, a
+   * slice per event-loop turn (send-pacer.ts) with tryEnd and the total size, so that other requests are
+   * answered between slices and uWS never holds more than the socket takes. A slice the socket does
+   * not take whole waits for onWritable. The bytes are never copied: each slice is a view of them.
+   * The request stays in flight (its connection-cap place and the router's tracking) until the last
+   * byte has left; a reader that takes nothing for drainTimeoutMs is disconnected.
    */
   private replyLarge(r: Reply, bytes: Uint8Array, gate: SendGate): boolean {
     const verdict = gate.budget.admit(gate.address, bytes.byteLength);
@@ -142,31 +145,57 @@ export class Responder {
     this.state = 'sending';
     this.ticket = verdict.ticket;
     const raw = this.raw;
+    const pacer = gate.budget.pacer;
     const total = bytes.byteLength;
-    let start = 0;
-    let result: [boolean, boolean] = [false, false];
-    raw.cork(() => {
-      this.writeHead(r);
-      start = raw.getWriteOffset();
-      result = raw.tryEnd(bytes, total);
-    });
-    if (this.observer !== undefined) this.observe(r);
-    if (result[1]) {
-      this.sent();
-      return true;
-    }
-    this.ticket.unsent(total - (raw.getWriteOffset() - start));
-    this.armDrain(gate);
-    raw.onWritable((offset) => {
-      if (this.state !== 'sending') return true;
-      const [ok, done] = raw.tryEnd(bytes.subarray(offset - start), total);
-      if (done) this.sent();
-      else {
-        this.ticket?.unsent(total - (raw.getWriteOffset() - start));
-        this.armDrain(gate);
+    let start = -1;
+    let sent = 0;
+    /** One tryEnd of at most maxBytes from where the socket left off. */
+    const write = (maxBytes: number): StepResult => {
+      let ok = false;
+      let done = false;
+      raw.cork(() => {
+        if (start < 0) {
+          this.writeHead(r);
+          start = raw.getWriteOffset();
+        }
+        [ok, done] = raw.tryEnd(bytes.subarray(sent, Math.min(total, sent + maxBytes)), total);
+        if (!done) sent = raw.getWriteOffset() - start;
+      });
+      if (done) {
+        this.sent();
+        return 'over';
       }
-      return ok;
+      this.ticket?.unsent(total - sent);
+      if (ok) return 'more';
+      this.armDrain(gate);
+      return 'wait';
+    };
+    const sender = {
+      step: (maxBytes: number): StepResult => {
+        if (this.state !== 'sending') return 'over';
+        try {
+          return write(maxBytes);
+        } catch (err) {
+          // A bug, not the client: cut the connection so that the request's places are given back.
+          this.logger?.error({ err }, 'writing a large answer failed');
+          this.close();
+          return 'over';
+        }
+      },
+    };
+    raw.onWritable(() => {
+      // The socket drained: progress. The next slice goes out on the pacer's next turn.
+      if (this.state === 'sending') {
+        this.drainTimer?.cancel();
+        this.drainTimer = undefined;
+        pacer.ready(sender);
+      }
+      return true;
     });
+    // Even the head and the first slice wait for a turn: however many large answers are asked for at
+    // once, a turn writes no more than the pacer's budget.
+    pacer.ready(sender);
+    if (this.observer !== undefined) this.observe(r);
     return true;
   }
 

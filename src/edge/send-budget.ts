@@ -6,12 +6,15 @@
 //   the kernel takes, and the body's bytes not yet sent are counted per address and in total;
 // - past those bounds a new large answer gets 429 with Retry-After, and so does an address that has
 //   asked for more body bytes this minute than its budget (a token bucket refilled continuously);
-// - an answer that makes no progress for drainTimeoutMs has its connection closed (via the Clock).
+// - an answer that makes no progress for drainTimeoutMs has its connection closed (via the Clock);
+// - the bodies go out a slice per answer per event-loop turn (send-pacer.ts), so that other requests
+//   are answered between the slices.
 //
 // Small answers (below largeBodyBytes) are not counted: the connection cap bounds them.
 import type { Clock } from '../domain/clock.js';
+import { SendPacer, type Defer, type PaceLimits } from './send-pacer.js';
 
-export interface SendLimits {
+export interface SendLimits extends PaceLimits {
   /** Bodies at least this long are streamed with backpressure and counted. */
   largeBodyBytes: number;
   /** Unsent bytes of large answers one address may have pending. */
@@ -33,6 +36,8 @@ export const DEFAULT_SEND_LIMITS: SendLimits = {
   bodyBytesPerMinute: 512 * 1024 * 1024,
   drainTimeoutMs: 30_000,
   maxKeys: 100_000,
+  sliceBytes: 128 * 1024,
+  bytesPerTurn: 512 * 1024,
 };
 
 /** One large answer on its way out: report what is still unsent, and when it is over (once). */
@@ -58,12 +63,17 @@ export class SendBudget {
   private readonly unsentBy = new Map<string, number>();
   private unsentAll = 0;
   private readonly buckets = new Map<string, Bucket>();
+  /** Where large answers take turns writing their slices. */
+  readonly pacer: SendPacer;
 
+  /** defer: how the pacer waits for the next event-loop turn (setImmediate unless a test drives it). */
   constructor(
     readonly clock: Clock,
     limits: Partial<SendLimits> = {},
+    defer?: Defer,
   ) {
     this.limits = { ...DEFAULT_SEND_LIMITS, ...limits };
+    this.pacer = new SendPacer(this.limits, defer);
   }
 
   /** Should a body of this many bytes go through admit()? */

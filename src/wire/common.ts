@@ -17,6 +17,9 @@ export function intIn(min: number, max: number): z.ZodInt {
 /** A non-negative integer (counts, versions, milliseconds). */
 export const count = (): z.ZodInt => z.int().min(0);
 
+/** An ISO 8601 date-time string (a fresh schema each call, so each field has its own description). */
+export const dateTime = (what: string) => described(z.iso.datetime(), what);
+
 export const Seat = named('Seat', z.enum(['White', 'Black']), 'A side of the board.');
 
 // Time-control seconds are integers; initial 1..86400, increment 0..600, per-move 1..86400.

@@ -9,7 +9,7 @@ import { buildOpenApi } from '../../src/wire/openapi.js';
 import type { Json, JsonObject } from '../../src/wire/jsonschema.js';
 import { COMPONENT_PREFIX } from '../../src/wire/jsonschema.js';
 import { toOpenApiPath } from '../../src/wire/routes.js';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 // ajv ships CommonJS; under NodeNext the default import is the module object, whose `default`
 // is the class (and the plugin). Take whichever is callable.
@@ -102,11 +102,22 @@ function templateFor(paths: Doc['paths'], pattern: string): string | undefined {
   return candidates[0];
 }
 
-/** A body of bytes as text; a gzip-encoded one (a kept large body sent to a client that accepts gzip) unzipped. */
+/**
+ * A body of bytes as text; a compressed one (a kept large body sent to a client that accepts gzip or
+ * brotli) decompressed. Brotli has no magic number: bytes that do not start like JSON are tried as brotli.
+ */
 function asText(body: unknown): string | undefined {
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array) {
-    const bytes = body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body) : body;
+    let bytes: Uint8Array = body;
+    if (body[0] === 0x1f && body[1] === 0x8b) bytes = gunzipSync(body);
+    else if (body.length > 0 && body[0] !== 0x7b && body[0] !== 0x5b) {
+      try {
+        bytes = brotliDecompressSync(body);
+      } catch {
+        // not brotli either: checked as it is
+      }
+    }
     return Buffer.from(bytes).toString('utf8');
   }
   if (body instanceof ArrayBuffer) return Buffer.from(body).toString('utf8');

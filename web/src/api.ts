@@ -20,11 +20,12 @@ export type PublicGame = z.output<typeof R.PublicGame>;
 export type GameHistory = z.output<typeof R.GameHistory>;
 export type LeaderRow = z.output<typeof R.LeaderboardRow>;
 export type Leaderboard = z.output<typeof R.Leaderboard>;
-export interface RatingPoint { at: number | string; rating: number; rd: number }
+export type RatingPoint = z.output<typeof R.RatingPoint>;
 export type ProfileGame = z.output<typeof R.ProfileGame>;
-export type Profile = z.output<typeof R.BotProfile> & { ratingHistory?: RatingPoint[]; offLadderReason?: string | null };
+export type Profile = z.output<typeof R.BotProfile>;
 export type LobbySeek = z.output<typeof R.LobbySeek>;
 export type SeatGrant = z.output<typeof R.GuestAccepted>;
+export type HouseSeatGrant = z.output<typeof R.GuestHouseGame>;
 export type MoveVerdict = z.output<typeof R.MoveApplied> | z.output<typeof R.MoveRefused>;
 export type LegalMoves = z.output<typeof R.LegalMovesResponse>;
 export type PublicGameList = z.output<typeof R.PublicGameList>;
@@ -72,7 +73,7 @@ export const api = {
     call<unknown>('DELETE', `/lobby/seeks/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`),
   acceptSeek: (id: string) => call<SeatGrant>('POST', `/lobby/seeks/${encodeURIComponent(id)}/accept`, {}),
   playHouse: (name: string, timeControl: TimeControl) =>
-    call<SeatGrant & { guestId: string }>('POST', `/lobby/house/${encodeURIComponent(name)}`, { timeControl }),
+    call<HouseSeatGrant>('POST', `/lobby/house/${encodeURIComponent(name)}`, { timeControl }),
   /** `version`: the roll the moves answer, so a retried request cannot land on a later roll. */
   move: (id: string, moves: string[], version: number, token: string) =>
     call<MoveVerdict>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves, version }, token),

@@ -7,8 +7,8 @@ const W = 600;
 const H = 220;
 const PAD = { l: 44, r: 10, t: 10, b: 24 };
 
-/** Epoch ms from either an epoch-ms number or an ISO date string. */
-export const toMs = (at: number | string): number => (typeof at === 'number' ? at : Date.parse(at));
+/** Epoch ms of a rating point's ISO date-time. */
+const toMs = (at: string): number => Date.parse(at);
 
 function node<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
   const n = document.createElementNS(SVG, name);

@@ -100,8 +100,10 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const send = (body: EncodedBody | string): Reply => {
         if (typeof body === 'string') return json(200, body);
         const vary = { vary: 'accept-encoding' };
-        if (body.gzip !== undefined && pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body) === 'gzip') {
-          return { status: 200, body: body.gzip, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': 'gzip' } };
+        const encoding = pickEncoding(ctx.headers.other.get('accept-encoding') ?? '', body);
+        if (encoding !== undefined) {
+          const bytes = encoding === 'br' ? body.br : body.gzip;
+          if (bytes !== undefined) return { status: 200, body: bytes, contentType: JSON_TYPE, headers: { ...vary, 'content-encoding': encoding } };
         }
         return jsonBytes(200, body.identity, vary);
       };

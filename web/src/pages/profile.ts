@@ -8,7 +8,7 @@ export function profilePage(team: string, name: string): () => void {
   const body = h('div', {}, h('p', {}, 'Loading…'));
   mount(`${team} ${name}`, h('h1', {}, `${team} ${name}`), body);
   api.profile(team, name).then((p) => {
-    const history = p.ratingHistory?.length ? p.ratingHistory : [{ at: Date.now(), rating: p.rating, rd: p.rd }];
+    const history = p.ratingHistory.length ? p.ratingHistory : [{ at: new Date().toISOString(), rating: p.rating, rd: p.rd }];
     body.replaceChildren(
       h('p', { class: 'rating-line' },
         h('strong', { class: 'big' }, String(Math.round(p.rating))), ` ± ${Math.round(p.rd)}`,

@@ -1,0 +1,99 @@
+// Routes of ranked play: the leaderboard and bot profiles, and the events (matches, gauntlets,
+// round-robins, Swiss, SPRT) that hosts run. Part of the route catalogue (../routes.ts).
+import * as Q from '../requests.js';
+import * as R from '../responses.js';
+import * as E from '../event-schemas.js';
+import { json, ndjson, route } from '../route-spec.js';
+import { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../documented-defaults.js';
+
+const NO_PERSISTENCE = 'The server runs without persistence';
+
+export const leaderboard = [
+  route({
+    operationId: 'getLeaderboard', method: 'GET', path: '/leaderboard', auth: 'public', tag: 'Leaderboard',
+    summary: `Registered bots with deviation at most 110, best first, a page at a time (${LEADERBOARD_DEFAULT_LIMIT} rows by default); the provisional ones on the ladder apart, paged the same way.`,
+    request: { query: Q.LeaderboardQuery },
+    ok: { 200: json(R.Leaderboard, 'The leaderboard.') },
+    errors: { 400: `A paging parameter is not a whole number, \`limit\` is outside 1..${LEADERBOARD_MAX_LIMIT} or \`provisionalLimit\` outside 0..${LEADERBOARD_MAX_LIMIT}.`, 404: `${NO_PERSISTENCE}.` },
+  }),
+  route({
+    operationId: 'getBotProfile', method: 'GET', path: '/bots/{team}/{name}', auth: 'public', tag: 'Leaderboard',
+    params: { team: 'Team slug.', name: 'Bot name.' },
+    summary: 'Public profile of a registered bot: up to 20 recent games and its rating history.',
+    ok: { 200: json(R.BotProfile, 'The profile.') },
+    errors: { 404: `${NO_PERSISTENCE}, or no registered bot with that team and name.` },
+  }),
+];
+
+const EVENT_ID = { id: 'Event id.' };
+const UNKNOWN_EVENT = 'Unknown event (code `unknown_event`).';
+const NOT_INVITED = `${UNKNOWN_EVENT} Or the caller is not one of its players (code \`not_invited\`).`;
+
+export const events = [
+  route({
+    operationId: 'createEvent', method: 'POST', path: '/events', auth: 'bearer', tag: 'Events',
+    summary: 'Host an event: a match, gauntlet, round-robin, Swiss or SPRT played in mirror pairs.',
+    description: 'House bots and bots of the host’s team take part at once; every other player is invited on its account stream and answers with accept or decline. The event starts when all have accepted (or when the host starts it).',
+    request: { body: E.CreateEventRequest },
+    ok: { 201: json(E.EventView, 'The new event, with the commitment of its seed.') },
+    errors: {
+      400: 'A shape the format does not allow, an unknown or anonymous player, or more players or pairs than the server allows (code `invalid_event`).',
+      403: 'Only registered bots host events.',
+      429: '`too_many_events`: the host already has as many events pending or running as it may; see Retry-After.',
+    },
+  }),
+  route({
+    operationId: 'listEvents', method: 'GET', path: '/events', auth: 'public', tag: 'Events',
+    summary: 'The newest events, newest first.',
+    ok: { 200: json(E.EventList, 'The events.') },
+  }),
+  route({
+    operationId: 'getEvent', method: 'GET', path: '/events/{id}', auth: 'public', tag: 'Events', params: EVENT_ID,
+    summary: 'An event: state, players, standings, pair statistics and, for an SPRT, its LLR and verdict.',
+    ok: { 200: json(E.EventView, 'The event.') },
+    errors: { 404: UNKNOWN_EVENT },
+  }),
+  route({
+    operationId: 'streamEvent', method: 'GET', path: '/events/{id}/stream', auth: 'public', tag: 'Events', params: EVENT_ID,
+    summary: 'Long-lived ndjson of an event: the event as it stands, each pair started and finished, then the end.',
+    description: 'Closes after EventEnded. Blank lines are keep-alives.',
+    ok: { 200: ndjson(E.EventLine, 'The stream; the schema describes one line.') },
+    errors: { 404: UNKNOWN_EVENT, 429: 'Too many spectators on this event or on the server; see Retry-After.' },
+  }),
+  route({
+    operationId: 'getEventGames', method: 'GET', path: '/events/{id}/games', auth: 'public', tag: 'Events', params: EVENT_ID,
+    summary: 'The export of an event: the event, then every finished game with its dice, moves, result and seeds.',
+    description: 'Feed it to `dicechess verify-event FILE` to recompute every roll, the standings and the statistics.',
+    ok: { 200: ndjson(E.EventGameLine, 'One line the event, then one line per finished game.') },
+    errors: { 404: UNKNOWN_EVENT },
+  }),
+  route({
+    operationId: 'acceptEvent', method: 'POST', path: '/events/{id}/accept', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'Take part in an event the caller is invited to.',
+    ok: { 200: json(E.EventView, 'The event.') },
+    errors: { 404: NOT_INVITED, 409: 'The event has already started or ended.' },
+  }),
+  route({
+    operationId: 'declineEvent', method: 'POST', path: '/events/{id}/decline', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'Decline an invitation to an event.',
+    ok: { 200: json(E.EventView, 'The event.') },
+    errors: { 404: NOT_INVITED, 409: 'The event has already started or ended.' },
+  }),
+  route({
+    operationId: 'startEvent', method: 'POST', path: '/events/{id}/start', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'The host starts a pending event with the players who have accepted.',
+    ok: { 200: json(E.EventView, 'The event, now running.') },
+    errors: { 403: 'Only the host starts an event.', 404: UNKNOWN_EVENT, 409: 'Not pending, or too few players have accepted for its format.' },
+  }),
+  route({
+    operationId: 'cancelEvent', method: 'POST', path: '/events/{id}/cancel', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'The host cancels a pending or running event; its seed is revealed.',
+    ok: { 200: json(E.EventView, 'The event, cancelled.') },
+    errors: { 403: 'Only the host cancels an event.', 404: UNKNOWN_EVENT, 409: 'The event is already over.' },
+  }),
+  route({
+    operationId: 'myEvents', method: 'GET', path: '/bot/events', auth: 'bearer', tag: 'Events',
+    summary: 'Events the caller hosts or is invited to, with its own answer.',
+    ok: { 200: json(E.MyEventList, 'The events.') },
+  }),
+];
