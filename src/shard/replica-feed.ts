@@ -142,6 +142,10 @@ export class ReplicaFeed {
     if (isEnded(r.rec)) {
       if (r.results) this.d.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
       this.ended(g, r.rec);
+      return;
     }
+    // The owner already reported a newer update than this state (made, and lost, while the sync was
+    // on its way): ask again now, as no later report may name the game.
+    if (g.headSeq > g.seq) this.resync(g);
   }
 }
