@@ -137,6 +137,7 @@ export class ReplicaFeed {
     if (!g) return;
     g.syncDone();
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
+    const before = g.seq;
     g.seq = r.seq;
     g.reset(r.rec, r.tree);
     if (isEnded(r.rec)) {
@@ -145,7 +146,8 @@ export class ReplicaFeed {
       return;
     }
     // The owner already reported a newer update than this state (made, and lost, while the sync was
-    // on its way): ask again now, as no later report may name the game.
-    if (g.headSeq > g.seq) this.resync(g);
+    // on its way): ask again now, as no later report may name the game. Only after progress, so a
+    // report that cannot be reached (a stale one) never makes a loop.
+    if (g.headSeq > g.seq && g.seq > before) this.resync(g);
   }
 }

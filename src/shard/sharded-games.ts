@@ -321,7 +321,12 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.requests.failShard(index, `shard ${index} is restarting`);
     // Events between what main saw and what the store holds are gone with the thread: the streams of
     // its games end, and a reconnecting subscriber starts from a fresh Snapshot.
-    for (const g of this.shelf.live()) if (this.shardOfLive(g.id).index === index) g.closeSubscribers();
+    // Its next instance counts updates afresh: what the dead one reported says nothing any more.
+    for (const g of this.shelf.live()) {
+      if (this.shardOfLive(g.id).index !== index) continue;
+      g.closeSubscribers();
+      g.headSeq = 0;
+    }
   }
 
   /** The shard is open again: its live games handed back; those whose end the store holds end here too. */
