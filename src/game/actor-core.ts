@@ -6,12 +6,13 @@ import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { Clock } from '../domain/clock.js';
 import type { GameEvent, Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
-import type { EventFrame, GameHandle, GameSubscriber } from './types.js';
+import type { EventFrame, GameSubscriber } from './types.js';
 import { Subscribers } from './subscribers.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { GameView, PendingTree, ViewedGame, asFrame, isEnded, isTurnPlayed, refusedMoveSeat } from './view.js';
+import { CommandedGame } from './commanded.js';
+import { GameView, PendingTree, asFrame, isEnded, isTurnPlayed, refusedMoveSeat } from './view.js';
 
 export interface ActorDeps {
   store: GameStore;
@@ -19,7 +20,7 @@ export interface ActorDeps {
   config: GameConfig;
   log: GameLog;
   /** Called once, after GameEnded is published and subscribers are closed. */
-  onEnded?: (game: GameHandle, rec: GameRecord) => void;
+  onEnded?: (game: ActorCore, rec: GameRecord) => void;
   /** The lockstep of a mirror pair, for ladder games (mirror-pair.ts). */
   pair?: PairLink;
   /** Called with the time (seconds) each roll's legal-move tree took to build, and the tree. */
@@ -36,7 +37,7 @@ export interface ActorDeps {
   onShow?: (game: ActorCore, rec: GameRecord, tree: PendingTree | null, treeChanged: boolean, frames: EventFrame[]) => void;
 }
 
-export abstract class ActorCore extends ViewedGame {
+export abstract class ActorCore extends CommandedGame {
   /** The current record and tree, replaced whole at every version. */
   protected view: GameView;
   protected readonly cfg: Required<GameConfig>;
@@ -53,6 +54,10 @@ export abstract class ActorCore extends ViewedGame {
   protected get rec(): GameRecord { return this.view.rec; }
   /** The published pending roll's tree; null when no decision is pending. */
   protected get tree(): PendingTree | null { return this.view.tree; }
+
+  protected now(): number {
+    return this.deps.clock.now();
+  }
 
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
     // Built and registered in one synchronous step: no event can fall between the two.

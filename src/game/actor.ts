@@ -2,75 +2,48 @@
 // timers, rolls) runs through a bounded serial mailbox; each handler computes the next record and the
 // events it implies, then `commit` (actor-core.ts) persists the record and only then publishes the
 // events, each serialised once; rolls and endings take that same path. Reads are synchronous and never touch the mailbox.
-import {
-  applyTurn, isDraw, legalTree, parseDfen, passTurn, treeHasPath, withDice,
-} from '../engine/index.js';
-import { hexToSeed, rollDice } from '../fair/index.js';
+import { parseDfen, treeHasPath, applyTurn, withDice } from '../engine/index.js';
 import type { GameRecord } from '../domain/records.js';
-import type { TimerHandle } from '../domain/clock.js';
-import type { GameEvent, GameOver, HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
+import type { GameEvent, HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
 import type { GameHandle } from './types.js';
-import { ActorCore, type ActorDeps } from './actor-core.js';
-import {
-  banksAfterTurn, banksAtRoll, decisionLimitMs, elapsedMs, outOfTime,
-} from './clocks.js';
-import { Mailbox } from './mailbox.js';
+import type { ActorDeps } from './actor-core.js';
+import { ActorLife, must } from './actor-life.js';
+import { decisionLimitMs, banksAfterTurn, elapsedMs, outOfTime } from './clocks.js';
 import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
 import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
-import { drawBy, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
-import { PendingTree, effectiveSeeds, isEnded, rolledFrame } from './view.js';
-import { AnsweredTurns } from './retries.js';
-import { sharedRoll, sharing } from './rolls.js';
+import { drawBy, lossFor, winFor } from './endings.js';
+import { PendingTree, isEnded } from './view.js';
+import { commandSpec, runCommand, type CommandName, type PayloadOf, type ReplyOf } from './commands.js';
 
 export type { ActorDeps } from './actor-core.js';
 
-/** Engine results that can only fail on a bug (the input came from the engine itself). */
-function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }, what: string): T {
-  if (!r.ok) throw new Error(`${what}: ${r.error.message}`);
-  return r.value;
-}
+/** How a move handler hands its verdict back (once). */
+type GiveVerdict = (v: MoveVerdict) => void;
 
-type MoveReply = (v: MoveVerdict) => void;
-
-export class GameActor extends ActorCore implements GameHandle {
-  private readonly mailbox: Mailbox;
-  private timer: TimerHandle | null = null;
-  private stopping = false;
-  /** Each seat's last applied turn, for retries (in memory: a restart forgets it). */
-  private readonly answered = new AnsweredTurns();
-  /** The `v` of the pending roll's DiceRolled (a resumed roll: the version it was resumed at). */
-  private rollVersion = 0;
+export class GameActor extends ActorLife implements GameHandle {
   /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
   private resignQueued = 0;
 
   constructor(rec: GameRecord, deps: ActorDeps) {
-    super(sharing(rec), deps);
-    // `this.id`, not `rec.id`: the closure would keep the first record alive for the game's life.
-    this.mailbox = new Mailbox(this.cfg.mailboxSize, (e) => this.deps.log.error({ gameId: this.id, err: String(e) }, 'mailbox task failed'));
-    // Checked now, decoded at each roll: 32 bytes are not worth an object per game.
-    if (!hexToSeed(rec.serverSeed)) throw new Error(`game ${rec.id}: malformed server seed`);
+    super(rec, deps);
   }
 
   // ---- commands -------------------------------------------------------------------------------
 
-  seed(seat: Seat, seed: string): void {
+  /** The `seed` command (commands.ts), on the owner: queued, answered at once. */
+  takeSeed(seat: Seat, seed: string): void {
     if (isEnded(this.rec) || this.stopping) return;
     if (!this.mailbox.offer(this.guarded(() => this.onSeed(seat, seed)))) {
       this.deps.log.warn({ gameId: this.id, seat }, 'mailbox full: seed dropped');
     }
   }
 
-  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
-    // The clock stops now, at receipt; `seen` is the roll the mover could have answered.
-    return this.moveAt(seat, moves, this.deps.clock.now(), this.tree ? this.rec.ply : null, version, creditMs);
-  }
-
   /**
-   * A move received elsewhere (the main thread of a sharded server): `at` is when it was received,
-   * `seen` the roll pending there at that instant (null when none was), `version` the roll the mover
-   * says it answers (see onMove), `creditMs` see GameHandle.move. The clock is charged here, by the
-   * owner, from `at`.
+   * The `move` command (commands.ts), on the owner: `at` is when the move reaches this actor, on the
+   * owner's clock, which charges the mover; `seen` the roll pending where the move was received (null
+   * when none was), `version` the roll the mover says it answers (see onMove), `creditMs` see
+   * GameHandle.move.
    */
   moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number, creditMs = 0): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
@@ -96,7 +69,8 @@ export class GameActor extends ActorCore implements GameHandle {
     });
   }
 
-  resign(seat: Seat): void {
+  /** The `resign` command (commands.ts), on the owner. */
+  takeResign(seat: Seat): void {
     const bit = seat === 'White' ? 1 : 2;
     if (isEnded(this.rec) || this.stopping || (this.resignQueued & bit) !== 0) return;
     // Bypasses the mailbox bound (one per seat at most): a resignation must never be dropped.
@@ -156,18 +130,14 @@ export class GameActor extends ActorCore implements GameHandle {
     return this.mailbox.idle();
   }
 
-  // ---- handlers -------------------------------------------------------------------------------
-
-  /** Wraps an internal command: a failure aborts the game. */
-  private guarded(fn: () => Promise<void> | void): () => Promise<void> {
-    return async () => {
-      try {
-        await fn();
-      } catch (e) {
-        await this.abort(e);
-      }
-    };
+  /** Any command of the table (commands.ts), run here, on the owner: what a shard does with one from main. */
+  command<K extends CommandName>(name: K, payload: PayloadOf<K>): Promise<ReplyOf<K>> {
+    const spec = commandSpec(name);
+    if (spec !== undefined && isEnded(this.rec)) return Promise.resolve(spec.over as ReplyOf<K>);
+    return runCommand(this, name, payload, this.deps.clock.now()) as Promise<ReplyOf<K>>;
   }
+
+  // ---- handlers -------------------------------------------------------------------------------
 
   private async opening(): Promise<void> {
     if (isEnded(this.rec) || this.rec.ply !== 0) return;
@@ -198,7 +168,7 @@ export class GameActor extends ActorCore implements GameHandle {
    * anything else not for the pending roll is refused, both without an event or a version. Without
    * it, the same moves sent again while the opponent is to move get the original verdict too.
    */
-  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, creditMs: number, reply: MoveReply): Promise<void> {
+  private async onMove(seat: Seat, moves: readonly string[], at: number, seen: number | null, version: number | undefined, creditMs: number, reply: GiveVerdict): Promise<void> {
     if (isEnded(this.rec)) return reply(GAME_OVER);
     const again = this.answered.retried(seat, moves, version, this.tree !== null && this.rec.activeSeat === seat);
     if (again !== null) return reply(again);
@@ -259,154 +229,5 @@ export class GameActor extends ActorCore implements GameHandle {
   private async rejected(seat: Seat, reason: string): Promise<void> {
     const v = this.rec.version + 1;
     await this.commit({ ...this.rec, version: v }, this.tree, [{ Rejected: { v, seat, reason } }]);
-  }
-
-  private async expire(rollPly: number): Promise<void> {
-    const rec = this.rec;
-    if (isEnded(rec) || !this.tree || rec.ply !== rollPly) return;
-    const limit = decisionLimitMs(rec.clocks, rec.activeSeat, this.cfg.unlimitedCapMs);
-    if (!outOfTime(limit, rec.clockStartedAt, this.deps.clock.now())) return this.armExpiry();
-    await this.end(lossFor(rec.activeSeat, 'Timeout'));
-  }
-
-  // ---- rolls ----------------------------------------------------------------------------------
-
-  /** Rolls for the side to move; plays forced passes at once and rolls again, until a decision is pending. */
-  private async roll(): Promise<void> {
-    for (;;) {
-      if (isEnded(this.rec) || this.stopping) return;
-      const base = this.rec;
-      // A mirror pair's game waits here, clock stopped, until its partner reaches the same roll.
-      const ply = base.ply;
-      if (this.deps.pair && !this.deps.pair.mayRoll(this.id, ply, () => this.wakeRoll(ply))) return;
-      const mover = base.activeSeat;
-      const seeds = effectiveSeeds(base);
-      const dice = sharedRoll(rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply));
-      const dfen = must(withDice(base.fen, dice), 'roll');
-      const t = this.treeOf(dfen);
-      const clocks = banksAtRoll(base.timeControl, base.clocks);
-      const v = base.version + 1;
-      if (t.leaves === 0) {
-        const out = passTurn(must(parseDfen(dfen), 'roll'));
-        const entry: HistoryEntry = { seat: mover, dice, moves: [], fenAfter: out.fenAfter };
-        const next: GameRecord = {
-          ...base, ply: base.ply + 1, fen: out.fenAfter, activeSeat: otherSeat(mover), dice: null, clocks,
-          clockStartedAt: null, version: v + 1, history: [...base.history, entry],
-        };
-        const events: GameEvent[] = [
-          { DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: {} } },
-          { TurnPlayed: { v: v + 1, seat: mover, moves: [], fenAfter: out.fenAfter } },
-        ];
-        // The mover played no turn of its own: a repeat of its previous one is no longer a retry.
-        this.answered.passed(mover);
-        if (this.drawn(out.halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
-        await this.commit(next, null, events);
-        continue;
-      }
-      const tree = new PendingTree(dfen, t.bytes, t.leaves);
-      const now = this.deps.clock.now();
-      const next: GameRecord = { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: v };
-      const rolled = rolledFrame(v, mover, dice, clocks, tree, this.cfg.inlineLeafCap);
-      this.rollVersion = v;
-      await this.commit(next, tree, [rolled], { clockFromPublication: true });
-      this.armExpiry();
-      return;
-    }
-  }
-
-  /** The partner caught up: make the roll this game was holding back, unless something moved on. */
-  private wakeRoll(ply: number): void {
-    if (this.stopping) return;
-    this.mailbox.push(this.guarded(async () => {
-      const rec = this.rec;
-      if (isEnded(rec) || this.tree !== null || rec.dice !== null || rec.ply !== ply) return;
-      await this.roll();
-    }));
-  }
-
-  /**
-   * The roll's legal-move tree, built here in the game's own thread (tens of microseconds: less than
-   * handing it to another thread would cost), timed for the owner's metrics.
-   */
-  private treeOf(dfen: string): { bytes: Uint8Array; leaves: number } {
-    const t0 = performance.now();
-    const t = legalTree(must(parseDfen(dfen), 'roll'));
-    this.deps.onTree?.(this.id, (performance.now() - t0) / 1000, t.bytes);
-    return t;
-  }
-
-  private drawn(halfmove: number, rollsMade: number): boolean {
-    // The rule itself is the engine's; the configurable roll limit only ever shortens it (tests).
-    return isDraw(halfmove, rollsMade) || rollsMade >= this.cfg.maxRolls;
-  }
-
-  // ---- ending -------------------------------------------------------------------------------------
-
-  /**
-   * Ends the game from `base` (by default the current record), publishing `lead` events (a final
-   * TurnPlayed, a roll and its forced pass) before GameEnded. One write holds them all.
-   */
-  private async end(over: GameOver, base: GameRecord = this.rec, lead: GameEvent[] = []): Promise<void> {
-    this.cancelTimer();
-    const final = this.closing(base, over);
-    await this.commit(final, null, lead, { results: resultsOf(final) });
-    this.afterEnd(final);
-  }
-
-  /** The final record; a mirror-pair game whose partner still runs keeps its reveal back. */
-  private closing(base: GameRecord, over: GameOver): GameRecord {
-    const final = finalRecord(base, over, this.deps.clock.now());
-    return this.deps.pair?.ending(this.id) ? { ...final, revealHeld: true } : final;
-  }
-
-  /** After GameEnded is published: shared by normal endings and failed aborts. */
-  private afterEnd(final: GameRecord): void {
-    this.closeSubscribers();
-    try {
-      this.deps.onEnded?.(this, final);
-    } catch (e) {
-      this.deps.log.error({ gameId: this.id, err: String(e) }, 'game-ended hook threw');
-    }
-  }
-
-  /** The server gives up on this game: Aborted, a draw, unrated. Never throws. */
-  private async abort(cause: unknown): Promise<void> {
-    this.deps.log.error({ gameId: this.id, err: cause instanceof Error ? cause.stack ?? cause.message : String(cause) }, 'game aborted');
-    if (isEnded(this.rec)) return;
-    try {
-      await this.end(drawBy('Aborted'));
-    } catch (e) {
-      // Even the store refuses: end in memory so nobody waits on a game that cannot go on.
-      this.deps.log.error({ gameId: this.id, err: String(e) }, 'could not persist the aborted game');
-      const final = this.closing(this.rec, drawBy('Aborted'));
-      this.show(final, null, []);
-      this.afterEnd(final);
-    }
-  }
-
-  // ---- timers and waits -------------------------------------------------------------------------
-
-  private setTimer(ms: number, fn: () => void): void {
-    this.cancelTimer();
-    if (this.stopping) return;
-    this.timer = this.deps.clock.schedule(Math.max(0, ms), () => {
-      this.timer = null;
-      fn();
-    });
-  }
-
-  private cancelTimer(): void {
-    this.timer?.cancel();
-    this.timer = null;
-  }
-
-  /** Arms the expiry of the pending decision: remaining bank, or the Unlimited cap. */
-  private armExpiry(): void {
-    const rec = this.rec;
-    if (!this.tree || rec.clockStartedAt === null) return;
-    const limit = decisionLimitMs(rec.clocks, rec.activeSeat, this.cfg.unlimitedCapMs);
-    const left = limit - elapsedMs(rec.clockStartedAt, this.deps.clock.now());
-    const ply = rec.ply;
-    this.setTimer(left, () => this.mailbox.push(this.guarded(() => this.expire(ply))));
   }
 }

@@ -2,12 +2,12 @@
 // serves a finished game through the same GameHandle calls as a live one. Its reads are the same
 // GameView the live actor uses, over the final record.
 import type { GameRecord } from '../domain/records.js';
-import type { MoveVerdict } from '../domain/types.js';
-import { GAME_OVER } from '../domain/rules.js';
 import type { EventFrame, GameHandle } from './types.js';
-import { GameView, ViewedGame } from './view.js';
+import { GameView } from './view.js';
+import { CommandedGame } from './commanded.js';
+import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from './commands.js';
 
-export class EndedGame extends ViewedGame implements GameHandle {
+export class EndedGame extends CommandedGame implements GameHandle {
   protected readonly view: GameView;
 
   constructor(rec: GameRecord) {
@@ -15,13 +15,15 @@ export class EndedGame extends ViewedGame implements GameHandle {
     this.view = GameView.ofRecord(rec);
   }
 
-  seed(): void {}
-
-  move(): Promise<MoveVerdict | 'busy'> {
-    return Promise.resolve(GAME_OVER);
+  protected now(): number {
+    return 0;
   }
 
-  resign(): void {}
+  command<K extends CommandName>(name: K, _payload?: PayloadOf<K>): Promise<ReplyOf<K>> {
+    const spec = commandSpec(name);
+    if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
+    return Promise.resolve(spec.over as ReplyOf<K>);
+  }
 
   subscribe(): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {
     return { snapshot: this.view.snapshotFrame(), ended: this.view.endedFrame(), unsubscribe: () => {} };

@@ -183,7 +183,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
       clock: this.deps.clock,
       config: this.cfg,
       log: this.deps.log,
-      onEnded: (a, final) => this.onEnded(a, final),
+      onEnded: (_a, final) => this.onEnded(actor, final),
       onTurn: () => this.notify('turnApplied', actor),
       onRefused: (seat) => this.shelf.notify('moveRefused', actor, seat),
       onShow: this.deps.onShow,

@@ -4,6 +4,7 @@ import type {
   GameEvent, GameState, GameSummary, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl,
 } from '../domain/types.js';
 import type { GameRecord } from '../domain/records.js';
+import type { CommandName, PayloadOf, ReplyOf } from './commands.js';
 
 /** One published event, serialised once: every subscriber gets the same bytes. */
 export interface EventFrame {
@@ -74,6 +75,11 @@ export interface GameHandle {
   move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
   /** Fire-and-forget; ignored once the game has ended. */
   resign(seat: Seat): void;
+  /**
+   * Any game command by name (declared once in commands.ts, handled by the game's actor wherever it
+   * runs): move, seed and resign above are three of them. An ended game answers the command's `over`.
+   */
+  command<K extends CommandName>(name: K, payload: PayloadOf<K>): Promise<ReplyOf<K>>;
   /**
    * Subscribes and returns the Snapshot frame to send first; no event can fall between the two.
    * For an ended game, also returns the GameEnded frame and does not subscribe.

@@ -17,6 +17,8 @@ import type { GameStore } from '../store/types.js';
 import type { ForwardingStore } from './forwarding-store.js';
 import { chunked, headOf, treeJsonOfLine, type Command, type ShardReply, type TreeWire } from './protocol.js';
 import { threadCpuSeconds, threadHeapBytes } from './cpu.js';
+import { LRUCache } from 'lru-cache';
+import { commandSpec, runCommand } from '../game/commands.js';
 
 /**
  * Where a shard's games are stored, said explicitly: `shared`, the server's own store (LMDB opened
@@ -27,6 +29,11 @@ export type ShardStore = { mode: 'shared'; games: GameStore } | { mode: 'forward
 
 /** Recently ended games a shard keeps for a late `sync`. */
 const ENDED_KEPT = 256;
+/** Command ids a shard remembers (with their replies) to answer a repeat without acting twice. */
+export const SEEN_MAX = 10_000;
+const RUNNING = 'running' as const;
+/** How many `heads` in a row name a game after its last update. */
+const HEADS_REPEAT = 3;
 
 export interface ShardHostDeps {
   store: ShardStore;
@@ -89,8 +96,11 @@ export class ShardHost {
   private readonly fwd: ForwardingStore | null;
   /** Result lines of games that just ended, until their `ended` entry takes them (forwarding only). */
   private readonly lastResults = new Map<string, ResultRecord[]>();
-  /** Games updated since the last `heads`, and its timer (armed only while there are some). */
-  private readonly touched = new Set<string>();
+  /**
+   * Games updated lately, with how many more `heads` still name them (each is named in HEADS_REPEAT
+   * of them, so one lost `heads` hides nothing), and its timer (armed only while there are some).
+   */
+  private readonly touched = new Map<string, number>();
   private heads: { cancel(): void } | null = null;
   private readonly registry: GameRegistry;
   private out: ShardReply[] = [];
@@ -105,6 +115,10 @@ export class ShardHost {
   private readonly stats: NodeJS.Timeout | null;
   /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
   private readonly treeTimes = new Map<string, number>();
+  /** Commands seen, by rid: the first reply of each (RUNNING until it is made), for a repeat. */
+  private readonly seen = new LRUCache<number, ShardReply | typeof RUNNING>({ max: SEEN_MAX });
+  /** Games a running create, pair or resume is making appear, and its rid (bounded by those commands). */
+  private readonly announcing = new Map<string, number>();
 
   constructor(private readonly d: ShardHostDeps) {
     this.fwd = d.store.mode === 'forwarding' ? d.store.games : null;
@@ -122,10 +136,10 @@ export class ShardHost {
       },
       listeners: [
         {
-          gameStarted: (g) => this.announce({ t: 'started', rec: g.record() }),
+          gameStarted: (g) => this.announce({ t: 'started', rid: this.announcing.get(g.id) ?? 0, rec: g.record() }),
           gameResumed: (g) => {
             const actor = g as GameActor;
-            this.announce({ t: 'resumed', rec: actor.record(), tree: treeWire(actor.pendingTree()) });
+            this.announce({ t: 'resumed', rid: this.announcing.get(g.id) ?? 0, rec: actor.record(), tree: treeWire(actor.pendingTree()) });
           },
           gameEnded: (g, rec) => {
             this.keepEnded(g.id, rec);
@@ -148,71 +162,103 @@ export class ShardHost {
     this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), heapUsed: heap.used, heapTotal: heap.total });
   }
 
+  /** Commands still running and games still being announced (tests check that both empty). */
+  busy(): number {
+    let running = 0;
+    for (const v of this.seen.values()) if (v === RUNNING) running++;
+    return running + this.announcing.size;
+  }
+
   /** One batch of commands from main, in order. */
   receive(batch: readonly Command[]): void {
     for (const c of batch) this.command(c);
   }
 
   private command(c: Command): void {
+    if (c.t === 'crash') {
+      // Outside any promise chain: an uncaught error, as a bug would throw.
+      setTimeout(() => {
+        throw new Error('shard crash requested');
+      }, 0);
+      return;
+    }
+    // A read, answered afresh every time (a repeat gets the newer state, which is what it wants).
+    if (c.t === 'sync') return this.sync(c.rid, c.id);
+    // Seen before (main sent it again): its first reply again, or nothing while it still runs.
+    const seen = this.seen.get(c.rid);
+    if (seen !== undefined) {
+      if (seen !== RUNNING) this.emit(seen);
+      return;
+    }
+    this.seen.set(c.rid, RUNNING);
     switch (c.t) {
       case 'create':
-        this.request(c.rid, () => this.registry.create(c.spec, c.id));
+        // Made once: a create the shard no longer remembers (its rid forgotten) finds its game.
+        this.request(c.rid, [c.id], () => (this.holds(c.id) ? Promise.resolve() : this.registry.create(c.spec, c.id)));
         return;
       case 'pair':
-        this.request(c.rid, () => this.registry.createMirrorPair(c.spec, c.ids));
+        this.request(c.rid, c.ids, () => (this.holds(c.ids[0]) ? Promise.resolve() : this.registry.createMirrorPair(c.spec, c.ids)));
         return;
-      case 'move': {
-        const actor = this.registry.get(c.id);
-        // One clock decides a game's time: this thread's, which owns the game. Main's arrival stamp
-        // (`c.at`) comes from another clock (another machine, once shards are remote): not charged.
-        const now = this.d.clock.now();
-        const verdict = actor ? actor.moveAt(c.seat, c.moves, now, c.seen, c.version ?? undefined, c.credit ?? 0) : Promise.resolve('busy' as const);
-        verdict.then(
-          (v) => this.emit({ t: 'verdict', rid: c.rid, verdict: v }),
-          () => this.emit({ t: 'verdict', rid: c.rid, verdict: 'busy' }),
-        );
-        return;
-      }
-      case 'seed':
-        this.registry.get(c.id)?.seed(c.seat, c.seed);
-        return;
-      case 'resign':
-        this.registry.get(c.id)?.resign(c.seat);
-        return;
-      case 'sync':
-        this.sync(c.rid, c.id);
-        return;
+      case 'game':
+        return this.game(c);
       case 'resume':
         this.fwd?.adopt(c.recs);
-        this.request(c.rid, () => this.registry.resumeRecords(c.recs));
+        this.request(c.rid, c.recs.map((r) => r.id), () => this.registry.resumeRecords(c.recs));
         return;
       case 'idle':
-        this.request(c.rid, () => this.registry.idle());
+        this.request(c.rid, [], () => this.registry.idle());
         return;
       case 'stop':
-        this.request(c.rid, async () => {
+        this.request(c.rid, [], async () => {
           if (this.stats) clearInterval(this.stats);
           this.heads?.cancel();
           this.heads = null;
           await this.registry.stop();
         });
         return;
-      case 'crash':
-        // Outside any promise chain: an uncaught error, as a bug would throw.
-        setTimeout(() => {
-          throw new Error('shard crash requested');
-        }, 0);
-        return;
     }
   }
 
-  private request(rid: number, run: () => Promise<unknown>): void {
-    run().then(
-      () => this.emit({ t: 'done', rid }),
-      (e: unknown) => this.emit({ t: 'failed', rid, error: e instanceof Error ? e.message : String(e) }),
+  /** The shard has (or had) this game. */
+  private holds(id: string): boolean {
+    return this.registry.get(id) !== undefined || this.ended.has(id);
+  }
+
+  /**
+   * A game command, whatever it is: the command table (src/game/commands.ts) runs it on the game's
+   * actor. One clock decides a game's time: this thread's, which owns the game (see `runCommand`).
+   */
+  private game(c: Extract<Command, { t: 'game' }>): void {
+    const spec = commandSpec(c.name);
+    if (spec === undefined) return this.reply({ t: 'failed', rid: c.rid, error: `unknown game command ${c.name}` });
+    const actor = this.registry.get(c.id);
+    if (actor === undefined) return this.reply({ t: 'answer', rid: c.rid, reply: this.ended.has(c.id) ? spec.over : spec.lost });
+    runCommand(actor, c.name, c.payload, this.d.clock.now()).then(
+      (reply) => this.reply({ t: 'answer', rid: c.rid, reply }),
+      () => this.reply({ t: 'answer', rid: c.rid, reply: spec.lost }),
     );
   }
 
+  /** Runs a control command; `ids`: the games it announces, tagged with its rid. */
+  private request(rid: number, ids: readonly string[], run: () => Promise<unknown>): void {
+    for (const id of ids) this.announcing.set(id, rid);
+    const settled = (r: ShardReply & { rid: number }): void => {
+      for (const id of ids) if (this.announcing.get(id) === rid) this.announcing.delete(id);
+      this.reply(r);
+    };
+    run().then(
+      () => settled({ t: 'done', rid }),
+      (e: unknown) => settled({ t: 'failed', rid, error: e instanceof Error ? e.message : String(e) }),
+    );
+  }
+
+  /** A command's reply, kept for a repeat of the command. */
+  private reply(r: ShardReply & { rid: number }): void {
+    if (this.seen.has(r.rid)) this.seen.set(r.rid, r);
+    this.emit(r);
+  }
+
+  /** Tells main of a game, tagged with the command that made it appear (0: none, main ignores it). */
   private announce(r: Extract<ShardReply, { t: 'started' | 'resumed' }>): void {
     this.known.set(r.rec.id, { hist: r.rec.history.length, seq: 0 });
     this.emit(r);
@@ -221,8 +267,11 @@ export class ShardHost {
   private sendHeads(): void {
     this.heads = null;
     const seqs: [string, number][] = [];
-    for (const id of this.touched) seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
-    this.touched.clear();
+    for (const [id, left] of this.touched) {
+      seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
+      if (left > 1) this.touched.set(id, left - 1);
+      else this.touched.delete(id);
+    }
     this.emit({ t: 'heads', seqs });
     // One more after the last games updated (an empty one), so main checks those against it.
     if (seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
@@ -284,7 +333,7 @@ export class ShardHost {
     }
     known.hist = rec.history.length;
     this.emit(update);
-    this.touched.add(game.id);
+    this.touched.set(game.id, HEADS_REPEAT);
     this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 

@@ -3,7 +3,7 @@
 // (structured-clone safe), so a transport may copy, pack or send it over a network unchanged.
 // Messages travel in batches: one array per shard per event-loop turn, in order.
 import type { GameRecord, ResultRecord } from '../domain/records.js';
-import type { HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
+import type { HistoryEntry } from '../domain/types.js';
 import type { NewGameSpec } from '../game/types.js';
 
 /** The fields of a game record that change from version to version (the rest is fixed at creation). */
@@ -22,20 +22,22 @@ export function headOf(rec: GameRecord): RecordHead {
   return head as RecordHead;
 }
 
-/** Main → shard. `rid` pairs a request with its reply. */
+/**
+ * Main → shard. `rid` pairs a request with its reply and is the command's identity: main sends the
+ * same command again, with the same `rid`, until it is answered (a lost command or reply), and a
+ * shard that has seen that `rid` answers with its first reply instead of acting twice.
+ */
 export type Command =
   | { t: 'create'; rid: number; id: string; spec: NewGameSpec }
   | { t: 'pair'; rid: number; ids: [string, string]; spec: NewGameSpec }
   /**
-   * `at`: when main received the move; `version`: see GameHandle.move; `credit`: ms the server held
-   * the turn before the mover saw it (see GameHandle.move), a duration, so no clock is shared.
+   * Any game command (src/game/commands.ts: move, seed, resign, …) for game `id`, by name: the shard
+   * hands `payload` to the game's actor through the command table and answers `answer`.
    */
-  | { t: 'move'; rid: number; id: string; seat: Seat; moves: string[]; at: number; seen: number | null; version?: number; credit?: number }
-  | { t: 'seed'; id: string; seat: Seat; seed: string }
-  | { t: 'resign'; id: string; seat: Seat }
+  | { t: 'game'; rid: number; id: string; name: string; payload: unknown }
   /**
-   * Main saw a gap in a game's updates (a lost or late one): send its whole current state again
-   * (`synced`). Idempotent, so a lost one is simply asked again.
+   * Main saw a gap in a game's updates (a lost or late one), or needs a game it was not told of: send
+   * its whole current state (`synced`). A read, answered afresh each time it is asked.
    */
   | { t: 'sync'; rid: number; id: string }
   /** Live records to take over (a start or a restart); answered once each has settled. */
@@ -52,17 +54,21 @@ export type Command =
  * store (`write`), where main writes it before publishing.
  */
 export type ShardReply =
-  /** A game created here (create or pair), announced before its first roll. */
-  | { t: 'started'; rec: GameRecord }
-  /** A game taken over by `resume`, once settled: its whole current record and pending tree. */
-  | { t: 'resumed'; rec: GameRecord; tree: TreeWire | null }
+  /**
+   * A game created here (create or pair), announced before its first roll; `rid`: the command that
+   * created it (main takes an announcement only while that command waits, and only once).
+   */
+  | { t: 'started'; rid: number; rec: GameRecord }
+  /** A game taken over by `resume` (`rid`), once settled: its whole current record and pending tree. */
+  | { t: 'resumed'; rid: number; rec: GameRecord; tree: TreeWire | null }
   /**
    * The answer to `sync`: the game's whole record and pending tree, and the `seq` of the last update
    * it covers; an ended game comes with its result lines when main stores it (forwarding store).
    */
   | { t: 'synced'; rid: number; rec: GameRecord; tree: TreeWire | null; seq: number; results?: ResultRecord[] }
   | { t: 'failed'; rid: number; error: string }
-  | { t: 'verdict'; rid: number; verdict: MoveVerdict | 'busy' }
+  /** The reply of a `game` command (its type is the command's, in src/game/commands.ts). */
+  | { t: 'answer'; rid: number; reply: unknown }
   | {
       t: 'update';
       id: string;

@@ -6,20 +6,20 @@
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { GameRecord } from '../domain/records.js';
-import { GAME_OVER } from '../domain/rules.js';
-import type { GameEvent, MoveVerdict, Seat } from '../domain/types.js';
+import type { GameEvent } from '../domain/types.js';
 import type { EventFrame, GameHandle, GameSubscriber } from '../game/types.js';
 import { Subscribers } from '../game/subscribers.js';
-import { GameView, PendingTree, ViewedGame, isEnded } from '../game/view.js';
+import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from '../game/commands.js';
+import { GameView, PendingTree, isEnded } from '../game/view.js';
+import { CommandedGame } from '../game/commanded.js';
 import { movesJson } from '../wire/encode.js';
 import { treeJsonOfLine, type ShardReply, type TreeWire } from './protocol.js';
 import { PublishedTree } from './tree-texts.js';
 
-/** What a replica asks of its owner: send a command to the game's shard. */
+/** What a replica asks of its owner: send a game command (any, by name) to the game's shard. */
 export interface ReplicaLink {
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
-  seed(id: string, seat: Seat, seed: string): void;
-  resign(id: string, seat: Seat): void;
+  /** Resolves with the command's reply, or its `lost` answer when none came. */
+  command(id: string, name: string, payload: unknown): Promise<unknown>;
   /** Asks the shard for the game's pending tree again; the replica's `treeArrived` follows. */
   refetchTree(id: string): void;
 }
@@ -58,7 +58,7 @@ function movesBodyOf(version: number, dfen: string, tree: Uint8Array): Uint8Arra
 /** Rounds of asking the owner for a large tree's text before a read gives up (the store is thrashing). */
 const REFETCH_TRIES = 3;
 
-export class GameReplica extends ViewedGame implements GameHandle {
+export class GameReplica extends CommandedGame implements GameHandle {
   protected view: GameView;
   /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
   seq = 0;
@@ -79,7 +79,7 @@ export class GameReplica extends ViewedGame implements GameHandle {
     private readonly link: ReplicaLink,
     private readonly clock: Clock,
     private readonly cap: number,
-    private readonly log: Logger,
+    log: Logger,
   ) {
     super();
     this.view = this.viewOf(rec, this.pendingOf(tree));
@@ -102,20 +102,16 @@ export class GameReplica extends ViewedGame implements GameHandle {
 
   // ---- commands: to the shard --------------------------------------------------------------------
 
-  seed(seat: Seat, seed: string): void {
-    if (this.isActive()) this.link.seed(this.id, seat, seed);
+  /** Any game command: to the game's shard, whose actor runs it; an ended game answers at once. */
+  command<K extends CommandName>(name: K, payload: PayloadOf<K>): Promise<ReplyOf<K>> {
+    const spec = commandSpec(name);
+    if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
+    if (!this.isActive()) return Promise.resolve(spec.over as ReplyOf<K>);
+    return this.link.command(this.id, name, payload) as Promise<ReplyOf<K>>;
   }
 
-  move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
-    // Received now: the clock stops here, and the roll pending here is the one the mover answers.
-    const at = this.clock.now();
-    if (!this.isActive()) return Promise.resolve(GAME_OVER);
-    const rec = this.view.rec;
-    return this.link.move(this.id, seat, [...moves], at, this.view.tree ? rec.ply : null, version, creditMs);
-  }
-
-  resign(seat: Seat): void {
-    if (this.isActive()) this.link.resign(this.id, seat);
+  protected now(): number {
+    return this.clock.now();
   }
 
   subscribe(sub: GameSubscriber): { snapshot: EventFrame; ended: EventFrame | null; unsubscribe(): void } {

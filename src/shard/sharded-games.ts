@@ -1,24 +1,30 @@
 // The main thread's side of the shards: the GameFactory, MirrorPairFactory and GameDirectory the
 // edge and the services use, with every actor in a shard. A game's shard is fixed by its id
 // (protocol.ts: shardIndex), so main needs no routing table and a restarted server finds the same
-// shard for the same game. Commands leave in one batch per shard per event-loop turn; replies are
-// applied in order: a version is written (forwarding store), adopted by its replica, then published.
+// shard for the same game. Every game command goes by one generic path (`command`, a `game` message),
+// every request waits in `Requests` (resent until answered, with a deadline), replies keep the
+// replicas current through `ReplicaFeed`, and the channels, batching and restarts are `ShardLinks`'.
 // A shard that dies is started again and given its live games back from the store; the streams of
 // its games are closed (their subscribers reconnect and get a fresh Snapshot).
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { GameRecord } from '../domain/records.js';
-import type { MoveVerdict, Seat } from '../domain/types.js';
+import { commandSpec } from '../game/commands.js';
 import { withDefaults, type GameConfig } from '../game/game-config.js';
 import { GameShelf, ShelvedGames } from '../game/shelf.js';
 import type {
   GameDirectory, GameFactory, GameHandle, GameLifecycleListener, MirrorPairFactory, NewGameSpec,
 } from '../game/types.js';
-import { isEnded, refusedMoveSeat } from '../game/view.js';
+import { isEnded } from '../game/view.js';
 import type { Store } from '../store/types.js';
-import { GameReplica, type ReplicaLink } from './replica.js';
-import { chunked, shardIndex, shardKey, type Command, type ShardReply, type TreeWire } from './protocol.js';
-import type { ShardChannel, ShardTransport } from './transport.js';
+import type { GameReplica, ReplicaLink } from './replica.js';
+import { ReplicaFeed } from './replica-feed.js';
+import { shardIndex, shardKey, type Command, type ShardReply } from './protocol.js';
+import { Requests } from './requests.js';
+import { ShardLinks, type ShardLink } from './shard-links.js';
+import type { ShardTransport } from './transport.js';
+
+export { HELD_MAX } from './shard-links.js';
 
 export interface ShardedGamesDeps {
   transport: ShardTransport;
@@ -40,64 +46,33 @@ export interface ShardedGamesDeps {
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
   /** Wraps the handling of each batch of replies (the edge gathers the stream writes it makes). */
   aroundBatch?: (fn: () => void) => void;
-  /** A move whose verdict has not come back in this long is answered 'busy' (default 30 s). */
+  /** A game command (a move…) not answered in this long gets its `lost` answer, 'busy' for a move (default 30 s); a sync too. */
   verdictTimeoutMs?: number;
-  /** Other requests (create, resume, sync, stop…) fail after this long (default 5 min). */
+  /** Control requests (create, pair, resume, idle, stop) fail after this long (default 5 min). */
   requestTimeoutMs?: number;
   /** Requests waiting for an answer, across shards (default PENDING_MAX). */
   pendingMax?: number;
+  /** A command not answered in this long is sent again, the pause doubling each time (default 1 s). */
+  resendMs?: number;
+  /** Sends of one command at most, the first included (default 8). */
+  maxSends?: number;
 }
-
-type Pending = { shard: number; deadline: number } & (
-  | { kind: 'verdict'; resolve: (v: MoveVerdict | 'busy') => void }
-  | { kind: 'done'; resolve: () => void; reject: (e: Error) => void }
-  /** `tree`: asked only for the pending tree's text (main let it go), not for a gap. */
-  | { kind: 'sync'; id: string; tree?: true }
-);
 
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
 export const PENDING_MAX = 100_000;
-const SWEEP_EVERY_MS = 1000;
-
-/** After this many deaths in a row within RESTART_WINDOW_MS, restarts wait (doubling, capped). */
-const RESTART_WINDOW_MS = 10_000;
-const RESTART_DELAY_MAX_MS = 30_000;
-
-interface Shard {
-  index: number;
-  channel: ShardChannel;
-  out: Command[];
-  flushing: boolean;
-  cpuSeconds: number;
-  /** V8 heap of the shard's thread (bytes), from its last stats. */
-  heap: { used: number; total: number };
-  deaths: number;
-  lastDeath: number;
-  /** Between its death and the end of its games' resume: commands wait in `held`, not sent. */
-  restarting: boolean;
-  held: Command[];
-  /** Grows at every death, so a restart overtaken by another death stands down. */
-  generation: number;
-  /** The games its last `heads` named. */
-  reported: string[];
-}
-
-/** Commands one restarting shard may hold for later; past it they are answered at once. */
-export const HELD_MAX = 10_000;
 
 export class ShardedGames extends ShelvedGames<GameReplica> implements GameFactory, MirrorPairFactory, GameDirectory, ReplicaLink {
   protected readonly shelf: GameShelf<GameReplica>;
   private readonly cfg;
-  private readonly shards: Shard[];
-  private readonly pending = new Map<number, Pending>();
+  private readonly links: ShardLinks;
+  private readonly shards: ShardLink[];
+  private readonly requests: Requests;
+  private readonly feed: ReplicaFeed;
   /** Main-thread seconds spent applying shard replies (replicas, store writes, the fan-out to streams). */
   applySeconds = 0;
-  private nextRid = 1;
   private stopping = false;
-  private sweeping: { cancel(): void } | null = null;
   private readonly verdictTimeoutMs: number;
   private readonly requestTimeoutMs: number;
-  private readonly pendingMax: number;
 
   constructor(private readonly d: ShardedGamesDeps) {
     super();
@@ -105,16 +80,39 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.cfg = withDefaults(d.config);
     this.verdictTimeoutMs = d.verdictTimeoutMs ?? 30_000;
     this.requestTimeoutMs = d.requestTimeoutMs ?? 300_000;
-    this.pendingMax = d.pendingMax ?? PENDING_MAX;
+    this.requests = new Requests({
+      clock: d.clock,
+      max: d.pendingMax ?? PENDING_MAX,
+      resendMs: d.resendMs ?? 1000,
+      maxSends: d.maxSends ?? 8,
+      // A resend to a restarting shard is not held again: the first send is, and its rid is the same.
+      send: (index, c, again, bypass) => {
+        const shard = this.shards[index];
+        if (!again || bypass || !shard.restarting) this.links.enqueue(shard, c, bypass);
+      },
+    });
     this.shelf = new GameShelf(d.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, d.listeners, d.log);
-    this.shards = Array.from({ length: d.shards }, (_, index) => ({
-      index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, heap: { used: 0, total: 0 }, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0, reported: [],
-    }));
+    this.links = new ShardLinks({
+      transport: d.transport, count: d.shards, clock: d.clock, log: d.log,
+      replies: (index, batch) => this.receive(index, batch),
+      lost: (index) => this.lost(index),
+      refuse: (c, index) => void ('rid' in c && this.requests.fail(c.rid, `shard ${index} is restarting`)),
+      reopened: (index, err) => this.reopened(index, err),
+      stopping: () => this.stopping,
+    });
+    this.shards = this.links.all;
+    this.feed = new ReplicaFeed({
+      shelf: this.shelf, store: d.store, clock: d.clock, log: d.log, link: this, requests: this.requests,
+      inlineLeafCap: this.cfg.inlineLeafCap, syncTimeoutMs: this.verdictTimeoutMs,
+      shardOf: (id) => this.shardOfLive(id).index,
+      write: (p, id) => this.write(p, id),
+      onTree: d.onTree, onStoreWrite: d.onStoreWrite,
+    });
   }
 
-  /** Requests waiting for a shard's answer (tests check that it empties). */
+  /** Requests waiting for a shard's answer and commands held for a restarting one (tests check that it empties). */
   waiting(): number {
-    return this.pending.size;
+    return this.requests.size + this.shards.reduce((n, s) => n + s.held.length, 0);
   }
 
   /** Per-shard CPU seconds (from the shards' last stats), for /metrics. */
@@ -127,12 +125,12 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     return this.shards.map((s) => s.heap);
   }
 
-  private shardOf(id: string, mirrorOf: string | null): Shard {
+  private shardOf(id: string, mirrorOf: string | null): ShardLink {
     return this.shards[shardIndex(shardKey(id, mirrorOf), this.shards.length)];
   }
 
   /** The shard of a game main knows as live (its record says whether it has a mirror-pair twin). */
-  private shardOfLive(id: string): Shard {
+  private shardOfLive(id: string): ShardLink {
     return this.shardOf(id, this.shelf.get(id)?.record().mirrorOf ?? null);
   }
 
@@ -141,16 +139,14 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   async create(spec: NewGameSpec): Promise<GameHandle> {
     if (this.stopping) throw new Error('game registry is stopping');
     const id = this.d.newId();
-    const shard = this.shardOf(id, null);
-    await this.request(shard, (rid) => ({ t: 'create', rid, id, spec }));
+    await this.appear(this.shardOf(id, null), (rid) => ({ t: 'create', rid, id, spec }), [id], 'gameStarted');
     return this.created(id);
   }
 
   async createMirrorPair(spec: NewGameSpec): Promise<[GameHandle, GameHandle]> {
     if (this.stopping) throw new Error('game registry is stopping');
     const ids: [string, string] = [this.d.newId(), this.d.newId()];
-    const shard = this.shardOf(ids[0], ids[1]);
-    await this.request(shard, (rid) => ({ t: 'pair', rid, ids, spec }));
+    await this.appear(this.shardOf(ids[0], ids[1]), (rid) => ({ t: 'pair', rid, ids, spec }), ids, 'gameStarted');
     return [this.created(ids[0]), this.created(ids[1])];
   }
 
@@ -169,10 +165,44 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     return recs.length;
   }
 
-  private async resumeShard(shard: Shard, all: readonly GameRecord[]): Promise<void> {
+  private async resumeShard(shard: ShardLink, all: readonly GameRecord[]): Promise<void> {
     const recs = all.filter((r) => this.shardOf(r.id, r.mirrorOf) === shard);
     if (recs.length === 0) return;
-    await this.request(shard, (rid) => ({ t: 'resume', rid, recs }), true);
+    await this.appear(shard, (rid) => ({ t: 'resume', rid, recs }), recs.map((r) => r.id), 'gameResumed', true);
+  }
+
+  /**
+   * A command that makes games appear on a shard (create, pair, resume). Each is announced with the
+   * command's rid while it waits; one whose announcement was lost is asked for by `sync` once the
+   * command is answered, so main has every game it made when this resolves.
+   */
+  private async appear(
+    shard: ShardLink, make: (rid: number) => Extract<Command, { t: 'create' | 'pair' | 'resume' }>, ids: readonly string[],
+    hook: 'gameStarted' | 'gameResumed', bypass = false,
+  ): Promise<void> {
+    const announced = await this.request(shard, make, { announces: true, bypass });
+    const missed = ids.filter((id) => !announced.has(id));
+    if (missed.length === 0) return;
+    this.d.log.warn({ shard: shard.index, games: missed.length }, 'games announced by no message: asking their shard');
+    const got = await Promise.allSettled(missed.map((id) => this.fetch(shard, id, hook, bypass)));
+    const failed = got.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+
+  /** A game's whole state, asked of its shard, adopted as if announced. */
+  private fetch(shard: ShardLink, id: string, hook: 'gameStarted' | 'gameResumed', bypass: boolean): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const sent = this.requests.open(shard.index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.requestTimeoutMs, bypass }, {
+        settle: (r) => {
+          if (r.t !== 'synced') return reject(new Error(r.t === 'failed' ? r.error : `unexpected ${r.t}`));
+          if (isEnded(r.rec) && r.results) this.write(this.d.store.finishGame(r.rec, r.results), id);
+          this.feed.announced(r.rec, r.tree, hook, r.seq);
+          resolve();
+        },
+        fail: (why) => reject(new Error(why)),
+      });
+      if (!sent) reject(new Error('too many requests waiting for the game shards'));
+    });
   }
 
   /** Resolves once every shard has nothing waiting or running, and its replies are applied. */
@@ -187,94 +217,48 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       this.shards.filter((s) => !s.restarting).map((s) => this.request(s, (rid) => ({ t: 'stop', rid })).catch(() => {})),
     );
     for (const g of this.shelf.live()) g.closeSubscribers();
-    this.sweeping?.cancel();
-    this.sweeping = null;
-    await Promise.all(this.shards.map((s) => s.channel.close()));
+    this.requests.stop();
+    await this.links.close();
   }
 
   /** Tests: makes shard `index` throw an uncaught error, as a bug would. */
   crash(index: number): void {
-    this.enqueue(this.shards[index], { t: 'crash' });
+    this.links.enqueue(this.shards[index], { t: 'crash' });
   }
 
-  // ---- the replicas' commands --------------------------------------------------------------------
+  // ---- game commands: one path for all (src/game/commands.ts) ------------------------------------
 
-  move(id: string, seat: Seat, moves: string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
+  /** Sends a game command to the game's shard; its reply, or the command's `lost` answer (ReplicaLink). */
+  command(id: string, name: string, payload: unknown): Promise<unknown> {
+    const spec = commandSpec(name);
+    if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
     const shard = this.shardOfLive(id);
-    if (this.pending.size >= this.pendingMax) return Promise.resolve('busy');
     return new Promise((resolve) => {
-      const rid = this.nextRid++;
-      this.wait(rid, { kind: 'verdict', shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, resolve });
-      const cmd: Extract<Command, { t: 'move' }> = { t: 'move', rid, id, seat, moves, at, seen };
-      if (version !== undefined) cmd.version = version;
-      if (creditMs !== undefined && creditMs > 0) cmd.credit = creditMs;
-      this.enqueue(shard, cmd);
+      const sent = this.requests.open(shard.index, (rid) => ({ t: 'game', rid, id, name, payload }), { timeoutMs: this.verdictTimeoutMs }, {
+        settle: (r) => resolve(r.t === 'answer' ? r.reply : spec.lost),
+        fail: () => resolve(spec.lost),
+      });
+      if (!sent) resolve(spec.lost);
     });
   }
 
-  seed(id: string, seat: Seat, seed: string): void {
-    this.enqueue(this.shardOfLive(id), { t: 'seed', id, seat, seed });
-  }
-
-  resign(id: string, seat: Seat): void {
-    this.enqueue(this.shardOfLive(id), { t: 'resign', id, seat });
+  /** Asks the shard for a replica's large tree again (ReplicaLink). */
+  refetchTree(id: string): void {
+    this.feed.refetchTree(id);
   }
 
   // ---- the channel ----------------------------------------------------------------------------
 
-  private open(index: number): ShardChannel {
-    return this.d.transport.open(index, {
-      replies: (batch) => this.receive(index, batch),
-      died: (err) => this.died(index, err),
-    });
-  }
-
-  private request(shard: Shard, make: (rid: number) => Command, bypass = false): Promise<void> {
-    if (this.pending.size >= this.pendingMax) return Promise.reject(new Error('too many requests waiting for the game shards'));
+  /** A control request: resolves with the games it announced when `done`, rejects on `failed` or its deadline. */
+  private request(
+    shard: ShardLink, make: (rid: number) => Extract<Command, { rid: number }>, opts: { announces?: boolean; bypass?: boolean } = {},
+  ): Promise<ReadonlySet<string>> {
     return new Promise((resolve, reject) => {
-      const rid = this.nextRid++;
-      this.wait(rid, { kind: 'done', shard: shard.index, deadline: this.d.clock.now() + this.requestTimeoutMs, resolve, reject });
-      this.enqueue(shard, make(rid), bypass);
-    });
-  }
-
-  /** Registers a request waiting for its answer; the sweep answers it at its deadline if none came. */
-  private wait(rid: number, p: Pending): void {
-    this.pending.set(rid, p);
-    this.sweeping ??= this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
-  }
-
-  /** Answers every request past its deadline (a lost command or reply): nothing waits forever. */
-  private sweep(): void {
-    this.sweeping = null;
-    const now = this.d.clock.now();
-    for (const [rid, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.pending.delete(rid);
-      if (p.kind === 'verdict') p.resolve('busy');
-      else if (p.kind === 'done') p.reject(new Error(`shard ${p.shard} did not answer in time`));
-      else this.syncFailed(p);
-    }
-    if (this.pending.size > 0 && !this.stopping) this.sweeping = this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
-  }
-
-  private enqueue(shard: Shard, c: Command, bypass = false): void {
-    if (shard.restarting && !bypass) {
-      // Sent once the shard has its games back; past the bound, answered at once instead.
-      if (shard.held.length < HELD_MAX) shard.held.push(c);
-      else if ('rid' in c) this.fail(c.rid, shard.index);
-      return;
-    }
-    shard.out.push(c);
-    if (shard.flushing) return;
-    shard.flushing = true;
-    // One message per shard per event-loop turn: every command of this turn rides together.
-    setImmediate(() => {
-      shard.flushing = false;
-      const batch = shard.out;
-      shard.out = [];
-      // Bounded in bytes and count: a big turn (a resume of many games) goes as several batches.
-      for (const part of chunked(batch)) shard.channel.send(part);
+      const sent = this.requests.open(shard.index, make, { timeoutMs: this.requestTimeoutMs, ...opts }, {
+        settle: (r, announced) => (r.t === 'done' ? resolve(announced) : reject(new Error(r.t === 'failed' ? r.error : `unexpected ${r.t}`))),
+        fail: (why) => reject(new Error(why)),
+      });
+      if (!sent) reject(new Error('too many requests waiting for the game shards'));
     });
   }
 
@@ -298,150 +282,30 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   private reply(index: number, r: ShardReply): void {
     switch (r.t) {
       case 'update':
-        return this.update(r);
+        return this.feed.update(r);
       case 'started':
-        return this.announced(r.rec, null, 'gameStarted');
-      case 'resumed':
-        return this.announced(r.rec, r.tree, 'gameResumed');
+      case 'resumed': {
+        // Taken only while the command that made the game waits, and once (a late or repeated one is not).
+        const w = this.requests.peek(r.rid);
+        if (!w?.announced || w.announced.has(r.rec.id)) return;
+        w.announced.add(r.rec.id);
+        return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed');
+      }
       case 'write':
         this.write(r.results ? this.d.store.finishGame(r.rec, r.results) : this.d.store.putGame(r.rec), r.rec.id);
         return;
-      case 'verdict': {
-        // A verdict answered already (a duplicate, or one past its deadline) finds nothing here.
-        const p = this.pending.get(r.rid);
-        this.pending.delete(r.rid);
-        if (p?.kind === 'verdict') p.resolve(r.verdict);
-        return;
-      }
+      case 'answer':
       case 'synced':
-        return this.synced(r);
-      case 'heads':
-        return this.heads(this.shards[index], r.seqs);
       case 'done':
-      case 'failed': {
-        const p = this.pending.get(r.rid);
-        this.pending.delete(r.rid);
-        if (p?.kind === 'sync') this.syncFailed(p);
-        if (p?.kind !== 'done') return;
-        if (r.t === 'done') p.resolve();
-        else p.reject(new Error(r.error));
-        return;
-      }
+      case 'failed':
+        // The first reply settles its request; a repeated or late one finds nothing waiting.
+        return this.requests.answer(r);
+      case 'heads':
+        return this.feed.heads(this.shards[index], r.seqs);
       case 'stats':
         this.shards[index].cpuSeconds = r.cpuSeconds;
         this.shards[index].heap = { used: r.heapUsed, total: r.heapTotal };
         return;
-    }
-  }
-
-  private announced(rec: GameRecord, tree: TreeWire | null, hook: 'gameStarted' | 'gameResumed'): void {
-    let g = this.shelf.get(rec.id);
-    if (g) {
-      g.seq = 0;
-      g.headSeq = 0;
-      g.reset(rec, tree);
-    } else {
-      g = new GameReplica(rec, tree, this, this.d.clock, this.cfg.inlineLeafCap, this.d.log);
-      if (!isEnded(rec)) this.shelf.add(g);
-    }
-    // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
-    if (isEnded(rec)) {
-      this.shelf.retire(g, rec);
-      this.shelf.notify('gameEnded', g, rec);
-      return;
-    }
-    this.shelf.notify(hook, g);
-  }
-
-  private update(u: Extract<ShardReply, { t: 'update' }>): void {
-    const g = this.shelf.get(u.id);
-    if (!g) return;
-    // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
-    if (u.seq <= g.seq || g.syncing) return;
-    if (u.seq !== g.seq + 1) return this.resync(g);
-    g.seq = u.seq;
-    const rec = g.recordOf(u);
-    if (u.wrote) this.d.onStoreWrite?.(u.wrote[0], u.wrote[1]);
-    if (u.treeSeconds !== undefined) this.d.onTree?.(u.treeSeconds);
-    // Written before published: nobody sees a version the store does not hold.
-    if (u.write) this.write(this.d.store.finishGame(rec, u.write.results), u.id);
-    g.apply(u, rec);
-    for (let i = 0; i < u.turns; i++) this.shelf.notify('turnApplied', g);
-    for (const [, line] of u.lines) {
-      const seat = refusedMoveSeat(line);
-      if (seat !== null) this.shelf.notify('moveRefused', g, seat);
-    }
-    if (isEnded(rec)) {
-      this.shelf.retire(g, rec);
-      // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
-      if (rec.mirrorOf !== null) this.shelf.forget(rec.mirrorOf);
-      this.shelf.notify('gameEnded', g, rec);
-    }
-  }
-
-  /**
-   * A gap in a game's updates (one lost, or overtaken): its subscribers missed events, so their
-   * streams end (a reconnect gets a fresh Snapshot), and the owner is asked for the whole state.
-   */
-  private resync(g: GameReplica): void {
-    g.syncing = true;
-    g.closeSubscribers();
-    this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
-    const shard = this.shardOfLive(g.id);
-    const rid = this.nextRid++;
-    this.wait(rid, { kind: 'sync', shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, id: g.id });
-    this.enqueue(shard, { t: 'sync', rid, id: g.id });
-  }
-
-  /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
-  refetchTree(id: string): void {
-    const g = this.shelf.get(id);
-    if (!g) return;
-    if (this.pending.size >= this.pendingMax) {
-      queueMicrotask(() => g.treeArrived()); // its reader gives up after a few tries
-      return;
-    }
-    const shard = this.shardOfLive(id);
-    const rid = this.nextRid++;
-    this.wait(rid, { kind: 'sync', tree: true, shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, id });
-    this.enqueue(shard, { t: 'sync', rid, id });
-  }
-
-  /** A game behind what its owner reported a `heads` ago lost its last update(s): resync it. */
-  private heads(shard: Shard, seqs: readonly [string, number][]): void {
-    // The games of the previous report have had a whole period for their updates to arrive.
-    for (const id of shard.reported) {
-      const g = this.shelf.get(id);
-      if (g && g.headSeq > g.seq && !g.syncing) this.resync(g);
-    }
-    shard.reported = [];
-    for (const [id, seq] of seqs) {
-      const g = this.shelf.get(id);
-      if (!g) continue;
-      g.headSeq = Math.max(g.headSeq, seq);
-      shard.reported.push(id);
-    }
-  }
-
-  private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
-    const p = this.pending.get(r.rid);
-    this.pending.delete(r.rid);
-    const g = this.shelf.get(r.rec.id);
-    if (p?.kind !== 'sync' || !g) return;
-    if (p.tree) {
-      // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
-      g.treeArrived(r.seq === g.seq && !g.syncing && r.rec.version === g.record().version ? r.tree : undefined);
-      return;
-    }
-    g.syncDone();
-    if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
-    g.seq = r.seq;
-    g.reset(r.rec, r.tree);
-    if (isEnded(r.rec)) {
-      if (r.results) this.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
-      this.shelf.retire(g, r.rec);
-      if (r.rec.mirrorOf !== null) this.shelf.forget(r.rec.mirrorOf);
-      this.shelf.notify('gameEnded', g, r.rec);
     }
   }
 
@@ -452,62 +316,30 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   // ---- a shard dies ---------------------------------------------------------------------------
 
-  private died(index: number, err: Error): void {
-    const shard = this.shards[index];
-    shard.restarting = true;
-    shard.generation++;
-    this.d.log.error({ shard: index, err: err.stack ?? err.message }, 'shard died; restarting it');
-    // Whatever was waiting on it gets an answer now.
-    for (const [rid, p] of this.pending) if (p.shard === index) this.fail(rid, index);
-    shard.out = [];
-    shard.held = [];
-    shard.channel.close().catch(() => {});
+  /** Whatever waited on the dead shard gets an answer now; its games' streams end. */
+  private lost(index: number): void {
+    this.requests.failShard(index, `shard ${index} is restarting`);
     // Events between what main saw and what the store holds are gone with the thread: the streams of
     // its games end, and a reconnecting subscriber starts from a fresh Snapshot.
-    for (const g of this.shelf.live()) if (this.shardOfLive(g.id) === shard) g.closeSubscribers();
-    if (this.stopping) return;
-    const now = this.d.clock.now();
-    shard.deaths = now - shard.lastDeath < RESTART_WINDOW_MS ? shard.deaths + 1 : 1;
-    shard.lastDeath = now;
-    const delay = shard.deaths <= 1 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 250 * 2 ** shard.deaths);
-    const generation = shard.generation;
-    setTimeout(() => void this.restart(shard, err, generation), delay).unref();
+    // Its next instance counts updates afresh: what the dead one reported says nothing any more.
+    for (const g of this.shelf.live()) {
+      if (this.shardOfLive(g.id).index !== index) continue;
+      g.closeSubscribers();
+      g.headSeq = 0;
+    }
   }
 
-  /** A request its shard will never answer: a move is 'busy' (the bot may send it again). */
-  private fail(rid: number, index: number): void {
-    const p = this.pending.get(rid);
-    this.pending.delete(rid);
-    if (p?.kind === 'verdict') p.resolve('busy');
-    else if (p?.kind === 'done') p.reject(new Error(`shard ${index} is restarting`));
-    else if (p?.kind === 'sync') this.syncFailed(p);
-  }
-
-  /** A sync that will not be answered: the game may resync again, or its tree's readers try again. */
-  private syncFailed(p: Extract<Pending, { kind: 'sync' }>): void {
-    const g = this.shelf.get(p.id);
-    if (p.tree) g?.treeArrived();
-    else g?.syncDone();
-  }
-
-  private async restart(shard: Shard, err: Error, generation: number): Promise<void> {
-    if (this.stopping || generation !== shard.generation) return;
-    shard.channel = this.open(shard.index);
-    this.d.onRestart?.(shard.index, err);
+  /** The shard is open again: its live games handed back; those whose end the store holds end here too. */
+  private async reopened(index: number, err: Error): Promise<void> {
+    const shard = this.shards[index];
+    this.d.onRestart?.(index, err);
     try {
       // A memory server's live versions are its replicas' records; LMDB's are in the store.
       const live = this.d.forwarded ? this.shelf.live().map((g) => g.record()) : this.d.store.listLiveGames();
       await this.resumeShard(shard, live.filter((r) => !isEnded(r)));
     } catch (e) {
-      this.d.log.error({ shard: shard.index, err: String(e) }, 'restarted shard could not resume its games');
+      this.d.log.error({ shard: index, err: String(e) }, 'restarted shard could not resume its games');
     }
-    // Died again meanwhile: the newer restart takes over.
-    if (generation !== shard.generation) return;
-    // Its games are back: what waited meanwhile goes now, in the order it came.
-    shard.restarting = false;
-    const held = shard.held;
-    shard.held = [];
-    for (const c of held) this.enqueue(shard, c);
     // A game main still shows live whose end the store holds (the update was lost with the thread).
     for (const g of this.shelf.live()) {
       if (this.shardOfLive(g.id) !== shard) continue;
@@ -518,6 +350,5 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
         this.shelf.notify('gameEnded', g, stored);
       }
     }
-    this.d.log.info({ shard: shard.index }, 'shard restarted');
   }
 }

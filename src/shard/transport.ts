@@ -33,6 +33,9 @@ export interface ShardTransport {
  * environment, as worker threads share it), a ForwardingStore when the server keeps memory.
  */
 export class LoopbackTransport implements ShardTransport {
+  /** Every host opened, by shard index (the latest one): tests look inside. */
+  readonly hosts: ShardHost[] = [];
+
   constructor(private readonly deps: Omit<ShardHostDeps, 'post' | 'later' | 'store' | 'statsEveryMs'> & { storeFor(index: number): ShardStore }) {}
 
   open(index: number, events: ShardEvents): ShardChannel {
@@ -49,6 +52,7 @@ export class LoopbackTransport implements ShardTransport {
         });
       },
     });
+    this.hosts[index] = host;
     return {
       send: (batch) => {
         const copy = structuredClone(batch);

@@ -12,10 +12,7 @@ const srcDir = join(root, 'src');
 const MAX_LINES = 400;
 
 /** Files known to be over the limit, relative to the repository root. */
-const OVER_TODAY = new Set<string>([
-  'src/game/actor.ts',
-  'src/shard/sharded-games.ts',
-]);
+const OVER_TODAY = new Set<string>([]);
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

@@ -1,8 +1,9 @@
 // The shard protocol over a transport that is not reliable: real shard hosts in this thread
 // (LoopbackTransport) behind a wrapper that, on a seed, drops, duplicates and delays (so reorders)
-// move commands and update / verdict replies. Whole games still end with the same transcript on the
-// owner (its store) and on main (the replica), every move gets exactly one answer, and a gap in a
-// game's updates is resynced from its owner. Also: the owner's clock alone charges the mover.
+// every message, commands and replies alike. Whole games (single games with client seeds, mirror
+// pairs, resignations) still end with the same transcript on the owner (its store) and on main (the
+// replica), every move gets exactly one answer, and nothing is left waiting on either side. Also:
+// the owner's clock alone charges the mover.
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { silentLogger, type Logger } from '../../src/domain/log.js';
@@ -25,19 +26,14 @@ interface Faults {
   delay: number;
 }
 
-/** What the faulty wrapper did, for the test to check the faults happened. */
-interface Tally {
-  dropped: number;
-  duplicated: number;
-  delayed: number;
-}
-
-/** Messages the wrapper may lose, repeat or hold back; every other kind passes in order. */
-const FAULTY = new Set(['move', 'update', 'verdict']);
-
-/** Wraps a transport: each message of a faulty kind is dropped, duplicated or delayed on the seed. */
+/**
+ * Wraps a transport: each message, whatever its kind, is dropped, duplicated or delayed on the seed;
+ * the first three of each kind are dropped, duplicated and delayed for sure (the games' dice are
+ * random, so how many messages of a kind flow varies from run to run).
+ */
 class FaultyTransport implements ShardTransport {
-  readonly tally: Tally = { dropped: 0, duplicated: 0, delayed: 0 };
+  /** By message kind: how many were dropped, duplicated, delayed. */
+  readonly tally = new Map<string, { dropped: number; duplicated: number; delayed: number }>();
 
   constructor(private readonly inner: ShardTransport, private readonly random: () => number, private readonly f: Faults) {}
 
@@ -52,21 +48,29 @@ class FaultyTransport implements ShardTransport {
     };
   }
 
+  private count(kind: string, what: 'dropped' | 'duplicated' | 'delayed'): void {
+    const c = this.tally.get(kind) ?? { dropped: 0, duplicated: 0, delayed: 0 };
+    c[what]++;
+    this.tally.set(kind, c);
+  }
+
+  /** Messages seen by kind: the first of each kind is dropped, the second duplicated, the third delayed. */
+  private readonly seen = new Map<string, number>();
+
   private pass<T extends Command | ShardReply>(batch: T[], deliver: (b: T[]) => void): void {
     const now: T[] = [];
     for (const m of batch) {
-      if (!FAULTY.has(m.t)) {
-        now.push(m);
-        continue;
-      }
-      const r = this.random();
+      const nth = (this.seen.get(m.t) ?? 0) + 1;
+      this.seen.set(m.t, nth);
+      const forced = [0, this.f.drop / 2, this.f.drop + this.f.duplicate / 2, this.f.drop + this.f.duplicate + this.f.delay / 2][nth];
+      const r = forced ?? this.random();
       if (r < this.f.drop) {
-        this.tally.dropped++;
+        this.count(m.t, 'dropped');
       } else if (r < this.f.drop + this.f.duplicate) {
-        this.tally.duplicated++;
+        this.count(m.t, 'duplicated');
         now.push(m, structuredClone(m));
       } else if (r < this.f.drop + this.f.duplicate + this.f.delay) {
-        this.tally.delayed++;
+        this.count(m.t, 'delayed');
         // Held back a few event-loop turns: later messages overtake it.
         const turns = 1 + Math.floor(this.random() * 4);
         const later = (n: number): void => void setImmediate(() => (n === 0 ? deliver([m]) : later(n - 1)));
@@ -85,150 +89,120 @@ function countingLog(): Logger & { warnings: string[] } {
   return { ...silentLogger, warn: (_o: unknown, m?: string) => void warnings.push(m ?? ''), warnings };
 }
 
-/** A bot on main's side: answers each pending roll of its seats with a random path, naming the roll's version; retries on 'busy'. */
-async function playOut(games: ShardedGames, handles: GameHandle[], clock: ManualClock, random: () => number, count: { asked: number; answers: number }): Promise<Map<string, MoveVerdict[]>> {
+/** Waits for `p`, moving the clock a second at a time (a lost command is sent again on it). */
+async function settled<T>(p: Promise<T>, clock: ManualClock): Promise<T> {
+  let done = false;
+  void p.then(() => (done = true), () => (done = true));
+  for (let i = 0; i < 600 && !done; i++) {
+    await tick();
+    if (!done) clock.advance(1000);
+  }
+  return p;
+}
+
+interface Plan {
+  /** Games whose White resigns once this many turns are on main. */
+  resignAfter: Map<string, number>;
+}
+
+/** Bots on main's side: answer each pending roll of their seats with a random path, naming the roll's version; retry on 'busy'. */
+async function playOut(games: ShardedGames, handles: GameHandle[], clock: ManualClock, random: () => number, plan: Plan, count: { asked: number; answers: number }): Promise<Map<string, MoveVerdict[]>> {
   const applied = new Map<string, MoveVerdict[]>(handles.map((h) => [h.id, []]));
   const inFlight = new Set<string>();
   for (let turn = 0; turn < 20_000 && handles.some((h) => games.get(h.id) !== undefined); turn++) {
     for (const h of handles) {
       const g = games.get(h.id);
       if (!g || inFlight.has(h.id)) continue;
+      const after = plan.resignAfter.get(h.id);
+      if (after !== undefined && g.history().length >= after) {
+        g.resign('White');
+        plan.resignAfter.delete(h.id);
+      }
       const s = g.state();
       if (!s.dicePending || !('Active' in s.status)) continue;
-      const tree = JSON.parse(g.moves().legalMovesJson) as LegalMoveTree;
-      const paths = leafPaths(tree);
+      const paths = leafPaths(JSON.parse(g.moves().legalMovesJson) as LegalMoveTree);
       if (paths.length === 0) continue;
       const path = paths[Math.floor(random() * paths.length)];
       count.asked++;
       inFlight.add(h.id);
-      g.move(s.activeSeat, path, s.version).then((v) => {
+      void g.move(s.activeSeat, path, s.version).then((v) => {
         count.answers++;
         inFlight.delete(h.id);
         if (v !== 'busy' && v.applied) applied.get(h.id)!.push(v);
       });
     }
     await tick();
-    // Time moves a little now and then: deadlines of lost requests pass, and nothing else is due.
+    // Time moves a little now and then: lost commands are sent again, deadlines pass.
     if (turn % 50 === 49) clock.advance(1000);
   }
   return applied;
 }
 
-t.test('whole games over a transport that drops, repeats and reorders: same transcript on owner and main, one answer per move', async (t) => {
-  for (const seed of [1, 2, 3]) {
+t.test('whole games over a transport that drops, repeats and reorders every message: same transcript on owner and main, one answer per move', async (t) => {
+  const faulted = new Map<string, { dropped: number; duplicated: number; delayed: number }>();
+  for (const seed of [1, 2, 3, 4, 5]) {
     const clock = new ManualClock();
     const store = new MemoryStore();
-    const config = { ...DEFAULT_GAME_CONFIG, seedGraceMs: 0, maxRolls: 30, unlimitedCapMs: 3_600_000 };
+    const config = { ...DEFAULT_GAME_CONFIG, seedGraceMs: 120_000, maxRolls: 30, unlimitedCapMs: 3_600_000 };
     const random = prng(seed);
-    const transport = new FaultyTransport(
-      new LoopbackTransport({ clock, config, log: silentLogger, housePlayers: new Map(), storeFor: () => ({ mode: 'shared', games: store }) }),
-      random,
-      { drop: 0.08, duplicate: 0.08, delay: 0.2 },
-    );
+    const loopback = new LoopbackTransport({ clock, config, log: silentLogger, housePlayers: new Map(), storeFor: () => ({ mode: 'shared', games: store }) });
+    const transport = new FaultyTransport(loopback, random, { drop: 0.08, duplicate: 0.08, delay: 0.2 });
     const log = countingLog();
     let n = 0;
     const games = new ShardedGames({
       transport, shards: 2, store, forwarded: false, clock, config, listeners: [], newId: () => `s${seed}-g${++n}`, log,
     });
     const handles: GameHandle[] = [];
-    for (let i = 0; i < 4; i++) handles.push(await games.create({ white: seat(`w${i}`), black: seat(`b${i}`), timeControl: { Unlimited: {} }, rated: false }));
+    const seeds = new Map<string, { white: string; black: string }>();
+    for (let i = 0; i < 3; i++) {
+      const h = await settled(games.create({ white: seat(`w${i}`), black: seat(`b${i}`), timeControl: { Unlimited: {} }, rated: false }), clock);
+      // Client seeds: the game waits for both (the grace is long), so a lost one would show.
+      const s = { white: `${seed}-${i}-white-seed-0123456789abcdef`, black: `${seed}-${i}-black-seed-0123456789abcdef` };
+      h.seed('White', s.white);
+      h.seed('Black', s.black);
+      seeds.set(h.id, s);
+      handles.push(h);
+    }
+    const pair = await settled(games.createMirrorPair({ white: seat('pw'), black: seat('pb'), timeControl: { Unlimited: {} }, rated: true }), clock);
+    handles.push(...pair);
+    const plan: Plan = { resignAfter: new Map([[handles[2].id, 4]]) };
     const count = { asked: 0, answers: 0 };
-    const applied = await playOut(games, handles, clock, random, count);
-    for (let i = 0; i < 20 && count.answers < count.asked; i++) {
-      clock.advance(31_000);
+    const applied = await playOut(games, handles, clock, random, plan, count);
+    for (let i = 0; i < 40 && count.answers < count.asked; i++) {
+      clock.advance(1000);
       await tick();
     }
     t.equal(count.answers, count.asked, `seed ${seed}: every move got exactly one answer (${count.answers} of ${count.asked})`);
-    t.equal(games.waiting(), 0, `seed ${seed}: nothing is left waiting`);
     for (const h of handles) {
       const owner = store.getGame(h.id)!;
       const main = games.find(h.id)!.record();
-      t.ok(!('Active' in owner.status), `seed ${seed}: ${h.id} ended on its owner`);
+      const where = JSON.stringify({ v: owner.version, ply: owner.ply, dice: owner.dice, seq: games.get(h.id)?.seq, head: games.get(h.id)?.headSeq, syncing: games.get(h.id)?.syncing });
+      t.ok(!('Active' in owner.status), `seed ${seed}: ${h.id} ended on its owner (${where})`);
       t.same(main.history, owner.history, `seed ${seed}: ${h.id}: main's transcript is the owner's (${owner.history.length} turns)`);
       t.same(main.status, owner.status, `seed ${seed}: ${h.id}: the same ending`);
       // A retried turn answers its original verdict (same version): every applied version is a turn of the transcript.
-      const played = new Set(owner.history.length > 0 ? applied.get(h.id)!.map((v) => v.version) : []);
+      const played = new Set(applied.get(h.id)!.map((v) => v.version));
       t.ok(played.size <= owner.history.length, `seed ${seed}: ${h.id}: ${played.size} distinct turns applied, ${owner.history.length} in the transcript`);
+      const s = seeds.get(h.id);
+      if (s) t.same(owner.clientSeeds, s, `seed ${seed}: ${h.id}: both client seeds arrived`);
     }
-    t.ok(transport.tally.dropped > 0 && transport.tally.duplicated > 0 && transport.tally.delayed > 0, `seed ${seed}: faults happened (${JSON.stringify(transport.tally)})`);
+    t.match(store.getGame(handles[2].id)!.status, { Ended: { over: { termination: 'Resign' } } }, `seed ${seed}: the resignation arrived`);
+    t.equal(pair[0].record().mirrorOf, pair[1].id, `seed ${seed}: a mirror pair played`);
+    await settled(games.stop(), clock);
+    t.equal(games.waiting(), 0, `seed ${seed}: nothing is left waiting on main`);
+    t.same(loopback.hosts.map((h) => h.busy()), [0, 0], `seed ${seed}: nothing is left running on the shards`);
+    for (const [kind, c] of transport.tally) {
+      const f = faulted.get(kind) ?? { dropped: 0, duplicated: 0, delayed: 0 };
+      faulted.set(kind, { dropped: f.dropped + c.dropped, duplicated: f.duplicated + c.duplicated, delayed: f.delayed + c.delayed });
+    }
     t.ok(log.warnings.some((w) => /resync/.test(w)), `seed ${seed}: at least one gap was resynced (${log.warnings.length})`);
-    await games.stop();
   }
-});
-
-/** One shard that records what it is sent and answers only when the test says. */
-class StandIn implements ShardTransport {
-  events!: ShardEvents;
-  sent: Command[] = [];
-  open(_index: number, events: ShardEvents) {
-    this.events = events;
-    return { send: (batch: Command[]) => void this.sent.push(...batch), close: async () => {} };
+  // Every kind of message that flows in a game was dropped, duplicated and delayed (a pair is made
+  // once a seed: dropped, then its resend duplicated).
+  for (const kind of ['create', 'pair', 'game', 'sync', 'stop', 'started', 'update', 'answer', 'done', 'synced', 'heads']) {
+    const f = faulted.get(kind);
+    t.ok(f && f.dropped > 0 && f.duplicated > 0 && (f.delayed > 0 || kind === 'pair'), `${kind} faulted: ${JSON.stringify(f)}`);
   }
-}
-
-t.test('a move whose verdict never comes is answered busy at its deadline, and the waiting map empties; it is bounded', async (t) => {
-  const clock = new ManualClock();
-  const transport = new StandIn();
-  const games = new ShardedGames({
-    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock, config: DEFAULT_GAME_CONFIG, listeners: [], newId: () => 'x', log: silentLogger,
-    verdictTimeoutMs: 5000, pendingMax: 3,
-  });
-  transport.events.replies([{ t: 'started', rec: startedRecord('g1') }]);
-  const g = games.get('g1')!;
-  const moves = [g.move('White', ['e2e4']), g.move('White', ['e2e4']), g.move('White', ['e2e4'])];
-  t.equal(await g.move('White', ['e2e4']), 'busy', 'past the bound, a move is answered at once');
-  t.equal(games.waiting(), 3, 'three wait');
-  clock.advance(4000);
-  await tick();
-  t.equal(games.waiting(), 3, 'not before the deadline');
-  clock.advance(2000);
-  t.same(await Promise.all(moves), ['busy', 'busy', 'busy'], 'answered busy at the deadline');
-  t.equal(games.waiting(), 0, 'the map behind them is empty');
-});
-
-function startedRecord(id: string) {
-  return {
-    schema: 1, id, white: seat('w'), black: seat('b'), timeControl: { Unlimited: {} }, rated: false, createdAt: 1,
-    serverSeed: '00'.repeat(32), commit: '11'.repeat(32), clientSeeds: { white: null, black: null }, ply: 1,
-    fen: 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1', activeSeat: 'White' as const, dice: [1, 2, 3],
-    clocks: { white: null, black: null }, clockStartedAt: 1, version: 1, history: [],
-    status: { Active: {} }, revealedSeeds: null, finishedAt: null, mirrorOf: null,
-  } as unknown as Extract<ShardReply, { t: 'started' }>['rec'];
-}
-
-t.test('updates: a repeat or an old one is ignored, a gap asks the owner for the whole state and closes the streams', async (t) => {
-  const clock = new ManualClock();
-  const transport = new StandIn();
-  const games = new ShardedGames({
-    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock, config: DEFAULT_GAME_CONFIG, listeners: [], newId: () => 'x', log: silentLogger,
-  });
-  const base = startedRecord('g1');
-  transport.events.replies([{ t: 'started', rec: base }]);
-  const g = games.get('g1')!;
-  const seen: number[] = [];
-  let closed = 0;
-  g.subscribe({ deliver: (f) => void seen.push(f.v), close: () => closed++ });
-  const update = (seq: number, version: number): ShardReply => ({
-    t: 'update', id: 'g1', seq, head: { ...base, version }, from: 0, hist: [], lines: [[version, `{"Rejected":{"v":${version},"seat":"White","reason":"not your turn"}}\n`]], turns: 0,
-  });
-  transport.events.replies([update(1, 2), update(1, 2), update(2, 3)]);
-  t.same(seen, [2, 3], 'a repeated update is published once');
-  transport.events.replies([update(1, 2)]);
-  t.same(seen, [2, 3], 'an old one is ignored');
-  t.equal(g.record().version, 3);
-  transport.events.replies([update(4, 5)]);
-  t.equal(g.record().version, 3, 'an update after a gap is not spliced in');
-  t.equal(closed, 1, 'the streams that missed an event end');
-  await tick();
-  const sync = transport.sent.find((c) => c.t === 'sync');
-  t.ok(sync && sync.t === 'sync' && sync.id === 'g1', 'the owner is asked for the game');
-  transport.events.replies([update(5, 6)]);
-  t.equal(g.record().version, 3, 'updates wait for the sync');
-  transport.events.replies([{ t: 'synced', rid: (sync as { rid: number }).rid, rec: { ...base, version: 6 }, tree: null, seq: 5 }]);
-  t.equal(g.record().version, 6, 'the whole state adopted');
-  transport.events.replies([update(6, 7)]);
-  t.equal(g.record().version, 7, 'and the next update applies on top of it');
-  t.equal(games.waiting(), 0);
 });
 
 t.test('the owner\'s clock charges the mover, whatever main\'s clock says', async (t) => {

@@ -76,7 +76,7 @@ t.test('batches are bounded in bytes and in count, keep their order, and a messa
   const batch: ShardReply[] = [];
   for (let i = 0; i < 40; i++) batch.push(update(i, 100_000));
   batch.push(update(40, 3 * BATCH_MAX_BYTES));
-  for (let i = 41; i < 41 + BATCH_MAX_MESSAGES + 10; i++) batch.push({ t: 'verdict', rid: i, verdict: 'busy' });
+  for (let i = 41; i < 41 + BATCH_MAX_MESSAGES + 10; i++) batch.push({ t: 'answer', rid: i, reply: 'busy' });
   const parts = chunked(batch);
   t.same(parts.flat(), batch, 'every message, in order');
   for (const p of parts) {

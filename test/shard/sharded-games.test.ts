@@ -13,6 +13,10 @@ import type { Command, ShardReply } from '../../src/shard/protocol.js';
 import { HELD_MAX, ShardedGames } from '../../src/shard/sharded-games.js';
 import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
 import { tick, until } from '../helpers/poll.js';
+import type { PayloadOf } from '../../src/game/commands.js';
+import { announce } from './announce.js';
+
+const isMove = (c: Command): c is Extract<Command, { t: 'game' }> => c.t === 'game' && c.name === 'move';
 
 const bot = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
 
@@ -46,18 +50,20 @@ class StandIn implements ShardTransport {
 t.test('a dead shard: waiters answered, streams closed, restart, held commands sent once resumed', async (t) => {
   const transport = new StandIn();
   let restarts = 0;
+  const store = new MemoryStore();
   const games = new ShardedGames({
-    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    transport, shards: 1, store, forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
     listeners: [], newId: () => 'unused', log: silentLogger, onRestart: () => restarts++,
   });
-  transport.reply({ t: 'started', rec: rec('g1') });
+  await announce(games, store, () => transport.commands(), (r) => transport.reply(...r), { rec: rec('g1') });
+  transport.sent = [];
   const g = games.get('g1')!;
   let closed = 0;
   g.subscribe({ deliver: () => {}, close: () => closed++ });
 
   const waiting = g.move('White', ['e2e4']);
   await tick();
-  t.equal(transport.commands().filter((c) => c.t === 'move').length, 1, 'the move went to the shard');
+  t.equal(transport.commands().filter(isMove).length, 1, 'the move went to the shard');
   transport.events.died(new Error('boom'));
   t.equal(await waiting, 'busy', 'the move that waited on the dead shard is answered');
   t.equal(closed, 1, 'the streams of its games are closed');
@@ -73,30 +79,33 @@ t.test('a dead shard: waiters answered, streams closed, restart, held commands s
   const last = await Promise.race([moves[HELD_MAX], tick().then(() => 'still waiting')]);
   t.equal(last, 'busy', `command ${HELD_MAX + 1} is refused at once`);
   await tick();
-  t.equal(transport.commands().filter((c) => c.t === 'move').length, 0, 'held, not sent, until the games are back');
+  t.equal(transport.commands().filter(isMove).length, 0, 'held, not sent, until the games are back');
 
-  transport.reply({ t: 'done', rid: (resume as { rid: number }).rid });
-  await until(() => (transport.commands().filter((c) => c.t === 'move').length === HELD_MAX ? true : undefined), 'the held moves');
-  const rids = transport.commands().flatMap((c) => (c.t === 'move' ? [c.rid] : []));
+  const rid = (resume as { rid: number }).rid;
+  transport.reply({ t: 'resumed', rid, rec: rec('g1'), tree: null }, { t: 'done', rid });
+  await until(() => (transport.commands().filter(isMove).length === HELD_MAX ? true : undefined), 'the held moves');
+  const rids = transport.commands().flatMap((c) => (isMove(c) ? [c.rid] : []));
   t.same(rids, [...rids].sort((a, b) => a - b), 'sent in the order they came');
-  transport.reply(...rids.map((rid): ShardReply => ({ t: 'verdict', rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
+  transport.reply(...rids.map((rid): ShardReply => ({ t: 'answer', rid, reply: { applied: false, version: null, reason: 'not your turn' } })));
   const verdicts = await Promise.all(moves.slice(0, HELD_MAX));
   t.ok(verdicts.every((v) => v !== 'busy'), 'every held move got its verdict');
 });
 
 t.test('a move’s clock credit travels to the owner as a duration', async (t) => {
   const transport = new StandIn();
+  const store = new MemoryStore();
   const games = new ShardedGames({
-    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    transport, shards: 1, store, forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
     listeners: [], newId: () => 'unused', log: silentLogger, onRestart: () => {},
   });
-  transport.reply({ t: 'started', rec: rec('g1') });
+  await announce(games, store, () => transport.commands(), (r) => transport.reply(...r), { rec: rec('g1') });
   const g = games.get('g1')!;
   const moves = [g.move('White', ['e2e4'], 1, 4_000), g.move('White', ['e2e4'])];
   await tick();
-  const sent = transport.commands().flatMap((c) => (c.t === 'move' ? [c] : []));
-  t.same(sent.map((c) => [c.version, c.credit]), [[1, 4_000], [undefined, undefined]], 'credit only when given');
-  transport.reply(...sent.map((c): ShardReply => ({ t: 'verdict', rid: c.rid, verdict: { applied: false, version: null, reason: 'not your turn' } })));
+  const sent = transport.commands().filter(isMove);
+  const payloads = sent.map((c) => c.payload as PayloadOf<'move'>);
+  t.same(payloads.map((p) => [p.version, p.credit]), [[1, 4_000], [undefined, undefined]], 'credit only when given');
+  transport.reply(...sent.map((c): ShardReply => ({ t: 'answer', rid: c.rid, reply: { applied: false, version: null, reason: 'not your turn' } })));
   await Promise.all(moves);
 });
 

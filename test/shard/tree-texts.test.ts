@@ -17,6 +17,7 @@ import { ShardedGames } from '../../src/shard/sharded-games.js';
 import { TREE_TEXT_BUDGET, TreeTexts, treeTexts } from '../../src/shard/tree-texts.js';
 import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
 import { until } from '../helpers/poll.js';
+import { announce } from './announce.js';
 
 const bot = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
 
@@ -159,13 +160,14 @@ t.test('a large tree its shard does not send again: 503 tree_unavailable after t
       return { send: (b: Command[]) => void sent.push(...b), close: async () => {} };
     },
   };
+  const store = new MemoryStore();
   const games = new ShardedGames({
-    transport, shards: 1, store: new MemoryStore(), forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
+    transport, shards: 1, store, forwarded: true, clock: new ManualClock(), config: DEFAULT_GAME_CONFIG,
     listeners: [], newId: () => 'x', log: silentLogger,
   });
   clearReadCaches();
   const text = '{"a1a2":{}}'; // opaque to main: only its bytes matter
-  events.replies([{ t: 'resumed', rec: rec('gone', [1, 1, 2]), tree: { dfen: 'd', leaves: 5000, text: Buffer.from(text) } }]);
+  await announce(games, store, () => sent, (r) => events.replies(r), { rec: rec('gone', [1, 1, 2]), tree: { dfen: 'd', leaves: 5000, text: Buffer.from(text) } });
   treeTexts.clear();
   const deps = { games, movesBodies: new EncodedBodies() } as unknown as GameRouteDeps;
   const get = gameHandlers(deps).getLegalMoves as (call: unknown) => Reply | Promise<Reply>;

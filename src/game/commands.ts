@@ -1,0 +1,90 @@
+// The commands a game accepts from its players, declared once: each name's payload, its reply, and
+// the actor method that handles it on the game's owner. Everything between a caller and the owner
+// (GameHandle.command, a replica on the main thread, the shard protocol's one `game` message, any
+// transport) carries a command by its name without knowing it, so a new command is added here and in
+// the actor (and its route), and nowhere else. docs/ARCHITECTURE.md, "Adding a game command".
+import type { MoveVerdict, Seat } from '../domain/types.js';
+import { GAME_OVER } from '../domain/rules.js';
+import type { GameActor } from './actor.js';
+
+/**
+ * Name → payload and reply of every game command. Payloads and replies are plain data (they cross
+ * threads and, later, machines). An interface, so a test can declare a command of its own by merging
+ * into it (`declare module …/game/commands.js`) and `defineCommand` its handler.
+ */
+export interface GameCommandMap {
+  /**
+   * A turn. `at`: when the caller received it (information only: the owner's clock charges the
+   * mover); `seen`: the ply of the roll pending where it was received (null: none); `version` and
+   * `credit`: see GameHandle.move.
+   */
+  move: {
+    payload: { seat: Seat; moves: string[]; at: number; seen: number | null; version?: number; credit?: number };
+    reply: MoveVerdict | 'busy';
+  };
+  /** A seat's client seed (the first valid one before the opening roll counts). */
+  seed: { payload: { seat: Seat; seed: string }; reply: null };
+  /** A seat resigns. */
+  resign: { payload: { seat: Seat }; reply: null };
+}
+
+export type CommandName = keyof GameCommandMap & string;
+export type PayloadOf<K extends CommandName> = GameCommandMap[K]['payload'];
+export type ReplyOf<K extends CommandName> = GameCommandMap[K]['reply'];
+
+export interface CommandSpec<K extends CommandName> {
+  /** Runs on the game's owner; `now` is the owner's clock (the one that decides the game's time). */
+  run(actor: GameActor, payload: PayloadOf<K>, now: number): Promise<ReplyOf<K>> | ReplyOf<K>;
+  /** The answer for a game that has ended, given where the command was made, without asking the owner. */
+  over: ReplyOf<K>;
+  /** The answer when none can be had: the owner does not hold the game, is lost, or did not answer in time. */
+  lost: ReplyOf<K>;
+}
+
+const specs = new Map<string, CommandSpec<CommandName>>();
+
+/** Registers the handler of a command declared in GameCommandMap (once per name). */
+export function defineCommand<K extends CommandName>(name: K, spec: CommandSpec<K>): void {
+  if (specs.has(name)) throw new Error(`game command ${name} is defined twice`);
+  specs.set(name, spec as unknown as CommandSpec<CommandName>);
+}
+
+/** The handler of a command by name (undefined: not defined in this thread). */
+export function commandSpec(name: string): CommandSpec<CommandName> | undefined {
+  return specs.get(name);
+}
+
+/** Runs a command on its owner's actor: the reply, or the command's `lost` answer if it throws. */
+export async function runCommand(actor: GameActor, name: string, payload: unknown, now: number): Promise<unknown> {
+  const spec = specs.get(name);
+  if (spec === undefined) throw new Error(`unknown game command ${name}`);
+  try {
+    return await spec.run(actor, payload as PayloadOf<CommandName>, now);
+  } catch {
+    return spec.lost;
+  }
+}
+
+defineCommand('move', {
+  run: (actor, p, now) => actor.moveAt(p.seat, p.moves, now, p.seen, p.version, p.credit ?? 0),
+  over: GAME_OVER,
+  lost: 'busy',
+});
+
+defineCommand('seed', {
+  run: (actor, p) => {
+    actor.takeSeed(p.seat, p.seed);
+    return null;
+  },
+  over: null,
+  lost: null,
+});
+
+defineCommand('resign', {
+  run: (actor, p) => {
+    actor.takeResign(p.seat);
+    return null;
+  },
+  over: null,
+  lost: null,
+});

@@ -1,0 +1,153 @@
+// Keeping main's replicas current from what their shards say: a game announced (created, resumed,
+// or fetched whole), each `update` applied only on top of the one before, a gap (an update lost or
+// overtaken, or a last one `heads` shows missing) resynced from the owner, and a large tree main let
+// go asked of the owner again. Written before published: nobody on main sees a version the store lacks.
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
+import type { GameRecord } from '../domain/records.js';
+import type { GameShelf } from '../game/shelf.js';
+import { isEnded, refusedMoveSeat } from '../game/view.js';
+import type { Store } from '../store/types.js';
+import { GameReplica, type ReplicaLink } from './replica.js';
+import type { ShardReply, TreeWire } from './protocol.js';
+import type { Requests } from './requests.js';
+import type { ShardLink } from './shard-links.js';
+
+export interface ReplicaFeedDeps {
+  shelf: GameShelf<GameReplica>;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  link: ReplicaLink;
+  requests: Requests;
+  inlineLeafCap: number;
+  /** How long a `sync` may take. */
+  syncTimeoutMs: number;
+  /** The shard of a live game. */
+  shardOf(id: string): number;
+  write(p: Promise<void>, id: string): void;
+  onTree?: (seconds: number) => void;
+  onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
+}
+
+export class ReplicaFeed {
+  constructor(private readonly d: ReplicaFeedDeps) {}
+
+  /** A game's whole record, announced (or fetched) at its `seq`: a new replica, or one started over. */
+  announced(rec: GameRecord, tree: TreeWire | null, hook: 'gameStarted' | 'gameResumed', seq = 0): void {
+    const shelf = this.d.shelf;
+    let g = shelf.get(rec.id);
+    if (g) {
+      g.seq = seq;
+      g.headSeq = 0;
+      g.reset(rec, tree);
+    } else {
+      g = new GameReplica(rec, tree, this.d.link, this.d.clock, this.d.inlineLeafCap, this.d.log);
+      g.seq = seq;
+      if (!isEnded(rec)) shelf.add(g);
+    }
+    // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
+    if (isEnded(rec)) return this.ended(g, rec);
+    shelf.notify(hook, g);
+  }
+
+  private ended(g: GameReplica, rec: GameRecord): void {
+    this.d.shelf.retire(g, rec);
+    // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
+    if (rec.mirrorOf !== null) this.d.shelf.forget(rec.mirrorOf);
+    this.d.shelf.notify('gameEnded', g, rec);
+  }
+
+  update(u: Extract<ShardReply, { t: 'update' }>): void {
+    const g = this.d.shelf.get(u.id);
+    if (!g) return;
+    // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
+    if (u.seq <= g.seq || g.syncing) return;
+    if (u.seq !== g.seq + 1) return this.resync(g);
+    g.seq = u.seq;
+    const rec = g.recordOf(u);
+    if (u.wrote) this.d.onStoreWrite?.(u.wrote[0], u.wrote[1]);
+    if (u.treeSeconds !== undefined) this.d.onTree?.(u.treeSeconds);
+    // Written before published: nobody sees a version the store does not hold.
+    if (u.write) this.d.write(this.d.store.finishGame(rec, u.write.results), u.id);
+    g.apply(u, rec);
+    for (let i = 0; i < u.turns; i++) this.d.shelf.notify('turnApplied', g);
+    for (const [, line] of u.lines) {
+      const seat = refusedMoveSeat(line);
+      if (seat !== null) this.d.shelf.notify('moveRefused', g, seat);
+    }
+    if (isEnded(rec)) this.ended(g, rec);
+  }
+
+  /**
+   * A gap in a game's updates (one lost, or overtaken): its subscribers missed events, so their
+   * streams end (a reconnect gets a fresh Snapshot), and the owner is asked for the whole state.
+   */
+  private resync(g: GameReplica): void {
+    g.syncing = true;
+    g.closeSubscribers();
+    this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
+    const id = g.id;
+    const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+      settle: (r) => (r.t === 'synced' ? this.synced(r) : this.d.shelf.get(id)?.syncDone()),
+      fail: () => this.d.shelf.get(id)?.syncDone(),
+    });
+    if (!sent) g.syncDone();
+  }
+
+  /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
+  refetchTree(id: string): void {
+    const g = this.d.shelf.get(id);
+    if (!g) return;
+    const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+      settle: (r) => {
+        const now = this.d.shelf.get(id);
+        if (r.t !== 'synced' || !now) return now?.treeArrived();
+        // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
+        now.treeArrived(r.seq === now.seq && !now.syncing && r.rec.version === now.record().version ? r.tree : undefined);
+      },
+      fail: () => this.d.shelf.get(id)?.treeArrived(),
+    });
+    // Too many waiting: its reader gives up after a few tries.
+    if (!sent) queueMicrotask(() => g.treeArrived());
+  }
+
+  /** A game behind what its owner reported a `heads` ago lost its last update(s): resync it. */
+  heads(shard: ShardLink, seqs: readonly [string, number][]): void {
+    // The games of the previous report have had a whole period for their updates to arrive; one
+    // still being synced is checked again at the next report (its sync may predate the update).
+    const again: string[] = [];
+    for (const id of shard.reported) {
+      const g = this.d.shelf.get(id);
+      if (!g || g.headSeq <= g.seq) continue;
+      if (g.syncing) again.push(id);
+      else this.resync(g);
+    }
+    shard.reported = again;
+    for (const [id, seq] of seqs) {
+      const g = this.d.shelf.get(id);
+      if (!g) continue;
+      g.headSeq = Math.max(g.headSeq, seq);
+      if (!again.includes(id)) shard.reported.push(id);
+    }
+  }
+
+  private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
+    const g = this.d.shelf.get(r.rec.id);
+    if (!g) return;
+    g.syncDone();
+    if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
+    const before = g.seq;
+    g.seq = r.seq;
+    g.reset(r.rec, r.tree);
+    if (isEnded(r.rec)) {
+      if (r.results) this.d.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
+      this.ended(g, r.rec);
+      return;
+    }
+    // The owner already reported a newer update than this state (made, and lost, while the sync was
+    // on its way): ask again now, as no later report may name the game. Only after progress, so a
+    // report that cannot be reached (a stale one) never makes a loop.
+    if (g.headSeq > g.seq && g.seq > before) this.resync(g);
+  }
+}
