@@ -46,13 +46,19 @@ export interface ShardedGamesDeps {
   requestTimeoutMs?: number;
   /** Requests waiting for an answer, across shards (default PENDING_MAX). */
   pendingMax?: number;
+  /**
+   * Cluster mode: shards run on other nodes too, and every node sees every game's updates. An update
+   * or a `heads` naming a game this node has no replica of makes it ask the owner for the game
+   * (`sync`) and keep a replica from then on.
+   */
+  adoptUnknown?: boolean;
 }
 
 type Pending = { shard: number; deadline: number } & (
   | { kind: 'verdict'; resolve: (v: MoveVerdict | 'busy') => void }
   | { kind: 'done'; resolve: () => void; reject: (e: Error) => void }
-  /** `tree`: asked only for the pending tree's text (main let it go), not for a gap. */
-  | { kind: 'sync'; id: string; tree?: true }
+  /** `tree`: asked only for the pending tree's text (main let it go), not for a gap; `adopt`: a game main has no replica of. */
+  | { kind: 'sync'; id: string; tree?: true; adopt?: true }
 );
 
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
@@ -98,6 +104,8 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   private readonly verdictTimeoutMs: number;
   private readonly requestTimeoutMs: number;
   private readonly pendingMax: number;
+  /** Games asked for by `adopt`, until their answer. */
+  private readonly adopting = new Set<string>();
 
   constructor(private readonly d: ShardedGamesDeps) {
     super();
@@ -129,6 +137,11 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   private shardOf(id: string, mirrorOf: string | null): Shard {
     return this.shards[shardIndex(shardKey(id, mirrorOf), this.shards.length)];
+  }
+
+  /** The logical shard of a live game (cluster mode: which node owns it). */
+  shardOfGame(id: string): number {
+    return this.shardOfLive(id).index;
   }
 
   /** The shard of a game main knows as live (its record says whether it has a mirror-pair twin). */
@@ -298,7 +311,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   private reply(index: number, r: ShardReply): void {
     switch (r.t) {
       case 'update':
-        return this.update(r);
+        return this.update(r, index);
       case 'started':
         return this.announced(r.rec, null, 'gameStarted');
       case 'resumed':
@@ -353,9 +366,9 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.shelf.notify(hook, g);
   }
 
-  private update(u: Extract<ShardReply, { t: 'update' }>): void {
+  private update(u: Extract<ShardReply, { t: 'update' }>, index: number): void {
     const g = this.shelf.get(u.id);
-    if (!g) return;
+    if (!g) return this.adopt(u.id, index);
     // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
     if (u.seq <= g.seq || g.syncing) return;
     if (u.seq !== g.seq + 1) return this.resync(g);
@@ -417,15 +430,42 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     shard.reported = [];
     for (const [id, seq] of seqs) {
       const g = this.shelf.get(id);
-      if (!g) continue;
+      if (!g) {
+        this.adopt(id, shard.index);
+        continue;
+      }
       g.headSeq = Math.max(g.headSeq, seq);
       shard.reported.push(id);
     }
   }
 
+  /**
+   * Cluster mode: a live game this node has no replica of (created before it started, or its
+   * announcement lost) is asked for; the answer makes its replica. Also at start, for the live games
+   * the store lists.
+   */
+  adopt(id: string, index?: number): void {
+    if (!this.d.adoptUnknown || this.stopping || this.shelf.get(id) || this.adopting.has(id)) return;
+    if (this.pending.size >= this.pendingMax) return;
+    const shard = index === undefined ? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null) : this.shards[index];
+    const rid = this.nextRid++;
+    this.adopting.add(id);
+    this.wait(rid, { kind: 'sync', adopt: true, shard: shard.index, deadline: this.d.clock.now() + this.verdictTimeoutMs, id });
+    this.enqueue(shard, { t: 'sync', rid, id });
+  }
+
   private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
     const p = this.pending.get(r.rid);
     this.pending.delete(r.rid);
+    if (p?.kind === 'sync' && p.adopt) {
+      this.adopting.delete(p.id);
+      if (!this.shelf.get(r.rec.id) && !isEnded(r.rec)) {
+        this.announced(r.rec, r.tree, 'gameResumed');
+        const adopted = this.shelf.get(r.rec.id);
+        if (adopted) adopted.seq = r.seq;
+      }
+      return;
+    }
     const g = this.shelf.get(r.rec.id);
     if (p?.kind !== 'sync' || !g) return;
     if (p.tree) {
@@ -485,6 +525,10 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   /** A sync that will not be answered: the game may resync again, or its tree's readers try again. */
   private syncFailed(p: Extract<Pending, { kind: 'sync' }>): void {
+    if (p.adopt) {
+      this.adopting.delete(p.id);
+      return;
+    }
     const g = this.shelf.get(p.id);
     if (p.tree) g?.treeArrived();
     else g?.syncDone();
