@@ -4,9 +4,9 @@
 //
 // 1. Checked first, from the replica, writing nothing when stale: every game still pending, every
 //    bot's rating still the batch's `before` (the same rule as the LMDB store).
-// 2. Journal: the batch is written in parts (`jp.<batch>.<n>`, at most PART games and updates each,
-//    so that no value nears the server's payload limit), then its header (`j.<batch>`). A header
-//    exists only once all its parts do.
+// 2. Journal: the batch is written into its header (`j.<batch>`); a batch of more than PART games
+//    or updates is written in parts first (`jp.<batch>.<n>`, at most PART of each, so that no value
+//    nears the server's payload limit), and the header, naming how many, only once all are stored.
 // 3. Steps, each a read-modify-write serialised across nodes (KvReplica.ticketedModify, or the bot
 //    store's ticketed modifyBot) and each a no-op when already done:
 //    - a bot's rating becomes `after` only while it is `before`;
@@ -52,7 +52,9 @@ export interface StoredStats extends LadderStats {
 
 interface JournalHead {
   at: number;
+  /** Parts written apart; 0 when the batch is small enough to travel in the head itself. */
   parts: number;
+  inline?: JournalPart;
 }
 interface JournalPart {
   games: PendingRating[];
@@ -125,7 +127,12 @@ export class RatingApplier {
 
   private async writeJournal(id: string, batch: RatingBatch): Promise<void> {
     const replica = this.ctx.replica();
-    const parts = Math.max(1, Math.ceil(batch.games.length / PART), Math.ceil(batch.updates.length / PART));
+    const parts = Math.max(Math.ceil(batch.games.length / PART), Math.ceil(batch.updates.length / PART));
+    if (parts <= 1) {
+      const head: JournalHead = { at: batch.at, parts: 0, inline: { games: batch.games, updates: batch.updates } };
+      await replica.put(journalKey(id), encode(head));
+      return;
+    }
     await eachLimited([...Array(parts).keys()], PARALLEL, async (n) => {
       const part: JournalPart = { games: batch.games.slice(n * PART, (n + 1) * PART), updates: batch.updates.slice(n * PART, (n + 1) * PART) };
       await replica.put(partKey(id, n), encode(part));
@@ -135,7 +142,7 @@ export class RatingApplier {
 
   private async readJournal(id: string, head: JournalHead): Promise<RatingBatch> {
     const replica = this.ctx.replica();
-    const batch: RatingBatch = { at: head.at, games: [], updates: [] };
+    const batch: RatingBatch = { at: head.at, games: [...(head.inline?.games ?? [])], updates: [...(head.inline?.updates ?? [])] };
     for (let n = 0; n < head.parts; n++) {
       let bytes = replica.get(partKey(id, n));
       if (!bytes) {

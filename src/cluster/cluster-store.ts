@@ -115,10 +115,10 @@ export class ClusterStore implements Store {
     const bucket = (name: string, ttlMs = 0) =>
       openBucket(nc, { bucket: `${prefix}${name}`, replicas: o.replicas, ttlMs, timeoutMs: o.timeoutMs ?? 5000 });
     const clock = o.clock ?? systemClock;
-    const tickets = await bucket('tickets', TICKET_TTL_MS);
-    const bots = await KvBotStore.open(await bucket('bots'), tickets, { clock });
+    const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
+    const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock);
-    s.store = await KvReplica.open(await bucket('store'), (c) => s.derive(c));
+    s.store = await KvReplica.open(storeKv, (c) => s.derive(c));
     return s;
   }
 

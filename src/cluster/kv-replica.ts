@@ -31,6 +31,8 @@ export class KvReplica {
   /** Revision a key was removed at (by a delete seen or made here), against late deliveries. */
   private readonly gone = new Map<string, number>();
   private stopWatch: (() => void) | undefined;
+  /** Set when the watch failed: from then on the replica no longer follows the bucket. */
+  watchError: unknown;
 
   private constructor(
     readonly kv: KV,
@@ -46,14 +48,22 @@ export class KvReplica {
     const watch = await kv.watch({ key: '>' });
     r.stopWatch = () => watch.stop();
     let loaded!: () => void;
-    const ready = new Promise<void>((res) => (loaded = res));
+    let failed!: (e: unknown) => void;
+    const ready = new Promise<void>((res, rej) => {
+      loaded = res;
+      failed = rej;
+    });
     if (lastSeq === 0) loaded();
     void (async () => {
       for await (const e of watch) {
         r.apply(e);
         if (e.revision >= lastSeq) loaded();
       }
-    })();
+    })().catch((e: unknown) => {
+      // The watch ends with its connection; an error here means the replica stops following.
+      r.watchError = e;
+      failed(e);
+    });
     await ready;
     return r;
   }
