@@ -1,0 +1,187 @@
+// An in-memory replica of a whole key-value bucket, so that reads stay synchronous (the Store seam
+// wants them so). It is loaded when opened (every key the bucket held at that moment) and then fed
+// by a watch; a write made through this node is applied as soon as the bucket accepts it, so the
+// writer reads its own writes at once and the other nodes within milliseconds.
+//
+// Each key keeps the bucket revision it was applied at: an entry older than what the replica holds
+// (a watch delivery of a write already applied, or one overtaken by a newer write) is ignored. A
+// delete made here applies at once too; the revision it removed is remembered so that a late watch
+// delivery of the old value cannot bring the key back.
+//
+// `ticketedModify` is the read-modify-write every change to a shared key goes through. nats-server
+// before 2.9.21 checks an update's expected revision only on the stream leader before replicating,
+// so two updates in flight that name the same revision may both be stored; a create is checked in
+// log order and has one winner. So a writer first creates a ticket `<key>.<revision read>` in a
+// bucket whose keys expire (bots.ts does the same for bot records) and only the ticket's winner
+// sends its update.
+import type { KV, KvEntry } from '@nats-io/kv';
+import type { Clock } from '../domain/clock.js';
+import { isRevisionConflict } from './lease.js';
+import { TICKET_TTL_MS } from './bots.js';
+
+export type Change = { key: string; before: Uint8Array | undefined; after: Uint8Array | undefined };
+
+interface Held {
+  revision: number;
+  value: Uint8Array;
+}
+
+export class KvReplica {
+  private readonly held = new Map<string, Held>();
+  /** Revision a key was removed at (by a delete seen or made here), against late deliveries. */
+  private readonly gone = new Map<string, number>();
+  private stopWatch: (() => void) | undefined;
+  /** Set when the watch failed: from then on the replica no longer follows the bucket. */
+  watchError: unknown;
+
+  private constructor(
+    readonly kv: KV,
+    /** Called after every change the replica applies, in order, with the value before and after. */
+    private readonly onChange: (c: Change) => void,
+  ) {}
+
+  /** Resolves once every key the bucket held when called has been applied. */
+  static async open(kv: KV, onChange: (c: Change) => void): Promise<KvReplica> {
+    const r = new KvReplica(kv, onChange);
+    const status = await kv.status();
+    const lastSeq = status.streamInfo.state.last_seq;
+    const watch = await kv.watch({ key: '>' });
+    r.stopWatch = () => watch.stop();
+    let loaded!: () => void;
+    let failed!: (e: unknown) => void;
+    const ready = new Promise<void>((res, rej) => {
+      loaded = res;
+      failed = rej;
+    });
+    if (lastSeq === 0) loaded();
+    void (async () => {
+      for await (const e of watch) {
+        r.apply(e);
+        if (e.revision >= lastSeq) loaded();
+      }
+    })().catch((e: unknown) => {
+      // The watch ends with its connection; an error here means the replica stops following.
+      r.watchError = e;
+      failed(e);
+    });
+    await ready;
+    return r;
+  }
+
+  /** Applies one bucket entry unless the replica already holds this revision or a newer one. */
+  apply(e: Pick<KvEntry, 'key' | 'revision' | 'operation' | 'value'>): void {
+    const cur = this.held.get(e.key);
+    if ((cur && cur.revision >= e.revision) || (this.gone.get(e.key) ?? 0) >= e.revision) return;
+    if (e.operation === 'PUT') {
+      this.held.set(e.key, { revision: e.revision, value: e.value });
+      this.gone.delete(e.key);
+      this.onChange({ key: e.key, before: cur?.value, after: e.value });
+    } else {
+      this.held.delete(e.key);
+      this.gone.set(e.key, e.revision);
+      if (cur) this.onChange({ key: e.key, before: cur.value, after: undefined });
+    }
+  }
+
+  get(key: string): Uint8Array | undefined {
+    return this.held.get(key)?.value;
+  }
+
+  has(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  revisionOf(key: string): number | undefined {
+    return this.held.get(key)?.revision;
+  }
+
+  /** Keys held that start with `prefix`, in no particular order. */
+  keysWith(prefix: string): string[] {
+    return [...this.held.keys()].filter((k) => k.startsWith(prefix));
+  }
+
+  /** Writes the key (last writer wins) and applies it here once stored. */
+  async put(key: string, value: Uint8Array): Promise<number> {
+    const revision = await this.kv.put(key, value);
+    this.apply({ key, revision, operation: 'PUT', value });
+    return revision;
+  }
+
+  /** Creates the key only if absent; false (nothing written) when it exists. */
+  async create(key: string, value: Uint8Array): Promise<boolean> {
+    try {
+      const revision = await this.kv.create(key, value);
+      this.apply({ key, revision, operation: 'PUT', value });
+      return true;
+    } catch (e) {
+      if (isRevisionConflict(e)) return false;
+      throw e;
+    }
+  }
+
+  /** Deletes the key and drops it here at once. */
+  async delete(key: string): Promise<void> {
+    const cur = this.held.get(key);
+    await this.kv.delete(key);
+    if (cur && this.held.get(key) === cur) {
+      this.held.delete(key);
+      this.gone.set(key, cur.revision);
+      this.onChange({ key, before: cur.value, after: undefined });
+    }
+  }
+
+  /**
+   * Read-modify-write of one key, serialised across nodes (see the top of the file): `change` sees
+   * the value as last stored (undefined when absent) and returns the replacement, or null to leave
+   * it. Resolves with the value stored afterwards.
+   */
+  async ticketedModify(
+    tickets: KV,
+    clock: Clock,
+    key: string,
+    change: (cur: Uint8Array | undefined) => Uint8Array | null,
+    maxAttempts = 200,
+  ): Promise<Uint8Array | undefined> {
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(50, attempt * 2), () => r()));
+      const e = await this.kv.get(key);
+      const live = e && e.operation === 'PUT' ? e : null;
+      if (e) this.apply(e);
+      const next = change(live?.value);
+      if (next === null) return live?.value;
+      if (!live) {
+        if (await this.create(key, next)) return next;
+        continue; // created by someone else meanwhile: read again
+      }
+      const ticketAt = clock.now();
+      try {
+        await tickets.create(`${key}.${live.revision}`, new Uint8Array());
+      } catch (err) {
+        if (isRevisionConflict(err)) continue;
+        throw err;
+      }
+      if (clock.now() - ticketAt > TICKET_TTL_MS / 2) continue;
+      try {
+        const revision = await this.kv.update(key, next, live.revision);
+        this.apply({ key, revision, operation: 'PUT', value: next });
+        return next;
+      } catch (err) {
+        if (!isRevisionConflict(err)) throw err;
+      }
+    }
+    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts`);
+  }
+
+  close(): void {
+    this.stopWatch?.();
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; rejects with the first failure. */
+export async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
