@@ -6,7 +6,6 @@
 import type { Config } from './server-config.js';
 import type { Clock } from './domain/clock.js';
 import type { Logger } from './domain/log.js';
-import type { GameRecord } from './domain/records.js';
 import type { Result } from './domain/result.js';
 import type { GameConfig } from './game/game-config.js';
 import type { HouseKind } from './game/house.js';
@@ -15,13 +14,13 @@ import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './
 import { ShardOwnership } from './cluster/ownership.js';
 import { NatsShardTransport } from './cluster/nats-transport.js';
 import { ShardHosts } from './cluster/shard-hosts.js';
-import { KvBotStore, TICKET_TTL_MS } from './cluster/bots.js';
+import { ClusterStore } from './cluster/cluster-store.js';
+import { GameLog } from './cluster/game-log.js';
+import { openLiveIndex, type LiveIndex } from './cluster/live-index.js';
+import { LogGameStore } from './cluster/log-game-store.js';
+import { Singletons } from './cluster/singletons.js';
 import { ShardHost } from './shard/host.js';
-import { shardIndex, shardKey } from './shard/protocol.js';
 import type { ShardedGames } from './shard/sharded-games.js';
-import { MemoryStore } from './store/memory.js';
-import type { BotRecord } from './domain/records.js';
-import type { GameStore, Store } from './store/types.js';
 
 /** A service that runs on one node of the cluster at a time. */
 export interface ClusterSingleton {
@@ -39,75 +38,19 @@ export interface ClusterParts {
   singletons: ClusterSingleton[];
 }
 
-/**
- * Until the cluster's own store lands: bots and tokens shared through the bots bucket (any node
- * authenticates any bot), the rest of the store kept by each node in memory.
- */
-class SharedBotsMemoryStore extends MemoryStore {
-  constructor(private readonly shared: KvBotStore) {
-    super();
-  }
-  override getBot(id: string): BotRecord | undefined {
-    return this.shared.getBot(id);
-  }
-  override getBotByTokenHash(tokenHash: string): BotRecord | undefined {
-    return this.shared.getBotByTokenHash(tokenHash);
-  }
-  override createBot(bot: BotRecord): Promise<boolean> {
-    return this.shared.createBot(bot);
-  }
-  override updateBot(bot: BotRecord): Promise<void> {
-    return this.shared.updateBot(bot);
-  }
-  override listBots(): BotRecord[] {
-    return this.shared.listBots();
-  }
-  override modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
-    return this.shared.modifyBot(id, change);
-  }
-  override botsRevision(): number {
-    return this.shared.botsRevision();
-  }
-  override async close(): Promise<void> {
-    this.shared.close();
-    await super.close();
-  }
-}
-
-async function openStore(nc: NatsConnection, replicas: number): Promise<Store> {
-  const bots = await KvBotStore.open(
-    await openBucket(nc, { bucket: 'dc-bots', replicas }),
-    await openBucket(nc, { bucket: 'dc-bot-tickets', replicas, ttlMs: TICKET_TTL_MS }),
-  );
-  return new SharedBotsMemoryStore(bots);
-}
-
-/** The games of one logical shard in the node's store (until the game log holds them). */
-function shardGames(store: Store, shard: number, shards: number): GameStore & { live(): GameRecord[] } {
-  const mine = (r: GameRecord): boolean => shardIndex(shardKey(r.id, r.mirrorOf), shards) === shard;
-  return {
-    getGame: (id) => store.getGame(id),
-    listLiveGames: () => store.listLiveGames().filter(mine),
-    live: () => store.listLiveGames().filter(mine),
-    putGame: (g) => store.putGame(g),
-    finishGame: (g, results) => store.finishGame(g, results),
-  };
-}
-
 export class ClusterNode {
   readonly transport: NatsShardTransport;
   private ownership: ShardOwnership | undefined;
   private hosts: ShardHosts | undefined;
-  private leaderTimer: { cancel(): void } | undefined;
-  private leading = false;
-  private switching: Promise<void> = Promise.resolve();
+  private singletons: Singletons | undefined;
   private parts: ClusterParts | undefined;
-  private closed = false;
 
   private constructor(
     readonly config: Config['cluster'],
     readonly nc: NatsConnection,
-    readonly store: Store,
+    readonly store: ClusterStore,
+    private readonly gameLog: GameLog,
+    private readonly liveIndex: LiveIndex,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {
@@ -123,8 +66,13 @@ export class ClusterNode {
       return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
     }
     try {
-      const store = await openStore(nc, config.replicas);
-      return { ok: true, value: new ClusterNode(config, nc, store, clock, log) };
+      const { replicas } = config;
+      const [store, gameLog, liveIndex] = await Promise.all([
+        ClusterStore.open(nc, { replicas, clock }),
+        GameLog.open(nc, { replicas }),
+        openLiveIndex(nc, { replicas }),
+      ]);
+      return { ok: true, value: new ClusterNode(config, nc, store, gameLog, liveIndex, clock, log) };
     } catch (e) {
       await nc.close().catch(() => {});
       return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
@@ -158,8 +106,22 @@ export class ClusterNode {
       clock,
       log,
       leaseHeld: (s) => this.ownership?.owns(s) === true,
-      open: async (shard, post) => {
-        const games = shardGames(this.store, shard, config.shards);
+      open: async (shard, post, fenced) => {
+        // Taking the shard over: a marker after each live game's last version, then its replay.
+        const games = await LogGameStore.open(this.gameLog, {
+          node: config.node,
+          shard,
+          shards: config.shards,
+          index: this.liveIndex,
+          guard: () => this.ownership?.owns(shard) === true,
+          onFenced: (gameId) => {
+            log.warn({ shard, gameId }, 'shard taken over by another node: dropping it');
+            fenced();
+          },
+          onFinished: (game, results) => this.store.finishGame(game, results),
+          archive: this.store,
+          clock,
+        });
         const host = new ShardHost({
           store: { mode: 'shared', games },
           clock,
@@ -171,7 +133,7 @@ export class ClusterNode {
           later: (fn) => setImmediate(fn),
           post,
         });
-        return { receive: (b) => host.receive(b), live: games.live(), close: async () => {} };
+        return { receive: (b) => host.receive(b), live: games.listLiveGames(), close: () => games.close() };
       },
     });
     const kv = leaseBucket(await openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
@@ -190,43 +152,18 @@ export class ClusterNode {
       drain: (s) => hosts.stop(s),
     });
     this.ownership.start();
-    for (const rec of this.store.listLiveGames()) parts.registry.adopt(rec.id);
-    this.checkLeader();
-  }
-
-  /**
-   * The singletons run on the node named first among the members this node sees; a view that
-   * changes moves them (stopped here, started there).
-   */
-  private checkLeader(): void {
-    if (this.closed || !this.ownership || !this.parts) return;
-    const view = this.ownership.view();
-    const lead = view.length > 0 && view[0] === this.config.node;
-    if (lead !== this.leading) {
-      this.leading = lead;
-      const singletons = this.parts.singletons;
-      this.switching = this.switching.then(async () => {
-        for (const s of singletons) {
-          try {
-            if (lead) await s.start();
-            else await s.stop();
-          } catch (e) {
-            this.log.error({ singleton: s.name, err: String(e) }, lead ? 'could not start' : 'could not stop');
-          }
-        }
-        this.log.info({ leading: lead, singletons: singletons.map((s) => s.name) }, lead ? 'running the singletons' : 'singletons stopped here');
-      });
+    // The games live now on any shard: this node keeps a replica of each (asked of its owner).
+    for (let shard = 0; shard < config.shards; shard++) {
+      for (const id of await this.liveIndex.list(shard)) parts.registry.adopt(id, shard);
     }
-    this.leaderTimer = this.clock.schedule(Math.max(250, Math.round(this.config.leaseTtlMs / 3)), () => this.checkLeader());
+    const singletonKv = leaseBucket(await openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);
+    this.singletons.start();
   }
 
   /** Stops the singletons, hands every shard back (drained), and closes the connection. */
   async close(): Promise<void> {
-    this.closed = true;
-    this.leaderTimer?.cancel();
-    await this.switching;
-    if (this.leading && this.parts) for (const s of this.parts.singletons) await s.stop().catch(() => {});
-    this.leading = false;
+    await this.singletons?.stop().catch(() => {});
     await this.ownership?.stop().catch(() => {});
     await this.hosts?.stopAll();
   }

@@ -29,8 +29,11 @@ export interface ShardHostsOptions {
   nc: NatsConnection;
   clock: Clock;
   log: Logger;
-  /** Builds shard `s`'s host, whose reply batches go to `post`. */
-  open(shard: number, post: (batch: ShardReply[]) => void): Promise<HostedShard>;
+  /**
+   * Builds shard `s`'s host, whose reply batches go to `post`. `fenced`: its store refused a write
+   * because another node took the shard over: nothing more of this host is published, and it stops.
+   */
+  open(shard: number, post: (batch: ShardReply[]) => void, fenced: () => void): Promise<HostedShard>;
   /** True while the lease on the shard is held (ShardOwnership.owns). */
   leaseHeld(shard: number): boolean;
   shardPrefix?: string;
@@ -47,6 +50,8 @@ type Local = { kind: 'remote'; node: string; rid: number } | { kind: 'own'; done
 interface Hosted {
   shard: number;
   ready: boolean;
+  /** Another node took the shard over: whatever the host still emits is dropped. */
+  fenced: boolean;
   hosted?: HostedShard;
   opening: Promise<void>;
 }
@@ -80,7 +85,7 @@ export class ShardHosts {
   /** The shard was gained: build its host, resume its games, then serve its subject. */
   gained(shard: number): void {
     if (this.hosts.has(shard)) return;
-    const h: Hosted = { shard, ready: false, opening: Promise.resolve() };
+    const h: Hosted = { shard, ready: false, fenced: false, opening: Promise.resolve() };
     this.hosts.set(shard, h);
     h.opening = this.start(h).catch((e: unknown) => {
       this.o.log.error({ shard, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'could not take over a shard');
@@ -89,7 +94,14 @@ export class ShardHosts {
   }
 
   private async start(h: Hosted): Promise<void> {
-    const hosted = await this.o.open(h.shard, (batch) => this.post(h.shard, batch));
+    const hosted = await this.o.open(
+      h.shard,
+      (batch) => this.post(h, batch),
+      () => {
+        h.fenced = true;
+        if (this.hosts.get(h.shard) === h) void this.stop(h.shard);
+      },
+    );
     h.hosted = hosted;
     if (this.hosts.get(h.shard) !== h) {
       await hosted.close();
@@ -151,7 +163,7 @@ export class ShardHosts {
     if (cmds.length > 0) h.hosted.receive(cmds);
   }
 
-  private post(shard: number, batch: ShardReply[]): void {
+  private post(h: Hosted, batch: ShardReply[]): void {
     const r: ShardReply[] = [];
     const to: string[] = [];
     for (const reply of batch) {
@@ -169,7 +181,7 @@ export class ShardHosts {
         to.push(w.node);
       }
     }
-    if (r.length > 0) this.publish(shard, { r, to });
+    if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to });
   }
 
   /** One message per batch, split in halves while too big for the servers (a large resume). */
