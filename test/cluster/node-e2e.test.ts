@@ -45,6 +45,7 @@ const stream = async (node: ClusterNodeProc, path: string, token: string): Promi
 const logs = (): string => nodes.map((n) => `--- ${n.name}\n${n.log.slice(-15).join('\n')}`).join('\n');
 
 interface Played {
+  i: number;
   gameId: string;
   events: Ev[];
   verdicts: number;
@@ -91,7 +92,7 @@ async function playOne(i: number): Promise<Played> {
     if (s && 'Active' in s.status && s.dicePending && s.activeSeat === seat) await act(s.version, s.legalMoves ?? null);
     if (ev.DiceRolled?.seat === seat) await act(ev.DiceRolled.v, ev.DiceRolled.legalMoves ?? null);
   }
-  return { gameId, events, verdicts };
+  return { i, gameId, events, verdicts };
 }
 
 t.test('bots on three nodes play whole games across them', async (t) => {
@@ -111,6 +112,12 @@ t.test('bots on three nodes play whole games across them', async (t) => {
     for (const n of nodes) {
       const h = (await call(n, 'GET', `/games/${p.gameId}/history`)).json as Json;
       t.same(h?.status, { Ended: { over: last.GameEnded.over } }, `${p.gameId}: node ${n.name} shows the same end`);
+      // The bot's result line is in the cluster's store: every node's profile lists the game.
+      const listed = await eventually(async () => {
+        const prof = (await call(n, 'GET', `/bots/e2e${p.i}/p`)).json as Json;
+        return prof?.recent?.some((r: Json) => r.gameId === p.gameId) === true;
+      });
+      t.ok(listed, `${p.gameId}: node ${n.name} lists it in the bot's results`);
     }
   }
 });
