@@ -34,15 +34,24 @@ export class KvReplica {
   /** Set when the watch failed: from then on the replica no longer follows the bucket. */
   watchError: unknown;
 
+  /** Keys held, by their first token, for the kinds asked for at open (the others are not listed). */
+  private readonly byKind = new Map<string, Set<string>>();
+
   private constructor(
     readonly kv: KV,
     /** Called after every change the replica applies, in order, with the value before and after. */
     private readonly onChange: (c: Change) => void,
-  ) {}
+    listed: readonly string[],
+  ) {
+    for (const kind of listed) this.byKind.set(kind, new Set());
+  }
 
-  /** Resolves once every key the bucket held when called has been applied. */
-  static async open(kv: KV, onChange: (c: Change) => void): Promise<KvReplica> {
-    const r = new KvReplica(kv, onChange);
+  /**
+   * Resolves once every key the bucket held when called has been applied. `listed`: first tokens of
+   * the keys `keysOf` lists (kept as they change, so listing costs nothing per key held).
+   */
+  static async open(kv: KV, onChange: (c: Change) => void, listed: readonly string[] = []): Promise<KvReplica> {
+    const r = new KvReplica(kv, onChange, listed);
     const status = await kv.status();
     const lastSeq = status.streamInfo.state.last_seq;
     const watch = await kv.watch({ key: '>' });
@@ -75,12 +84,18 @@ export class KvReplica {
     if (e.operation === 'PUT') {
       this.held.set(e.key, { revision: e.revision, value: e.value });
       this.gone.delete(e.key);
+      this.kindOf(e.key)?.add(e.key);
       this.onChange({ key: e.key, before: cur?.value, after: e.value });
     } else {
       this.held.delete(e.key);
       this.gone.set(e.key, e.revision);
+      this.kindOf(e.key)?.delete(e.key);
       if (cur) this.onChange({ key: e.key, before: cur.value, after: undefined });
     }
+  }
+
+  private kindOf(key: string): Set<string> | undefined {
+    return this.byKind.get(key.slice(0, key.indexOf('.')));
   }
 
   get(key: string): Uint8Array | undefined {
@@ -95,9 +110,11 @@ export class KvReplica {
     return this.held.get(key)?.revision;
   }
 
-  /** Keys held that start with `prefix`, in no particular order. */
-  keysWith(prefix: string): string[] {
-    return [...this.held.keys()].filter((k) => k.startsWith(prefix));
+  /** Keys held whose first token is `kind` (one of those listed at open), in no particular order. */
+  keysOf(kind: string): string[] {
+    const set = this.byKind.get(kind);
+    if (!set) throw new Error(`keys of kind ${kind} are not listed`);
+    return [...set];
   }
 
   /** Writes the key (last writer wins) and applies it here once stored. */
@@ -125,6 +142,7 @@ export class KvReplica {
     await this.kv.delete(key);
     if (cur && this.held.get(key) === cur) {
       this.held.delete(key);
+      this.kindOf(key)?.delete(key);
       this.gone.set(key, cur.revision);
       this.onChange({ key, before: cur.value, after: undefined });
     }
