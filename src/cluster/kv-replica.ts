@@ -19,6 +19,9 @@ import type { Clock } from '../domain/clock.js';
 import { isRevisionConflict } from './lease.js';
 import { TICKET_TTL_MS } from './bots.js';
 
+/** Removed keys remembered before the memory of them is swept (see `seen`). */
+const SWEEP_AT = 1024;
+
 export type Change = { key: string; before: Uint8Array | undefined; after: Uint8Array | undefined };
 
 interface Held {
@@ -30,6 +33,11 @@ export class KvReplica {
   private readonly held = new Map<string, Held>();
   /** Revision a key was removed at (by a delete seen or made here), against late deliveries. */
   private readonly gone = new Map<string, number>();
+  /**
+   * Highest revision the watch has delivered. The watch delivers in revision order, so a removal at
+   * or below it can no longer be undone by a late delivery: such `gone` entries are swept.
+   */
+  private seen = 0;
   private stopWatch: (() => void) | undefined;
   /** Set when the watch failed: from then on the replica no longer follows the bucket. */
   watchError: unknown;
@@ -66,6 +74,8 @@ export class KvReplica {
     void (async () => {
       for await (const e of watch) {
         r.apply(e);
+        r.seen = Math.max(r.seen, e.revision);
+        if (r.gone.size > SWEEP_AT) r.sweep();
         if (e.revision >= lastSeq) loaded();
       }
     })().catch((e: unknown) => {
@@ -92,6 +102,10 @@ export class KvReplica {
       this.kindOf(e.key)?.delete(e.key);
       if (cur) this.onChange({ key: e.key, before: cur.value, after: undefined });
     }
+  }
+
+  private sweep(): void {
+    for (const [key, revision] of this.gone) if (revision <= this.seen) this.gone.delete(key);
   }
 
   private kindOf(key: string): Set<string> | undefined {
