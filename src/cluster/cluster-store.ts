@@ -129,7 +129,12 @@ export class ClusterStore implements Store {
     const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock);
-    s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j']);
+    try {
+      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j']);
+    } catch (e) {
+      bots.close();
+      throw e;
+    }
     return s;
   }
 
