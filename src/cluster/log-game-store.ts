@@ -124,6 +124,9 @@ export class LogGameStore implements GameStore {
 
   async putGame(game: GameRecord): Promise<void> {
     this.checkShard(game);
+    // Nothing at all once fenced: not even an ended record (a game this node aborted in memory might
+    // lift its mirror partner's reveal while the next owner still plays it).
+    if (this.fencedOff) this.refuse(game.id);
     const g = this.live.get(game.id);
     if (g === undefined && !('Active' in game.status)) {
       // An ended record written again (a mirror pair's reveal lifted): the archive's business.
@@ -141,6 +144,7 @@ export class LogGameStore implements GameStore {
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
     this.checkShard(game);
+    if (this.fencedOff) this.refuse(game.id);
     const g = this.live.get(game.id);
     if (g === undefined) throw new Error(`game ${game.id} is not live on shard ${this.o.shard}`);
     await this.queue(g, async () => {

@@ -82,7 +82,9 @@ t.test('the codec folds deltas back into every field, and refuses an entry that 
 
 t.test('another node opening the shard gets every live game exactly as last committed', async (t) => {
   const shard = 1;
-  const a = await open(shard, 'node-a');
+  const archived: GameRecord[] = [];
+  const archive = { getGame: (id: string) => archived.findLast((r) => r.id === id), putGame: async (r: GameRecord) => void archived.push(r) };
+  const a = await open(shard, 'node-a', { archive });
   const single = game(idOn(shard), { history: [], version: 0, ply: 0, rated: false, timeControl: { Unlimited: {} }, clocks: null });
   const first = idOn(shard);
   const second = `${first}z`; // sorts after: the pair's shard key is `first`
@@ -104,6 +106,10 @@ t.test('another node opening the shard gets every live game exactly as last comm
   t.strictSame(a.finished, [{ game: finalA, results }], 'the ending is handed to the archive once');
   t.strictSame(a.store.getGame(first), finalA, 'and stays readable here');
   t.strictSame(new Set(await index.list(shard)), new Set([single.id, second]), 'the ended game left the index');
+  const lifted = { ...finalA, revealHeld: false };
+  await a.store.putGame(lifted);
+  t.strictSame(archived, [lifted], 'an ended record written again goes to the archive, not the log');
+  t.strictSame(a.store.getGame(first), lifted);
 
   const b = await open(shard, 'node-b');
   const byId = new Map(b.store.listLiveGames().map((r) => [r.id, r]));
@@ -117,6 +123,8 @@ t.test('another node opening the shard gets every live game exactly as last comm
   t.ok(a.store.fenced());
   await t.rejects(a.store.putGame(game(idOn(shard))), FencedError, 'a fenced store starts no game');
   t.strictSame(a.fenced, [single.id], 'still told only once');
+  await t.rejects(a.store.putGame(lifted), FencedError, 'nor rewrites an ended record');
+  t.equal(archived.length, 1);
 
   // The new owner goes on where the log is, and a third node sees its versions.
   const s2 = advance(s, 3000);
