@@ -21,8 +21,9 @@
 // marker to be overtaken by, so its first version counts only if the shard lease (`guard`) was still
 // certain when the append was answered: the append then landed before the lease could expire, so
 // before the next owner could list the index, which already held the game's key.
-import type { Clock } from '../domain/clock.js';
+import type { Clock, TimerHandle } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
+import { silentLogger, type Logger } from '../domain/log.js';
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { GameStore } from '../store/types.js';
 import { shardIndex, shardKey } from '../shard/protocol.js';
@@ -58,15 +59,21 @@ export interface LogGameStoreOptions {
    * reveal): the cluster store. Without it, only the recently ended games kept here are readable.
    */
   archive?: Pick<GameStore, 'getGame' | 'putGame'>;
-  /** How long an append (or the archive write of an ending) is retried when it gets no answer; default 30 s. */
+  /**
+   * How long an unanswered append is retried before putGame rejects, and an ending's archive write
+   * before it goes on in the background; default 30 s.
+   */
   retryForMs?: number;
   /** Games taken over at once while opening; default 16. */
   openConcurrency?: number;
   clock?: Clock;
+  log?: Logger;
 }
 
 /** Recently ended games kept for reads (a mirror partner's ending reads its twin once). */
 const ENDED_KEPT = 256;
+/** Period of the background retries of an archive write that kept failing. */
+const ARCHIVE_RETRY_MS = 5000;
 
 interface Live {
   /** The last version that counts (undefined until a new game's first append counts). */
@@ -82,7 +89,11 @@ export class LogGameStore implements GameStore {
   private readonly live = new Map<string, Live>();
   private readonly ended = new Map<string, GameRecord>();
   private fencedOff = false;
+  private closed = false;
+  /** Background archive retries (one per ended game whose archive write kept failing). */
+  private readonly retries = new Set<TimerHandle>();
   private readonly clock: Clock;
+  private readonly logger: Logger;
   private readonly retryForMs: number;
 
   private constructor(
@@ -91,6 +102,7 @@ export class LogGameStore implements GameStore {
   ) {
     this.clock = o.clock ?? systemClock;
     this.retryForMs = o.retryForMs ?? 30_000;
+    this.logger = o.log ?? silentLogger;
   }
 
   /** Takes every live game of the shard over (see above) and opens the store with them. */
@@ -153,8 +165,11 @@ export class LogGameStore implements GameStore {
     });
   }
 
-  /** Resolves once every write in flight has settled (they keep their own outcome). */
+  /** Resolves once every write in flight has settled (they keep their own outcome); stops background retries. */
   async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.retries) t.cancel();
+    this.retries.clear();
     await Promise.all([...this.live.values()].map((g) => g.tail.catch(() => {})));
   }
 
@@ -228,24 +243,52 @@ export class LogGameStore implements GameStore {
     g.rec = next;
   }
 
-  /** After the final version counts: the archive write (retried), then the index key goes. */
+  /**
+   * After the final version counts: the archive write, then the index key goes. The ending is durable
+   * once the log has it, so this never fails the game: an archive write still refused after
+   * retryForMs is tried again in the background (every ARCHIVE_RETRY_MS, until it lands or the store
+   * closes or is fenced), and the index keeps the game meanwhile, so a next owner would settle it too.
+   */
   private async settle(game: GameRecord, results: ResultRecord[] | undefined): Promise<void> {
     this.live.delete(game.id);
     this.keepEnded(game);
     const deadline = this.clock.now() + this.retryForMs;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-      try {
-        if (results !== undefined) await this.o.onFinished(game, results);
-        else await this.o.archive?.putGame(game);
-        break;
-      } catch (e) {
-        // The final version is in the log and the index still lists the game: the next owner
-        // finishes storing it if this node cannot.
-        if (this.clock.now() >= deadline) throw e;
-        await new Promise<void>((res) => this.clock.schedule(wait, res));
+      if (await this.archived(game, results)) break;
+      if (this.clock.now() >= deadline) {
+        this.laterArchive(game, results);
+        return;
       }
+      await new Promise<void>((res) => this.clock.schedule(wait, res));
     }
-    await this.o.index.remove(this.o.shard, game.id);
+    await this.unlist(game.id);
+  }
+
+  private async archived(game: GameRecord, results: ResultRecord[] | undefined): Promise<boolean> {
+    try {
+      if (results !== undefined) await this.o.onFinished(game, results);
+      else await this.o.archive?.putGame(game);
+      return true;
+    } catch (e) {
+      this.logger.warn({ gameId: game.id, shard: this.o.shard, err: String(e) }, 'ended game not archived yet');
+      return false;
+    }
+  }
+
+  private laterArchive(game: GameRecord, results: ResultRecord[] | undefined): void {
+    const timer = this.clock.schedule(ARCHIVE_RETRY_MS, () => {
+      this.retries.delete(timer);
+      if (this.closed || this.fencedOff) return;
+      void this.archived(game, results).then((ok) => (ok ? this.unlist(game.id) : this.laterArchive(game, results)));
+    });
+    this.retries.add(timer);
+  }
+
+  /** The game leaves the live index; a failure only leaves work for the next owner (idempotent). */
+  private async unlist(gameId: string): Promise<void> {
+    await this.o.index.remove(this.o.shard, gameId).catch((e: unknown) => {
+      this.logger.warn({ gameId, shard: this.o.shard, err: String(e) }, 'ended game left in the live index');
+    });
   }
 
   private keepEnded(game: GameRecord): void {
