@@ -50,7 +50,12 @@ export interface LogGameStoreOptions {
    * tests may leave it out.
    */
   guard?: () => boolean;
-  /** Called once, when the first write is refused because another node took the shard over. */
+  /**
+   * Called once, when the first write is refused because another node took the shard over, or when
+   * an append stayed unanswered for retryForMs (this node can no longer tell what the log holds).
+   * Either way the node stops the shard host and discards what it still emits; if it still holds the
+   * shard's lease it may open a new store for the shard, which takes the games over from the log.
+   */
   onFenced(gameId: string): void;
   /** Stores an ended game's final record and its result lines for good (the cluster store's finishGame); idempotent. */
   onFinished(game: GameRecord, results: ResultRecord[]): Promise<void>;
@@ -219,7 +224,7 @@ export class LogGameStore implements GameStore {
 
   /**
    * Appends `next` as the game's next version and waits until it counts, retrying an unanswered
-   * append (with the same entry: the log stores it once) until retryForMs has passed.
+   * append (with the same entry: the log stores it once) until retryForMs has passed; then fenced.
    */
   private async append(g: Live, next: GameRecord, results?: ResultRecord[], stillOwner?: () => boolean): Promise<void> {
     if (this.fencedOff || this.live.get(next.id) !== g) this.refuse(next.id);
@@ -231,7 +236,13 @@ export class LogGameStore implements GameStore {
       try {
         r = await g.writer.append(n, data);
       } catch (e) {
-        if (this.clock.now() >= deadline) throw e;
+        if (this.clock.now() >= deadline) {
+          // Whether the entry landed is unknown, and any later write of the game would be taken for
+          // it or fenced by it: this node stops writing the shard, as if fenced. The log stays the
+          // truth; whoever opens the shard next resumes the game from what it holds.
+          this.logger.error({ gameId: next.id, shard: this.o.shard, err: String(e) }, 'game log append unanswered: giving the shard up');
+          this.fence(next.id);
+        }
         await new Promise<void>((res) => this.clock.schedule(wait, res));
         if (this.fencedOff) this.refuse(next.id);
         continue;

@@ -181,3 +181,23 @@ t.test('a new game is refused when the lease was no longer certain at its first 
   t.equal(a.store.getGame(late.id), undefined, 'never live here');
   await t.rejects(a.store.putGame(game(idOn(5))), /belongs to shard 5/, 'a game of another shard is a caller bug');
 });
+
+t.test('an append left unanswered past retryForMs gives the shard up; a new store resumes from the log', async (t) => {
+  const shard = 6;
+  const a = await open(shard, 'node-a', { retryForMs: 500 });
+  const g = game(idOn(shard));
+  await a.store.putGame(g);
+  for (let i = 0; i < 3; i++) cluster.pause(i);
+  try {
+    await t.rejects(a.store.putGame(advance(g, 50)), FencedError, 'no answer: the store gives up');
+  } finally {
+    for (let i = 0; i < 3; i++) cluster.resume(i);
+  }
+  t.strictSame(a.fenced, [g.id], 'and says so');
+  const again = await open(shard, 'node-a');
+  const back = again.store.getGame(g.id);
+  t.ok(back !== undefined && (back.version === g.version || back.version === g.version + 2), 'the reopened store has the game as the log holds it');
+  const next = advance(back!, 60);
+  await again.store.putGame(next);
+  t.strictSame((await open(shard, 'node-b')).store.getGame(g.id), next, 'and goes on writing it');
+});
