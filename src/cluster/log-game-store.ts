@@ -312,7 +312,14 @@ export class LogGameStore implements GameStore {
   private async takeOver(id: string): Promise<void> {
     const { writer, entries } = await this.log.takeOver(id, this.o.node, { guard: this.o.guard });
     let state: Folded | undefined;
-    for (const e of entries) if (e.counts && e.kind === 'version') state = foldVersion(state, e.data);
+    try {
+      for (const e of entries) if (e.counts && e.kind === 'version') state = foldVersion(state, e.data);
+    } catch (e) {
+      // An entry this server cannot read (a newer schema, or a bug): the game stays listed and
+      // untouched, and the rest of the shard is served.
+      this.logger.error({ gameId: id, shard: this.o.shard, err: String(e) }, 'live game not resumed: its log cannot be read');
+      return;
+    }
     if (state === undefined) {
       await this.o.index.remove(this.o.shard, id);
       return;

@@ -168,6 +168,21 @@ t.test('a game listed before its first version landed is dropped by the next own
   t.strictSame(await index.list(shard), []);
 });
 
+t.test('a game whose log cannot be read stays listed and untouched; the rest of the shard opens', async (t) => {
+  const shard = 7;
+  const bad = idOn(shard);
+  await index.add(shard, bad);
+  t.ok((await log.begin(bad).append(1, new Uint8Array([0xc1]))).ok, 'an entry that is not a version');
+  const good = game(idOn(shard));
+  const a = await open(shard, 'node-a');
+  await a.store.putGame(good);
+  const lines: string[] = [];
+  const b = await open(shard, 'node-b', { log: { info() {}, warn() {}, error: (o, msg) => void lines.push(`${msg} ${String(o.gameId)}`) } });
+  t.strictSame(b.store.listLiveGames(), [good]);
+  t.strictSame(lines, [`live game not resumed: its log cannot be read ${bad}`]);
+  t.strictSame(new Set(await index.list(shard)), new Set([bad, good.id]));
+});
+
 t.test('a new game is refused when the lease was no longer certain at its first append', async (t) => {
   const shard = 4;
   let certain = true;
