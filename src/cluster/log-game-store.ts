@@ -31,9 +31,17 @@ import type { GameLog, GameWriter } from './game-log.js';
 import type { LiveIndex } from './live-index.js';
 import { encodeVersion, foldVersion, type Folded } from './record-codec.js';
 
+/**
+ * A write this store no longer makes: `taken-over`, another node took the shard over; `unanswered`,
+ * an append stayed unanswered, so this node can no longer tell what the log holds.
+ */
 export class FencedError extends Error {
-  constructor(readonly gameId: string, readonly shard: number) {
-    super(`game ${gameId}: shard ${shard} was taken over by another node; this node may no longer write it`);
+  constructor(readonly gameId: string, readonly shard: number, readonly why: 'taken-over' | 'unanswered') {
+    super(
+      why === 'taken-over'
+        ? `game ${gameId}: shard ${shard} was taken over by another node; this node may no longer write it`
+        : `game ${gameId}: an append to the log of shard ${shard} went unanswered; this node no longer writes the shard`,
+    );
     this.name = 'FencedError';
   }
 }
@@ -93,7 +101,8 @@ interface Live {
 export class LogGameStore implements GameStore {
   private readonly live = new Map<string, Live>();
   private readonly ended = new Map<string, GameRecord>();
-  private fencedOff = false;
+  /** Why this store stopped writing (undefined while it writes). */
+  private fencedWhy: FencedError['why'] | undefined;
   private closed = false;
   /** Background archive retries (one per ended game whose archive write kept failing). */
   private readonly retries = new Set<TimerHandle>();
@@ -126,7 +135,7 @@ export class LogGameStore implements GameStore {
 
   /** True once a write was refused because the shard moved. */
   fenced(): boolean {
-    return this.fencedOff;
+    return this.fencedWhy !== undefined;
   }
 
   getGame(id: string): GameRecord | undefined {
@@ -143,7 +152,7 @@ export class LogGameStore implements GameStore {
     this.checkShard(game);
     // Nothing at all once fenced: not even an ended record (a game this node aborted in memory might
     // lift its mirror partner's reveal while the next owner still plays it).
-    if (this.fencedOff) this.refuse(game.id);
+    if (this.fencedWhy !== undefined) this.refuse(game.id);
     const g = this.live.get(game.id);
     if (g === undefined && !('Active' in game.status)) {
       // An ended record written again (a mirror pair's reveal lifted): the archive's business.
@@ -161,7 +170,7 @@ export class LogGameStore implements GameStore {
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
     this.checkShard(game);
-    if (this.fencedOff) this.refuse(game.id);
+    if (this.fencedWhy !== undefined) this.refuse(game.id);
     const g = this.live.get(game.id);
     if (g === undefined) throw new Error(`game ${game.id} is not live on shard ${this.o.shard}`);
     await this.queue(g, async () => {
@@ -186,13 +195,13 @@ export class LogGameStore implements GameStore {
   }
 
   private refuse(gameId: string): never {
-    throw new FencedError(gameId, this.o.shard);
+    throw new FencedError(gameId, this.o.shard, this.fencedWhy ?? 'taken-over');
   }
 
-  private fence(gameId: string): never {
+  private fence(gameId: string, why: FencedError['why']): never {
     this.live.delete(gameId);
-    if (!this.fencedOff) {
-      this.fencedOff = true;
+    if (this.fencedWhy === undefined) {
+      this.fencedWhy = why;
       this.o.onFenced(gameId);
     }
     this.refuse(gameId);
@@ -200,7 +209,7 @@ export class LogGameStore implements GameStore {
 
   /** A new game: its index key first, then its first version, which counts only under a certain lease. */
   private async begin(game: GameRecord): Promise<void> {
-    if (this.fencedOff) this.refuse(game.id);
+    if (this.fencedWhy !== undefined) this.refuse(game.id);
     const g: Live = { rec: undefined, writer: this.log.begin(game.id, this.o.guard), n: 0, tail: Promise.resolve() };
     this.live.set(game.id, g);
     try {
@@ -227,7 +236,7 @@ export class LogGameStore implements GameStore {
    * append (with the same entry: the log stores it once) until retryForMs has passed; then fenced.
    */
   private async append(g: Live, next: GameRecord, results?: ResultRecord[], stillOwner?: () => boolean): Promise<void> {
-    if (this.fencedOff || this.live.get(next.id) !== g) this.refuse(next.id);
+    if (this.fencedWhy !== undefined || this.live.get(next.id) !== g) this.refuse(next.id);
     const n = g.n + 1;
     const data = encodeVersion(g.rec, next, results);
     const deadline = this.clock.now() + this.retryForMs;
@@ -241,13 +250,13 @@ export class LogGameStore implements GameStore {
           // it or fenced by it: this node stops writing the shard, as if fenced. The log stays the
           // truth; whoever opens the shard next resumes the game from what it holds.
           this.logger.error({ gameId: next.id, shard: this.o.shard, err: String(e) }, 'game log append unanswered: giving the shard up');
-          this.fence(next.id);
+          this.fence(next.id, 'unanswered');
         }
         await new Promise<void>((res) => this.clock.schedule(wait, res));
-        if (this.fencedOff) this.refuse(next.id);
+        if (this.fencedWhy !== undefined) this.refuse(next.id);
         continue;
       }
-      if (!r.ok || (stillOwner !== undefined && !stillOwner())) this.fence(next.id);
+      if (!r.ok || (stillOwner !== undefined && !stillOwner())) this.fence(next.id, 'taken-over');
       break;
     }
     g.n = n;
@@ -289,7 +298,7 @@ export class LogGameStore implements GameStore {
   private laterArchive(game: GameRecord, results: ResultRecord[] | undefined): void {
     const timer = this.clock.schedule(ARCHIVE_RETRY_MS, () => {
       this.retries.delete(timer);
-      if (this.closed || this.fencedOff) return;
+      if (this.closed || this.fencedWhy !== undefined) return;
       void this.archived(game, results).then((ok) => (ok ? this.unlist(game.id) : this.laterArchive(game, results)));
     });
     this.retries.add(timer);
