@@ -197,15 +197,26 @@ export class KvReplica {
     return revision;
   }
 
-  /** Creates the key only if absent; false (nothing written) when it exists. */
+  /**
+   * Creates the key only if absent; false (nothing written) when it exists. A refusal is checked by
+   * reading the key (from the stream's leader): what refused it must be stored, and is then applied
+   * here at once; a refusal by nothing readable (a write lost in a leader change) is tried again.
+   */
   async create(key: string, value: Uint8Array): Promise<boolean> {
-    try {
-      const revision = await this.kv.create(key, value);
-      this.apply({ key, revision, operation: 'PUT', value });
-      return true;
-    } catch (e) {
-      if (isRevisionConflict(e)) return false;
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const revision = await this.kv.create(key, value);
+        this.apply({ key, revision, operation: 'PUT', value });
+        return true;
+      } catch (e) {
+        if (!isRevisionConflict(e)) throw e;
+        const found = await this.kv.get(key);
+        if (found && found.operation === 'PUT') {
+          this.apply(found);
+          return false;
+        }
+        if (attempt >= 5) throw e;
+      }
     }
   }
 
