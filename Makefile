@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run bench clean bridge-example
+.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run cluster bench clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -63,6 +63,10 @@ screenshots: build browser-deps
 
 run: build
 	node --max-semi-space-size=4 dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))
+
+# A local cluster (README "Run a cluster"): three nats-server, three nodes on ports 8081-8083; Ctrl-C stops all.
+cluster: build nats-deps
+	node scripts/cluster.mjs
 
 # An example engine plays the house bots through `dicechess bridge` (with `make run` going elsewhere).
 ENGINE ?= examples/random_engine.py

@@ -48,6 +48,7 @@ import { threadCpuSeconds, threadHeapBytes } from './shard/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
+import { ClusterNode } from './cluster-node.js';
 
 /** The server's version, for /health and the API documents: the package's own. */
 export const VERSION: string = (
@@ -104,6 +105,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (!proxies.ok) return { ok: false, error: `http.trustedProxies: ${proxies.error}` };
 
   let openedStore = opts.store;
+  let cluster: ClusterNode | undefined;
+  if (!openedStore && config.cluster.servers.length > 0) { // cluster mode (docs/CLUSTER.md)
+    const opened = await ClusterNode.open(config.cluster, clock, log);
+    if (!opened.ok) return opened;
+    cluster = opened.value;
+    openedStore = cluster.store;
+  }
   if (!openedStore) {
     const opened = await openStore({ memory: config.memory, dataDir: config.dataDir });
     if (!opened.ok) return { ok: false, error: opened.error };
@@ -157,10 +165,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   webhooks?.registerMetrics(metrics.registry);
   // Games run in shards; a memory server's shards send their writes here, to the one MemoryStore.
   // Loopback shards write straight into a store the caller handed in (tests that watch or hold writes).
-  const forwarded = !openedStore.persistent && !(opts.shards === 'loopback' && opts.store !== undefined);
-  const shardCount = config.shards === 'auto' ? Math.max(1, availableParallelism() - 1) : config.shards;
+  const forwarded = !cluster && !openedStore.persistent && !(opts.shards === 'loopback' && opts.store !== undefined);
+  const shardCount = cluster ? cluster.shards : config.shards === 'auto' ? Math.max(1, availableParallelism() - 1) : config.shards;
   let transport: ShardTransport;
-  if (opts.shards === 'loopback') {
+  if (cluster) transport = cluster.transport;
+  else if (opts.shards === 'loopback') {
     const shared = openedStore;
     transport = new LoopbackTransport({
       clock, config: config.games, log, housePlayers, random: opts.random,
@@ -189,13 +198,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [webhooks.deliverer] : [])],
+    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
     onStoreWrite: (op, seconds) => metrics.observeStoreWrite(op, seconds),
     onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
+    adoptUnknown: cluster !== undefined,
+    ...(cluster ? { requestTimeoutMs: 30_000 } : {}), // across a network, an answer may be lost
   });
   const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
@@ -283,10 +294,22 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     meter: metrics.edge,
   };
 
-  await registry.resume();
-  ratings.start();
-  scheduler.start();
-  await eventScheduler.start();
+  if (cluster) {
+    // Each shard's owner resumes its games; the ladder, the rating batch and the events run on one node.
+    await cluster.start({
+      registry, clock, games: config.games, housePlayers, random: opts.random,
+      singletons: [
+        { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
+        { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
+        { name: 'event-scheduler', start: () => eventScheduler.start(), stop: () => eventScheduler.stop() },
+      ],
+    });
+  } else {
+    await registry.resume();
+    ratings.start();
+    scheduler.start();
+    await eventScheduler.start();
+  }
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins,
     trustedProxies: proxies.value,
@@ -308,13 +331,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await scheduler.stop();
     await eventScheduler.stop();
     await webhooks?.stop();
+    await cluster?.close();
     await registry.stop();
     await store.close();
+    await cluster?.disconnect();
     return { ok: false, error: (e as Error).message };
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `http://${host}:${listening.port}`;
-  log.info({ url, store: store.persistent ? config.dataDir : 'memory', version: VERSION }, `listening on ${url}`);
+  const storeName = cluster ? `cluster ${config.cluster.servers.join(',')}` : store.persistent ? config.dataDir : 'memory';
+  log.info({ url, store: storeName, version: VERSION, ...(cluster ? { node: config.cluster.node } : {}) }, `listening on ${url}`);
 
   let closing: Promise<void> | undefined;
   const s = store;
@@ -342,11 +368,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // Deliveries in flight are cut off first and not marked finished: after a restart their
           // rolls are delivered again.
           await webhooks?.stop();
+          await cluster?.close(); // its shards handed back (drained) for other nodes to resume
           await registry.stop();
           // After the games: a game that ended while stopping is pending and rated at the next start.
           await ratings.stop();
           edge.closeConnections(); // anything opened while the games stopped
                 await s.close();
+          await cluster?.disconnect();
         })()),
     },
   };

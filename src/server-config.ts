@@ -102,6 +102,18 @@ export const ConfigSchema = z.object({
     playersPerEvent: z.number().int().min(2),
     pairsPerEvent: pos,
   }),
+  /**
+   * Cluster mode (docs/CLUSTER.md): off while `servers` is empty. Every node of one cluster uses the
+   * same `shards`, `replicas` and `leaseTtlMs`; `node` names this one (letters, digits, - and _).
+   */
+  cluster: z.object({
+    servers: z.array(z.string().regex(/^(nats|tls):\/\/[^\s,]+$/, 'a NATS URL such as nats://127.0.0.1:4222')),
+    node: z.union([z.literal(''), z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ (at most 64)')]),
+    shards: z.number().int().min(1).max(1024),
+    replicas: z.union([z.literal(1), z.literal(3), z.literal(5)]),
+    /** How long a node's shard and membership leases live without renewal (a dead node's games move after it). */
+    leaseTtlMs: z.number().int().min(1000),
+  }).refine((c) => c.servers.length === 0 || c.node !== '', { message: 'cluster.node is needed with cluster.servers', path: ['node'] }),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -152,6 +164,10 @@ const ENV: Record<string, string> = {
   DICECHESS_EVENTS_PAIRS_IN_FLIGHT_PER_HOST: 'events.pairsInFlightPerHost',
   DICECHESS_EVENTS_PLAYERS_PER_EVENT: 'events.playersPerEvent',
   DICECHESS_EVENTS_PAIRS_PER_EVENT: 'events.pairsPerEvent',
+  DICECHESS_CLUSTER_SERVERS: 'cluster.servers',
+  DICECHESS_NODE: 'cluster.node',
+  DICECHESS_CLUSTER_SHARDS: 'cluster.shards',
+  DICECHESS_CLUSTER_REPLICAS: 'cluster.replicas',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');
@@ -182,11 +198,11 @@ function setPath(obj: Json, path: string, value: unknown): void {
 }
 
 function envValue(path: string, raw: string): unknown {
-  if (path === 'http.trustedProxies' || path === 'http.corsOrigins') {
+  if (path === 'http.trustedProxies' || path === 'http.corsOrigins' || path === 'cluster.servers') {
     return raw.split(',').map((s) => s.trim()).filter(Boolean);
   }
   if (raw === 'true' || raw === 'false') return raw === 'true';
-  if (/^-?\d+$/.test(raw) && path !== 'houseBots' && path !== 'host' && path !== 'dataDir') return Number(raw);
+  if (/^-?\d+$/.test(raw) && path !== 'houseBots' && path !== 'host' && path !== 'dataDir' && path !== 'cluster.node') return Number(raw);
   return raw;
 }
 

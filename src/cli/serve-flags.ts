@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../server-config.js';
 import type { Result } from '../domain/result.js';
 
 export const SERVE_USAGE = `usage: dicechess serve [--host H] [--port P] [--data DIR] [--memory] [--config FILE]
+                      [--cluster nats://HOST:PORT[,nats://…] --node NAME]
 
 Starts the bot service. Each setting is read from config/default.json, then the --config FILE
 (JSON merged over it), then DICECHESS_* environment variables, then these flags; later wins.
@@ -13,6 +14,9 @@ Starts the bot service. Each setting is read from config/default.json, then the 
   --data DIR       LMDB data directory (DICECHESS_DATA; default ./data)
   --memory         keep nothing on disk (DICECHESS_MEMORY=true)
   --config FILE    a JSON file of settings merged over config/default.json
+  --cluster URLS   run as one node of a cluster on these NATS servers, comma-separated
+                   (DICECHESS_CLUSTER_SERVERS; docs/CLUSTER.md); the store is then the cluster's
+  --node NAME      this node's name in the cluster, unique (DICECHESS_NODE)
   -h, --help       print this and exit`;
 
 export interface ServeFlags {
@@ -40,6 +44,13 @@ export function parseServeFlags(args: string[]): ServeFlags | string {
       }
       case '--data': overrides.dataDir = val(); overrides.memory = false; break;
       case '--memory': overrides.memory = true; break;
+      case '--cluster': {
+        const v = val();
+        if (v === undefined) return '--cluster needs a value';
+        overrides['cluster.servers'] = v.split(',').map((u) => u.trim()).filter(Boolean);
+        break;
+      }
+      case '--node': overrides['cluster.node'] = val(); break;
       case '--config': file = val(); if (file === undefined) return '--config needs a value'; break;
       default: return `unknown flag ${a}`;
     }

@@ -165,6 +165,16 @@ export class GameLog {
     throw new Error(`takeover of ${gameId}: the log kept moving for ${MAX_ATTEMPTS} attempts`);
   }
 
+  /**
+   * The writer of a new game, whose log is still empty: its first append expects no entry before it
+   * (epoch 0, no marker). An id that already has entries fences it at once. Unlike takeOver, nothing
+   * here stops a node that lost its shard from starting a game nobody else knows of: the caller
+   * checks its lease after the first append (see LogGameStore).
+   */
+  begin(gameId: string, guard?: () => boolean): GameWriter {
+    return new GameWriter(this, this.js, gameId, this.subject(gameId), 0, guard);
+  }
+
   /** Every stored entry of the game, in order, each marked whether it counts. */
   async replay(gameId: string): Promise<LogEntry[]> {
     const subject = this.subject(gameId);

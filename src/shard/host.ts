@@ -48,6 +48,12 @@ export interface ShardHostDeps {
   later(fn: () => void): void;
   /** Period of the `stats` reply; 0: none. */
   statsEveryMs: number;
+  /**
+   * Where a game's update count starts when it is announced (default 0). A cluster node gives a
+   * number past anything an earlier owner of the game can have reached (from its clock), so the
+   * replicas of other nodes see a gap and resync instead of taking its updates for old ones.
+   */
+  seqBase?: () => number;
   /** Period of the `heads` reply (on `clock`), while games are being updated; default 1000 ms. */
   headsEveryMs?: number;
 }
@@ -260,8 +266,9 @@ export class ShardHost {
 
   /** Tells main of a game, tagged with the command that made it appear (0: none, main ignores it). */
   private announce(r: Extract<ShardReply, { t: 'started' | 'resumed' }>): void {
-    this.known.set(r.rec.id, { hist: r.rec.history.length, seq: 0 });
-    this.emit(r);
+    const seq = this.d.seqBase?.() ?? 0;
+    this.known.set(r.rec.id, { hist: r.rec.history.length, seq });
+    this.emit(seq === 0 ? r : { ...r, seq });
   }
 
   private sendHeads(): void {

@@ -58,9 +58,12 @@ export type ShardReply =
    * A game created here (create or pair), announced before its first roll; `rid`: the command that
    * created it (main takes an announcement only while that command waits, and only once).
    */
-  | { t: 'started'; rid: number; rec: GameRecord }
-  /** A game taken over by `resume` (`rid`), once settled: its whole current record and pending tree. */
-  | { t: 'resumed'; rid: number; rec: GameRecord; tree: TreeWire | null }
+  | { t: 'started'; rid: number; rec: GameRecord; seq?: number }
+  /**
+   * A game taken over by `resume` (`rid`), once settled: its whole current record and pending tree.
+   * (`seq`, on both: the update count the game starts from when it is not 0; see ShardHostDeps.seqBase.)
+   */
+  | { t: 'resumed'; rid: number; rec: GameRecord; tree: TreeWire | null; seq?: number }
   /**
    * The answer to `sync`: the game's whole record and pending tree, and the `seq` of the last update
    * it covers; an ended game comes with its result lines when main stores it (forwarding store).

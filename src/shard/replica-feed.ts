@@ -26,6 +26,8 @@ export interface ReplicaFeedDeps {
   /** The shard of a live game. */
   shardOf(id: string): number;
   write(p: Promise<void>, id: string): void;
+  /** Cluster mode: a game named by its owner that this node has no replica of is asked for. */
+  adopt?: (id: string, shard: number) => void;
   onTree?: (seconds: number) => void;
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
 }
@@ -40,6 +42,9 @@ export class ReplicaFeed {
     if (g) {
       g.seq = seq;
       g.headSeq = 0;
+      // Taken over elsewhere (a cluster node died) at a version this replica never showed: its
+      // streams missed events, so they end (a reconnect starts from a fresh Snapshot).
+      if (g.record().version !== rec.version) g.closeSubscribers();
       g.reset(rec, tree);
     } else {
       g = new GameReplica(rec, tree, this.d.link, this.d.clock, this.d.inlineLeafCap, this.d.log);
@@ -58,9 +63,9 @@ export class ReplicaFeed {
     this.d.shelf.notify('gameEnded', g, rec);
   }
 
-  update(u: Extract<ShardReply, { t: 'update' }>): void {
+  update(u: Extract<ShardReply, { t: 'update' }>, shard: number): void {
     const g = this.d.shelf.get(u.id);
-    if (!g) return;
+    if (!g) return this.d.adopt?.(u.id, shard);
     // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
     if (u.seq <= g.seq || g.syncing) return;
     if (u.seq !== g.seq + 1) return this.resync(g);
@@ -126,7 +131,10 @@ export class ReplicaFeed {
     shard.reported = again;
     for (const [id, seq] of seqs) {
       const g = this.d.shelf.get(id);
-      if (!g) continue;
+      if (!g) {
+        this.d.adopt?.(id, shard.index);
+        continue;
+      }
       g.headSeq = Math.max(g.headSeq, seq);
       if (!again.includes(id)) shard.reported.push(id);
     }

@@ -56,6 +56,12 @@ export interface ShardedGamesDeps {
   resendMs?: number;
   /** Sends of one command at most, the first included (default 8). */
   maxSends?: number;
+  /**
+   * Cluster mode: shards run on other nodes too, and every node sees every game's updates. An update
+   * or a `heads` naming a game this node has no replica of makes it ask the owner for the game
+   * (`sync`) and keep a replica from then on.
+   */
+  adoptUnknown?: boolean;
 }
 
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
@@ -73,6 +79,8 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   private stopping = false;
   private readonly verdictTimeoutMs: number;
   private readonly requestTimeoutMs: number;
+  /** Games asked for by `adopt`, until their answer. */
+  private readonly adopting = new Set<string>();
 
   constructor(private readonly d: ShardedGamesDeps) {
     super();
@@ -106,6 +114,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       inlineLeafCap: this.cfg.inlineLeafCap, syncTimeoutMs: this.verdictTimeoutMs,
       shardOf: (id) => this.shardOfLive(id).index,
       write: (p, id) => this.write(p, id),
+      adopt: d.adoptUnknown ? (id, index) => this.adopt(id, index) : undefined,
       onTree: d.onTree, onStoreWrite: d.onStoreWrite,
     });
   }
@@ -127,6 +136,31 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   private shardOf(id: string, mirrorOf: string | null): ShardLink {
     return this.shards[shardIndex(shardKey(id, mirrorOf), this.shards.length)];
+  }
+
+  /** The logical shard of a live game (cluster mode: which node owns it). */
+  shardOfGame(id: string): number {
+    return this.shardOfLive(id).index;
+  }
+
+  /**
+   * Cluster mode: a live game this node has no replica of (created before it started, elsewhere, or
+   * its announcement lost) is asked of its owner; the answer makes its replica. Also at start, for
+   * the live games the cluster lists.
+   */
+  adopt(id: string, index?: number): void {
+    if (!this.d.adoptUnknown || this.stopping || this.shelf.get(id) || this.adopting.has(id)) return;
+    const shard = index === undefined ? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null) : this.shards[index];
+    this.adopting.add(id);
+    const sent = this.requests.open(shard.index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.verdictTimeoutMs }, {
+      settle: (r) => {
+        this.adopting.delete(id);
+        if (r.t !== 'synced' || this.shelf.get(r.rec.id) || isEnded(r.rec)) return;
+        this.feed.announced(r.rec, r.tree, 'gameResumed', r.seq);
+      },
+      fail: () => this.adopting.delete(id),
+    });
+    if (!sent) this.adopting.delete(id);
   }
 
   /** The shard of a game main knows as live (its record says whether it has a mirror-pair twin). */
@@ -282,14 +316,14 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   private reply(index: number, r: ShardReply): void {
     switch (r.t) {
       case 'update':
-        return this.feed.update(r);
+        return this.feed.update(r, index);
       case 'started':
       case 'resumed': {
         // Taken only while the command that made the game waits, and once (a late or repeated one is not).
         const w = this.requests.peek(r.rid);
         if (!w?.announced || w.announced.has(r.rec.id)) return;
         w.announced.add(r.rec.id);
-        return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed');
+        return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed', r.seq ?? 0);
       }
       case 'write':
         this.write(r.results ? this.d.store.finishGame(r.rec, r.results) : this.d.store.putGame(r.rec), r.rec.id);

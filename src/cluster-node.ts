@@ -1,0 +1,178 @@
+// The cluster side of the composition root (`dicechess serve --cluster … --node NAME`): connects to
+// the NATS servers, opens the cluster's store, and once main.ts has built the games and the
+// services, takes part in shard ownership: every logical shard this node holds runs in a ShardHost
+// here, fed over NATS (cluster/shard-hosts.ts); every node's ShardedGames reaches every shard through
+// the NatsShardTransport. docs/CLUSTER.md describes the whole.
+import type { Config } from './server-config.js';
+import type { Clock } from './domain/clock.js';
+import type { Logger } from './domain/log.js';
+import type { Result } from './domain/result.js';
+import type { GameConfig } from './game/game-config.js';
+import type { HouseKind } from './game/house.js';
+import type { GameHandle, GameLifecycleListener } from './game/types.js';
+import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './cluster/nats.js';
+import { ShardOwnership } from './cluster/ownership.js';
+import { NatsShardTransport } from './cluster/nats-transport.js';
+import { ShardHosts } from './cluster/shard-hosts.js';
+import { ClusterStore } from './cluster/cluster-store.js';
+import { GameLog } from './cluster/game-log.js';
+import { openLiveIndex, type LiveIndex } from './cluster/live-index.js';
+import { LogGameStore } from './cluster/log-game-store.js';
+import { Singletons } from './cluster/singletons.js';
+import { ShardHost } from './shard/host.js';
+import type { ShardedGames } from './shard/sharded-games.js';
+
+/** A service that runs on one node of the cluster at a time. */
+export interface ClusterSingleton {
+  name: string;
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterParts {
+  registry: ShardedGames;
+  clock: Clock;
+  games: GameConfig;
+  housePlayers: Map<string, HouseKind>;
+  random?: () => number;
+  singletons: ClusterSingleton[];
+}
+
+export class ClusterNode {
+  readonly transport: NatsShardTransport;
+  private ownership: ShardOwnership | undefined;
+  private hosts: ShardHosts | undefined;
+  private singletons: Singletons | undefined;
+  private parts: ClusterParts | undefined;
+
+  private constructor(
+    readonly config: Config['cluster'],
+    readonly nc: NatsConnection,
+    readonly store: ClusterStore,
+    private readonly gameLog: GameLog,
+    private readonly liveIndex: LiveIndex,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {
+    this.transport = new NatsShardTransport({ nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5) });
+  }
+
+  /** Connects and opens the store; the shards are taken once `start` is given the games. */
+  static async open(config: Config['cluster'], clock: Clock, log: Logger): Promise<Result<ClusterNode, string>> {
+    let nc: NatsConnection;
+    try {
+      nc = await connectCluster(config.servers, `dicechess-${config.node}`);
+    } catch (e) {
+      return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
+    }
+    try {
+      const { replicas } = config;
+      const [store, gameLog, liveIndex] = await Promise.all([
+        ClusterStore.open(nc, { replicas, clock }),
+        GameLog.open(nc, { replicas }),
+        openLiveIndex(nc, { replicas }),
+      ]);
+      return { ok: true, value: new ClusterNode(config, nc, store, gameLog, liveIndex, clock, log) };
+    } catch (e) {
+      await nc.close().catch(() => {});
+      return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
+    }
+  }
+
+  get shards(): number {
+    return this.config.shards;
+  }
+
+  /** True when this node owns the game's shard now. */
+  ownsGame(g: GameHandle): boolean {
+    return this.ownership?.owns(this.parts?.registry.shardOfGame(g.id) ?? -1) === true;
+  }
+
+  /** A lifecycle listener that sees only the games whose shard this node owns (webhook deliveries). */
+  ownedOnly(l: GameLifecycleListener): GameLifecycleListener {
+    return {
+      gameStarted: (g) => this.ownsGame(g) && l.gameStarted?.(g),
+      gameResumed: (g) => this.ownsGame(g) && l.gameResumed?.(g),
+      gameEnded: (g, rec) => l.gameEnded?.(g, rec),
+    };
+  }
+
+  /** Joins shard ownership, adopts the cluster's live games, and runs the singletons on the leader. */
+  async start(parts: ClusterParts): Promise<void> {
+    this.parts = parts;
+    const { config, nc, clock, log } = this;
+    this.hosts = new ShardHosts({
+      nc,
+      clock,
+      log,
+      leaseHeld: (s) => this.ownership?.owns(s) === true,
+      open: async (shard, post, fenced) => {
+        // Taking the shard over: a marker after each live game's last version, then its replay.
+        const games = await LogGameStore.open(this.gameLog, {
+          node: config.node,
+          shard,
+          shards: config.shards,
+          index: this.liveIndex,
+          guard: () => this.ownership?.owns(shard) === true,
+          onFenced: (gameId) => {
+            log.warn({ shard, gameId }, 'shard taken over by another node: dropping it');
+            fenced();
+          },
+          onFinished: (game, results) => this.store.finishGame(game, results),
+          archive: this.store,
+          clock,
+        });
+        const host = new ShardHost({
+          store: { mode: 'shared', games },
+          clock,
+          config: parts.games,
+          log,
+          housePlayers: parts.housePlayers,
+          random: parts.random,
+          statsEveryMs: 0,
+          later: (fn) => setImmediate(fn),
+          post,
+          // Update counts start past any an earlier owner reached (1,024 per millisecond of its clock),
+          // so the other nodes' replicas see a gap and resync rather than drop the new owner's updates.
+          seqBase: () => clock.now() * 1024,
+        });
+        return { receive: (b) => host.receive(b), live: games.listLiveGames(), close: () => games.close() };
+      },
+    });
+    const kv = leaseBucket(await openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    const hosts = this.hosts;
+    this.ownership = new ShardOwnership({
+      kv,
+      node: config.node,
+      shards: config.shards,
+      ttlMs: config.leaseTtlMs,
+      clock,
+      onGained: (s) => hosts.gained(s),
+      onLost: (s, why) => {
+        log.warn({ shard: s, why }, 'shard lease lost');
+        void hosts.stop(s);
+      },
+      drain: (s) => hosts.stop(s),
+    });
+    this.ownership.start();
+    // The games live now on any shard: this node keeps a replica of each (asked of its owner).
+    for (let shard = 0; shard < config.shards; shard++) {
+      for (const id of await this.liveIndex.list(shard)) parts.registry.adopt(id, shard);
+    }
+    const singletonKv = leaseBucket(await openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);
+    this.singletons.start();
+  }
+
+  /** Stops the singletons, hands every shard back (drained), and closes the connection. */
+  async close(): Promise<void> {
+    await this.singletons?.stop().catch(() => {});
+    await this.ownership?.stop().catch(() => {});
+    await this.hosts?.stopAll();
+  }
+
+  /** After the store: the connection goes last. */
+  async disconnect(): Promise<void> {
+    await this.nc.drain().catch(() => {});
+  }
+}

@@ -1,0 +1,121 @@
+// Starts real `dicechess serve --cluster … --node NAME` processes for the whole-cluster tests: port 0,
+// a settings file of the test's, the URL read from the node's "listening" log line. Every process is
+// stopped by its PID (SIGTERM, then SIGKILL if it lingers); a test may kill -9 one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const CLI = join(ROOT, 'dist', 'src', 'cli.js');
+
+export interface ClusterNodeProc {
+  readonly name: string;
+  /** http://127.0.0.1:PORT once it listens. */
+  url: string;
+  readonly child: ChildProcess;
+  /** The node's log lines so far (bounded), for a failing test's message. */
+  readonly log: string[];
+  /** The shards it serves now, as its log says ("serving shard" / "stopped serving shard"). */
+  serving(): Set<number>;
+  kill9(): Promise<void>;
+  /** SIGTERM (a clean stop: its shards are handed back), then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Alive processes started here, killed if the test process exits without stopping them. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) process.kill(c.pid, 'SIGKILL');
+});
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((res) => child.once('exit', () => res()));
+}
+
+/** A settings file (merged over config/default.json) in a temp dir; returns its path and a remover. */
+export function settingsFile(settings: Record<string, unknown>): { file: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'dc-node-'));
+  const file = join(dir, 'settings.json');
+  writeFileSync(file, JSON.stringify(settings));
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Starts one node and resolves once it listens (or rejects with its log if it exits first). */
+export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 60_000): Promise<ClusterNodeProc> {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DICECHESS_LOG_LEVEL: 'info' },
+  });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  const log: string[] = [];
+  const serving = new Set<number>();
+  const node: ClusterNodeProc = {
+    name,
+    url: '',
+    child,
+    log,
+    serving: () => serving,
+    async kill9() {
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGKILL');
+      await exited(child);
+    },
+    async stop(graceMs = 15_000) {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      process.kill(child.pid, 'SIGTERM');
+      const timer = setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
+      }, graceMs);
+      await exited(child);
+      clearTimeout(timer);
+    },
+  };
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`node ${name} did not listen in time:\n${log.slice(-20).join('\n')}`)), timeoutMs);
+    const take = (text: string) => {
+      for (const line of text.split('\n')) {
+        if (line === '') continue;
+        if (log.length >= 2000) log.shift();
+        log.push(line);
+        const s = /"shard":(\d+),(?:"games":\d+,)?"msg":"(serving shard|stopped serving shard)"/.exec(line);
+        if (s) {
+          if (s[2] === 'serving shard') serving.add(Number(s[1]));
+          else serving.delete(Number(s[1]));
+        }
+        const m = /listening on (http:\/\/[^"\s]+)/.exec(line);
+        if (m && node.url === '') {
+          node.url = m[1];
+          clearTimeout(timer);
+          res(node);
+        }
+      }
+    };
+    let partOut = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      partOut += d;
+      const cut = partOut.lastIndexOf('\n');
+      if (cut >= 0) {
+        take(partOut.slice(0, cut));
+        partOut = partOut.slice(cut + 1);
+      }
+    });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => take(d));
+    child.once('exit', (code, sig) => {
+      clearTimeout(timer);
+      if (node.url === '') rej(new Error(`node ${name} exited (${code ?? sig}) before listening:\n${log.slice(-20).join('\n')}`));
+    });
+  });
+}
+
+/** True when the nodes serve the shards exactly as sorted names assign them (shard s to node s mod N). */
+export function settled(nodes: readonly ClusterNodeProc[], shards: number): boolean {
+  const sorted = [...nodes].sort((a, b) => (a.name < b.name ? -1 : 1));
+  return sorted.every((n, i) => {
+    const want = Array.from({ length: shards }, (_, s) => s).filter((s) => s % sorted.length === i);
+    return n.serving().size === want.length && want.every((s) => n.serving().has(s));
+  });
+}
