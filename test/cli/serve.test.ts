@@ -28,9 +28,11 @@ function makeRun(vars: string[], env: Record<string, string> = {}): string[] {
   for (const k of ['PORT', 'HOST', 'DATA', 'MAKEFLAGS', 'MFLAGS']) delete clean[k];
   const r = spawnSync('make', ['-n', '-s', 'run', ...vars], { cwd: ROOT, encoding: 'utf8', env: { ...clean, ...env } });
   if (r.status !== 0) throw new Error(`make -n run failed: ${r.stderr}`);
-  const line = r.stdout.split('\n').find((l) => l.startsWith('node dist/src/cli.js serve'));
+  // `node [V8 flags] dist/src/cli.js serve [flags]`: the flags after `serve` are what is checked.
+  const line = r.stdout.split('\n').find((l) => /^node (-\S+ )*dist\/src\/cli\.js serve\b/.test(l));
   if (line === undefined) throw new Error(`no serve line in:\n${r.stdout}`);
-  return line.trim().split(/\s+/).slice(3);
+  const words = line.trim().split(/\s+/);
+  return words.slice(words.indexOf('serve') + 1);
 }
 
 t.test('layers: default, then DICECHESS_*, then flags', async (t) => {

@@ -3,7 +3,7 @@
 // (meta leader elected). Stops them by PID; a test may also kill -9, pause (SIGSTOP) or resume
 // (SIGCONT) one of them, or start a stopped one again on the same ports and store.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,6 +153,15 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
     live.add(child);
     s.child = child;
   };
+  /** Whether the process is stopped (state T in /proc/PID/stat, after the command's parentheses). */
+  const stopped = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    } catch {
+      return false;
+    }
+  };
   const signal = (i: number, sig: NodeJS.Signals) => {
     const pid = servers[i].child?.pid;
     if (pid === undefined || servers[i].child?.exitCode !== null) throw new Error(`${servers[i].name} is not running`);
@@ -177,7 +186,13 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
       signal(i, 'SIGKILL');
       if (child) await exited(child);
     },
-    pause: (i) => signal(i, 'SIGSTOP'),
+    pause: (i) => {
+      signal(i, 'SIGSTOP');
+      // A stop takes effect when the kernel next schedules the process: wait until it shows as
+      // stopped, so nothing sent after pause() returns is answered (a busy machine delays it).
+      const pid = servers[i].child?.pid as number;
+      for (let n = 0; n < 5000 && !stopped(pid); n++) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    },
     resume: (i) => signal(i, 'SIGCONT'),
     async start(i) {
       launch(servers[i]);
