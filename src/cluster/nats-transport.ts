@@ -28,7 +28,7 @@ export interface CommandWire {
   c: Command[];
 }
 
-/** A reply batch as it crosses: the replies and, for each, the node it is for ('' for every node). */
+/** A reply batch as it crosses: the replies and, for each, the node it is for ('' for every node, '!x' for all but x). */
 export interface ReplyWire {
   r: ShardReply[];
   to: string[];
@@ -81,7 +81,7 @@ export class NatsShardTransport implements ShardTransport {
         } catch {
           return; // not a reply batch: nothing of it can be trusted
         }
-        const mine = w.r.filter((_, i) => w.to[i] === '' || w.to[i] === node);
+        const mine = w.r.filter((_, i) => w.to[i] === '' || w.to[i] === node || (w.to[i].startsWith('!') && w.to[i] !== `!${node}`));
         if (mine.length > 0) events.replies(mine);
       },
     });

@@ -220,11 +220,23 @@ export class ShardHosts {
         continue;
       }
       const w = this.waiting.get(reply.rid);
-      if (w?.kind === 'own') w.done(reply);
-      else if (w?.kind === 'remote') {
+      if (w?.kind === 'own') {
+        w.done(reply);
+        // A game taken over here: every node's replica starts over from it (rid 0: no request's).
+        if (reply.t === 'resumed') {
+          r.push({ ...reply, rid: 0 });
+          to.push('');
+        }
+      } else if (w?.kind === 'remote') {
         if (!announcing(reply)) w.answered = true;
         r.push({ ...reply, rid: w.rid });
         to.push(w.node);
+        // A new game is announced to the other nodes too (rid 0), so their account streams get
+        // its GameStart; the requester has it under its own rid.
+        if (reply.t === 'started') {
+          r.push({ ...reply, rid: 0 });
+          to.push(`!${w.node}`);
+        }
       }
     }
     if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to });

@@ -320,6 +320,12 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       case 'started':
       case 'resumed': {
         // Taken only while the command that made the game waits, and once (a late or repeated one is not).
+        // Cluster mode: rid 0 is an owner's announcement to every node (a game created for another
+        // node, or taken over): a new replica, or one that starts over from the owner's state.
+        if (r.rid === 0) {
+          if (!this.d.adoptUnknown || (r.t === 'started' && this.shelf.get(r.rec.id))) return;
+          return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed', r.seq ?? 0);
+        }
         const w = this.requests.peek(r.rid);
         if (!w?.announced || w.announced.has(r.rec.id)) return;
         w.announced.add(r.rec.id);
