@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak only when named)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak and cluster only when named)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -20,11 +20,15 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   soak: () => import('./soak.js'),
   'big-trees': () => import('./big-trees.js'),
   'cluster-log': () => import('./cluster-log.js'),
+  cluster: () => import('./cluster.js'),
   events: () => import('./events.js'),
 };
 
-/** Suites run only when named (too long for the default list). */
-const ON_REQUEST = new Set(['soak']);
+/**
+ * Suites run only when named: soak is too long for the default list; cluster needs nats-server
+ * (`make nats-deps`) and takes about three minutes (`node dist/bench/run.js cluster`).
+ */
+const ON_REQUEST = new Set(['soak', 'cluster']);
 
 function fmt(n: number | undefined): string {
   if (n === undefined) return '';
