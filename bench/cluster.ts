@@ -16,7 +16,9 @@
 // Knobs (environment): BENCH_CLUSTER_MS window per configuration (15000), BENCH_CLUSTER_PAIRS bot
 // pairs (16), BENCH_CLUSTER_NODES node counts with replicas 3 ("1,2,3"), BENCH_CLUSTER_R1_NODES
 // node counts also run with replicas 1 ("1"; empty: none), BENCH_CLUSTER_SINGLE=0 skips the
-// one-machine baseline.
+// one-machine baseline; BENCH_CLUSTER_IDLE_MS how long the processes' idle CPU is read before
+// the load (3000): leases, watches and heartbeats cost CPU with no game at all, which a low
+// turns/s would otherwise spread over few turns.
 import { cpus, loadavg } from 'node:os';
 import { procCpu } from './cluster-log.js';
 import { LOAD_LIMITS, runLoadDriver, startServer, tempDir, type LoadSummary } from './procs.js';
@@ -31,6 +33,7 @@ const counts = (v: string | undefined, dflt: string): number[] =>
 const NODE_COUNTS = counts(process.env.BENCH_CLUSTER_NODES, '1,2,3');
 const R1_NODE_COUNTS = counts(process.env.BENCH_CLUSTER_R1_NODES, '1');
 const SINGLE = process.env.BENCH_CLUSTER_SINGLE !== '0';
+const IDLE_MS = Number(process.env.BENCH_CLUSTER_IDLE_MS ?? 3000);
 const SHARDS = 16;
 const NODE_NAMES = ['a', 'b', 'c'];
 /** Settle and start-up bounds: a configuration that does not come up in time fails the suite. */
@@ -44,6 +47,10 @@ interface Measured {
   cpuMsPerTurn: Record<string, number>;
   /** The three nats-servers together, ms per turn (undefined without NATS). */
   natsMsPerTurn?: number;
+  /** Idle CPU before the load, in % of one core: every node (or the one machine) together, and the nats-servers. */
+  idlePct: { nodes: number; nats: number };
+  /** CPU ms per turn once the idle rate over the window is taken off: nodes together, nats-servers. */
+  loadMsPerTurn: { nodes: number; nats: number };
   /** Everything but the driver, in % of one core over the window. */
   serverPct: number;
   warnings: number;
@@ -55,17 +62,25 @@ type Pids = Record<string, number>;
 /** Runs the driver against `urls` and reads the CPU of `pids` (and of `natsPids`) around its window. */
 async function drive(label: string, urls: string[], pids: Pids, natsPids: number[], warnings: () => number): Promise<Measured> {
   const loadStart = loadavg()[0];
-  let cpu0: Record<string, number> = {};
-  let cpu1: Record<string, number> = {};
-  let t0 = 0;
-  let t1 = 0;
-  let w0 = 0;
   const read = (): Record<string, number> => {
     const out: Record<string, number> = {};
     for (const [name, pid] of Object.entries(pids)) out[name] = procCpu(pid);
     out['nats'] = natsPids.reduce((s, pid) => s + procCpu(pid), 0);
     return out;
   };
+  const idle0 = read();
+  const i0 = performance.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const idle1 = read();
+  const idleS = (performance.now() - i0) / 1000;
+  const sumNodes = (c: Record<string, number>) => Object.keys(pids).reduce((s, k) => s + c[k], 0);
+  const idleNodes = (sumNodes(idle1) - sumNodes(idle0)) / idleS; // cores
+  const idleNats = (idle1.nats - idle0.nats) / idleS;
+  let cpu0: Record<string, number> = {};
+  let cpu1: Record<string, number> = {};
+  let t0 = 0;
+  let t1 = 0;
+  let w0 = 0;
   const summary = await runLoadDriver(
     urls.join(','),
     PAIRS,
@@ -92,12 +107,16 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
     cpuMsPerTurn[name] = (s * 1000) / turns;
   }
   const nats = cpu1.nats - cpu0.nats;
+  const nodesCpu = total;
   total += nats;
+  const windowS = (t1 - t0) / 1000;
   return {
     label,
     summary,
     cpuMsPerTurn,
     natsMsPerTurn: natsPids.length ? (nats * 1000) / turns : undefined,
+    idlePct: { nodes: idleNodes * 100, nats: idleNats * 100 },
+    loadMsPerTurn: { nodes: ((nodesCpu - idleNodes * windowS) * 1000) / turns, nats: ((nats - idleNats * windowS) * 1000) / turns },
     serverPct: (total / ((t1 - t0) / 1000)) * 100,
     warnings: warnings() - w0,
     loadStart,
@@ -188,6 +207,17 @@ function rows(m: Measured, base: Measured | undefined): BenchRow[] {
       bench, metric: 'CPU ms/turn all servers', ...vs(nodesTotal + (m.natsMsPerTurn ?? 0), baseNodes === undefined ? undefined : baseNodes + (base?.natsMsPerTurn ?? 0)),
       note: `nodes + nats-servers: ${m.serverPct.toFixed(0)}% of one core over the window (the machine has ${cpus().length * 100}%)`,
     },
+    {
+      bench, metric: 'idle CPU % of a core, nodes', ...vs(m.idlePct.nodes, base?.idlePct.nodes),
+      note: `every node together, over ${IDLE_MS / 1000} s before the load (no game)${m.natsMsPerTurn === undefined ? '' : `; nats-servers ${m.idlePct.nats.toFixed(1)}%`}`,
+    },
+    {
+      bench, metric: 'load CPU ms/turn, nodes', ...vs(m.loadMsPerTurn.nodes, base?.loadMsPerTurn.nodes),
+      note: 'every node together, the idle rate taken off: what each further turn costs',
+    },
+    ...(m.natsMsPerTurn === undefined
+      ? []
+      : [{ bench, metric: 'load CPU ms/turn, nats-servers', ...vs(m.loadMsPerTurn.nats, base?.natsMsPerTurn === undefined ? undefined : base.loadMsPerTurn.nats), note: 'the three together, idle rate taken off' }]),
     { bench, metric: 'driver CPU ms/turn', ...vs(s.driverCpuMsPerTurn, b?.driverCpuMsPerTurn), note: `the load driver, ${s.driverCpuPct.toFixed(0)}% of a core` },
   );
   return out;
