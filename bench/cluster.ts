@@ -15,7 +15,9 @@
 //
 // Knobs (environment): BENCH_CLUSTER_MS window per configuration (15000), BENCH_CLUSTER_PAIRS bot
 // pairs (16), BENCH_CLUSTER_NODES node counts with replicas 3 ("1,2,3"), BENCH_CLUSTER_R1_NODES
-// node counts also run with replicas 1 ("1"; empty: none), BENCH_CLUSTER_SINGLE=0 skips the
+// node counts also run with replicas 1 ("1"; empty: none), BENCH_CLUSTER_VIA_A=0 skips the run of
+// three nodes where every request goes to node a (the other two only own shards and keep replicas:
+// it tells a node's own per-turn work from its HTTP work), BENCH_CLUSTER_SINGLE=0 skips the
 // one-machine baseline; BENCH_CLUSTER_IDLE_MS how long the processes' idle CPU is read before
 // the load (3000): leases, watches and heartbeats cost CPU with no game at all, which a low
 // turns/s would otherwise spread over few turns.
@@ -33,6 +35,7 @@ const counts = (v: string | undefined, dflt: string): number[] =>
 const NODE_COUNTS = counts(process.env.BENCH_CLUSTER_NODES, '1,2,3');
 const R1_NODE_COUNTS = counts(process.env.BENCH_CLUSTER_R1_NODES, '1');
 const SINGLE = process.env.BENCH_CLUSTER_SINGLE !== '0';
+const VIA_A = process.env.BENCH_CLUSTER_VIA_A !== '0';
 const IDLE_MS = Number(process.env.BENCH_CLUSTER_IDLE_MS ?? 3000);
 const SHARDS = 16;
 const NODE_NAMES = ['a', 'b', 'c'];
@@ -42,6 +45,8 @@ const LIMITS = { ...LOAD_LIMITS, registrationsPerHour: 1_000_000 };
 
 interface Measured {
   label: string;
+  /** The driver spread its pairs over several nodes. */
+  spread: boolean;
   summary: LoadSummary;
   /** CPU ms per turn by process name ('node a', …, 'one machine'). */
   cpuMsPerTurn: Record<string, number>;
@@ -112,6 +117,7 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
   const windowS = (t1 - t0) / 1000;
   return {
     label,
+    spread: urls.length > 1,
     summary,
     cpuMsPerTurn,
     natsMsPerTurn: natsPids.length ? (nats * 1000) / turns : undefined,
@@ -136,7 +142,7 @@ async function single(): Promise<Measured> {
 }
 
 /** A fresh NATS cluster and `n` nodes with the log and buckets in `replicas` copies. */
-async function clusterRun(n: number, replicas: number): Promise<Measured> {
+async function clusterRun(n: number, replicas: number, viaFirst = false): Promise<Measured> {
   const nats: NatsCluster = await startNatsCluster({ name: 'dc-bench' });
   const settings = settingsFile({
     cluster: { shards: SHARDS, replicas, leaseTtlMs: 4000 },
@@ -151,8 +157,8 @@ async function clusterRun(n: number, replicas: number): Promise<Measured> {
     for (const node of nodes) pids[`node ${node.name}`] = node.child.pid!;
     const warnings = () => nodes.reduce((s, node) => s + node.log.filter((l) => /"level":(4|5)\d/.test(l)).length, 0);
     const r = await drive(
-      `${n} node${n > 1 ? 's' : ''} R${replicas}`,
-      nodes.map((node) => node.url),
+      `${n} node${n > 1 ? 's' : ''} R${replicas}${viaFirst ? ' via a' : ''}`,
+      viaFirst ? [nodes[0].url] : nodes.map((node) => node.url),
       pids,
       nats.servers.map((s) => s.child!.pid!),
       warnings,
@@ -192,7 +198,7 @@ function rows(m: Measured, base: Measured | undefined): BenchRow[] {
       note: `${PAIRS} pairs, ${Math.round(s.windowS)} s: ${s.turns} turns, ${s.gamesCompleted} games; verdicts ${statuses || 'none'}; ` +
         `${MACHINE}; 1-min load ${m.loadStart.toFixed(1)} at the start${p ? `; PROBLEMS: ${p}` : ''}`,
     },
-    { bench, metric: 'verdict p50 ms', ...vs(s.verdictMs.p50, b?.verdictMs.p50), note: 'POST move → verdict, seen by the bot (moves posted to another node than the stream)' },
+    { bench, metric: 'verdict p50 ms', ...vs(s.verdictMs.p50, b?.verdictMs.p50), note: `POST move → verdict, seen by the bot${m.spread ? '; each move posted to another node than its game stream' : ''}` },
     { bench, metric: 'verdict p99 ms', ...vs(s.verdictMs.p99, b?.verdictMs.p99), note: `max ${s.verdictMs.max.toFixed(1)} ms` },
   ];
   for (const k of nodeNames) {
@@ -234,6 +240,13 @@ export async function run(): Promise<BenchRow[]> {
     const m = await clusterRun(n, 3);
     r3.set(n, m);
     out.push(...rows(m, n === NODE_COUNTS[0] ? one : r3.get(NODE_COUNTS[0])));
+  }
+  if (VIA_A) {
+    console.error('cluster: 3 nodes, replicas 3, every request to node a…');
+    const m = await clusterRun(3, 3, true);
+    const rs = rows(m, r3.get(3));
+    rs[0].note = `every request and stream on node a; b and c only own their shards and keep replicas. ${rs[0].note ?? ''}`;
+    out.push(...rs);
   }
   for (const n of R1_NODE_COUNTS) {
     console.error(`cluster: ${n} node(s), replicas 1…`);
