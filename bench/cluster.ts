@@ -18,11 +18,13 @@
 // node counts also run with replicas 1 ("1"; empty: none), BENCH_CLUSTER_VIA_A=0 skips the run of
 // three nodes where every request goes to node a (the other two only own shards and keep replicas:
 // it tells a node's own per-turn work from its HTTP work), BENCH_CLUSTER_SINGLE=0 skips the
-// one-machine baseline; BENCH_CLUSTER_IDLE_MS how long the processes' idle CPU is read before
+// one-machine baseline, BENCH_CLUSTER_LOG=0 skips the cluster-log suite's rows (the append alone, R3
+// against R1: what a replicated append adds to a verdict, with far less noise than a whole verdict
+// on a shared machine); BENCH_CLUSTER_IDLE_MS how long the processes' idle CPU is read before
 // the load (3000): leases, watches and heartbeats cost CPU with no game at all, which a low
 // turns/s would otherwise spread over few turns.
 import { cpus, loadavg } from 'node:os';
-import { procCpu } from './cluster-log.js';
+import { procCpu, run as runClusterLog } from './cluster-log.js';
 import { LOAD_LIMITS, runLoadDriver, startServer, tempDir, type LoadSummary } from './procs.js';
 import { eventually, startNatsCluster, type NatsCluster } from '../test/helpers/nats-cluster.js';
 import { settingsFile, settled, startNode, type ClusterNodeProc } from '../test/helpers/cluster-nodes.js';
@@ -36,6 +38,7 @@ const NODE_COUNTS = counts(process.env.BENCH_CLUSTER_NODES, '1,2,3');
 const R1_NODE_COUNTS = counts(process.env.BENCH_CLUSTER_R1_NODES, '1');
 const SINGLE = process.env.BENCH_CLUSTER_SINGLE !== '0';
 const VIA_A = process.env.BENCH_CLUSTER_VIA_A !== '0';
+const LOG = process.env.BENCH_CLUSTER_LOG !== '0';
 const IDLE_MS = Number(process.env.BENCH_CLUSTER_IDLE_MS ?? 3000);
 const SHARDS = 16;
 const NODE_NAMES = ['a', 'b', 'c'];
@@ -257,10 +260,15 @@ export async function run(): Promise<BenchRow[]> {
       // What a replicated append adds to a verdict: the same configuration with three copies against one.
       rs.push({
         bench: `cluster ${m.label}`, metric: 'R3 − R1 verdict p50 ms', value: base.summary.verdictMs.p50 - m.summary.verdictMs.p50,
-        note: `what keeping the log and buckets in 3 copies adds to the median verdict with ${n} node(s) (bench cluster-log: the append alone)`,
+        note: `what 3 copies of the log and buckets add to the median verdict with ${n} node(s), from two runs minutes apart: ` +
+          'on a shared machine their noise can exceed it; the cluster.log rows measure the append alone',
       });
     }
     out.push(...rs);
+  }
+  if (LOG) {
+    console.error('cluster: the log append alone (cluster-log)…');
+    out.push(...(await runClusterLog()));
   }
   return out;
 }
