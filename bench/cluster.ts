@@ -20,10 +20,13 @@
 // it tells a node's own per-turn work from its HTTP work), BENCH_CLUSTER_SINGLE=0 skips the
 // one-machine baseline, BENCH_CLUSTER_LOG=0 skips the cluster-log suite's rows (the append alone, R3
 // against R1: what a replicated append adds to a verdict, with far less noise than a whole verdict
-// on a shared machine); BENCH_CLUSTER_IDLE_MS how long the processes' idle CPU is read before
+// on a shared machine); BENCH_CLUSTER_PROF=DIR profiles every node's main thread (profiles in
+// DIR, one per node and named by its PID, written when it is told to stop; bench/node-prof.ts; read
+// them with bench/cpu-profile.js); BENCH_CLUSTER_IDLE_MS how long the processes' idle CPU is read before
 // the load (3000): leases, watches and heartbeats cost CPU with no game at all, which a low
 // turns/s would otherwise spread over few turns.
 import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { procCpu, run as runClusterLog } from './cluster-log.js';
 import { LOAD_LIMITS, runLoadDriver, startServer, tempDir, type LoadSummary } from './procs.js';
 import { eventually, startNatsCluster, type NatsCluster } from '../test/helpers/nats-cluster.js';
@@ -154,7 +157,21 @@ async function clusterRun(n: number, replicas: number, viaFirst = false): Promis
   });
   const nodes: ClusterNodeProc[] = [];
   try {
-    for (const name of NODE_NAMES.slice(0, n)) nodes.push(await startNode(name, nats.urls, settings.file, SETTLE_MS));
+    const prof = process.env.BENCH_CLUSTER_PROF;
+    const options = process.env.NODE_OPTIONS;
+    // The nodes inherit this process's environment: profile them, not this process.
+    if (prof) {
+      process.env.NODE_OPTIONS = `${options ?? ''} --import=${fileURLToPath(new URL('./node-prof.js', import.meta.url))}`.trim();
+      process.env.BENCH_NODE_PROF_DIR = prof;
+    }
+    try {
+      for (const name of NODE_NAMES.slice(0, n)) nodes.push(await startNode(name, nats.urls, settings.file, SETTLE_MS));
+    } finally {
+      if (prof) {
+        if (options === undefined) delete process.env.NODE_OPTIONS;
+        else process.env.NODE_OPTIONS = options;
+      }
+    }
     if (!(await eventually(() => settled(nodes, SHARDS), SETTLE_MS))) throw new Error(`cluster of ${n}: the shards never settled`);
     const pids: Pids = {};
     for (const node of nodes) pids[`node ${node.name}`] = node.child.pid!;
