@@ -167,9 +167,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const forwarded = !cluster && !openedStore.persistent && !(opts.shards === 'loopback' && opts.store !== undefined);
   const shardCount = cluster ? cluster.shards : config.shards === 'auto' ? Math.max(1, availableParallelism() - 1) : config.shards;
   let transport: ShardTransport;
-  if (cluster) {
-    transport = cluster.transport;
-  } else if (opts.shards === 'loopback') {
+  if (cluster) transport = cluster.transport;
+  else if (opts.shards === 'loopback') {
     const shared = openedStore;
     transport = new LoopbackTransport({
       clock, config: config.games, log, housePlayers, random: opts.random,

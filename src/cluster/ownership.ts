@@ -8,6 +8,7 @@
 // Views may differ for a moment (a member just joined or expired): the leases keep one owner per
 // shard throughout; views only decide who tries.
 import type { Clock, TimerHandle } from '../domain/clock.js';
+import { shardIndex, shardKey } from '../shard/protocol.js';
 import { LeaseCandidate, type LeaseKv, type LeaseLoss } from './lease.js';
 
 /** The lease bucket plus listing keys (an @nats-io/kv bucket fits it as it is). */
@@ -34,14 +35,12 @@ export interface OwnershipOptions {
 
 const NODE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Which shard a game lives on (FNV-1a of the id): the same on every node. */
-export function shardOf(gameId: string, shards: number): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < gameId.length; i++) {
-    h ^= gameId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % shards;
+/**
+ * Which logical shard a game lives on: the shard protocol's own mapping (FNV-1a of the id, a mirror
+ * pair by its smaller id so both games share a shard), so ownership and routing always agree.
+ */
+export function shardOf(gameId: string, shards: number, mirrorOf: string | null = null): number {
+  return shardIndex(shardKey(gameId, mirrorOf), shards);
 }
 
 /** The shards assigned to `node` when these are the members. */

@@ -352,6 +352,9 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     if (g) {
       g.seq = 0;
       g.headSeq = 0;
+      // Taken over elsewhere (a cluster node died) at a version this replica never showed: its
+      // streams missed events, so they end (a reconnect starts from a fresh Snapshot).
+      if (g.record().version !== rec.version) g.closeSubscribers();
       g.reset(rec, tree);
     } else {
       g = new GameReplica(rec, tree, this, this.d.clock, this.cfg.inlineLeafCap, this.d.log);

@@ -2,6 +2,8 @@
 // DICECHESS_NODE over the file; a cluster without a node name, a bad URL or a bad name is refused.
 import t from 'tap';
 import { parseServeFlags, serveConfig, type ServeFlags } from '../../src/cli/serve-flags.js';
+import { shardOf } from '../../src/cluster/ownership.js';
+import { shardIndex, shardKey } from '../../src/shard/protocol.js';
 
 function flags(...args: string[]): ServeFlags {
   const f = parseServeFlags(args);
@@ -38,4 +40,13 @@ t.test('refused settings name the field', async (t) => {
   t.match(cluster([], { DICECHESS_CLUSTER_REPLICAS: '2' }), /cluster\.replicas/);
   t.equal(parseServeFlags(['--cluster']), '--cluster needs a value');
   t.equal(parseServeFlags(['--node']), '--node needs a value');
+});
+
+t.test('ownership and routing map a game to the same logical shard; a mirror pair shares one', async (t) => {
+  for (let i = 0; i < 200; i++) {
+    const id = `game${i}x${(i * 7919).toString(36)}`;
+    const twin = `twin${i}`;
+    t.equal(shardOf(id, 16), shardIndex(shardKey(id, null), 16));
+    t.equal(shardOf(id, 16, twin), shardOf(twin, 16, id), `pair ${i}: one shard`);
+  }
 });
