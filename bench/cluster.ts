@@ -48,6 +48,8 @@ const NODE_NAMES = ['a', 'b', 'c'];
 /** Settle and start-up bounds: a configuration that does not come up in time fails the suite. */
 const SETTLE_MS = 60_000;
 const LIMITS = { ...LOAD_LIMITS, registrationsPerHour: 1_000_000 };
+/** A pino line at warn level or above. */
+const WARN = /"level":(4|5|6)\d/;
 
 interface Measured {
   label: string;
@@ -65,13 +67,15 @@ interface Measured {
   /** Everything but the driver, in % of one core over the window. */
   serverPct: number;
   warnings: number;
+  /** A few of the warn/error lines the nodes logged during the window, for stderr. */
+  warningSamples: string[];
   loadStart: number;
 }
 
 type Pids = Record<string, number>;
 
 /** Runs the driver against `urls` and reads the CPU of `pids` (and of `natsPids`) around its window. */
-async function drive(label: string, urls: string[], pids: Pids, natsPids: number[], warnings: () => number): Promise<Measured> {
+async function drive(label: string, urls: string[], pids: Pids, natsPids: number[], warnings: () => string[]): Promise<Measured> {
   const loadStart = loadavg()[0];
   const read = (): Record<string, number> => {
     const out: Record<string, number> = {};
@@ -100,7 +104,7 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
       onStart: () => {
         cpu0 = read();
         t0 = performance.now();
-        w0 = warnings();
+        w0 = warnings().length;
       },
       onStop: () => {
         cpu1 = read();
@@ -130,7 +134,8 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
     idlePct: { nodes: idleNodes * 100, nats: idleNats * 100 },
     loadMsPerTurn: { nodes: ((nodesCpu - idleNodes * windowS) * 1000) / turns, nats: ((nats - idleNats * windowS) * 1000) / turns },
     serverPct: (total / ((t1 - t0) / 1000)) * 100,
-    warnings: warnings() - w0,
+    warnings: warnings().length - w0,
+    warningSamples: warnings().slice(w0, w0 + 5),
     loadStart,
   };
 }
@@ -140,7 +145,8 @@ async function single(): Promise<Measured> {
   const data = tempDir('dicechess-bench-cluster-');
   const server = await startServer({ store: { dataDir: data.path }, limits: LIMITS });
   try {
-    return await drive('one machine', [server.url], { 'one machine': server.pid }, [], () => server.warnings());
+    const warnings = () => server.logTail().split('\n').filter((l) => WARN.test(l));
+    return await drive('one machine', [server.url], { 'one machine': server.pid }, [], warnings);
   } finally {
     await server.stop();
     data.remove();
@@ -175,7 +181,7 @@ async function clusterRun(n: number, replicas: number, viaFirst = false): Promis
     if (!(await eventually(() => settled(nodes, SHARDS), SETTLE_MS))) throw new Error(`cluster of ${n}: the shards never settled`);
     const pids: Pids = {};
     for (const node of nodes) pids[`node ${node.name}`] = node.child.pid!;
-    const warnings = () => nodes.reduce((s, node) => s + node.log.filter((l) => /"level":(4|5)\d/.test(l)).length, 0);
+    const warnings = () => nodes.flatMap((node) => node.log.filter((l) => WARN.test(l)).map((l) => `node ${node.name}: ${l}`));
     const r = await drive(
       `${n} node${n > 1 ? 's' : ''} R${replicas}${viaFirst ? ' via a' : ''}`,
       viaFirst ? [nodes[0].url] : nodes.map((node) => node.url),
@@ -193,6 +199,13 @@ async function clusterRun(n: number, replicas: number, viaFirst = false): Promis
   }
 }
 
+/** The driver's and the nodes' samples of what went wrong, on stderr (the table only counts them). */
+function explain(m: Measured): void {
+  if (!problems(m)) return;
+  console.error(`cluster ${m.label}: ${problems(m)}`);
+  for (const line of [...m.summary.problemSamples, ...m.warningSamples]) console.error(`  ${line.slice(0, 400)}`);
+}
+
 function problems(m: Measured): string {
   const out = Object.entries(m.summary.problems).map(([k, v]) => `${k} ×${v}`);
   if (m.warnings) out.push(`${m.warnings} warn/error log lines`);
@@ -205,6 +218,7 @@ function rows(m: Measured, base: Measured | undefined): BenchRow[] {
   const bench = `cluster ${m.label}`;
   const s = m.summary;
   const b = base?.summary;
+  explain(m);
   const vs = (value: number, baseline: number | undefined): Pick<BenchRow, 'value' | 'baseline' | 'baselineName'> =>
     base && baseline !== undefined ? { value, baseline, baselineName: base.label } : { value };
   const statuses = Object.entries(s.statuses).map(([k, v]) => `${v}×${k}`).join(', ');
