@@ -67,15 +67,24 @@ interface Measured {
   /** Everything but the driver, in % of one core over the window. */
   serverPct: number;
   warnings: number;
-  /** A few of the warn/error lines the nodes logged during the window, for stderr. */
+  /** The last few warn/error lines logged, when there were any during the window, for stderr. */
   warningSamples: string[];
   loadStart: number;
 }
 
 type Pids = Record<string, number>;
 
-/** Runs the driver against `urls` and reads the CPU of `pids` (and of `natsPids`) around its window. */
-async function drive(label: string, urls: string[], pids: Pids, natsPids: number[], warnings: () => string[]): Promise<Measured> {
+/**
+ * Runs the driver against `urls` and reads the CPU of `pids` (and of `natsPids`) around its window.
+ * `warnings` gives how many warn/error lines the servers logged so far and the latest of them.
+ */
+async function drive(
+  label: string,
+  urls: string[],
+  pids: Pids,
+  natsPids: number[],
+  warnings: () => { count: number; latest: string[] },
+): Promise<Measured> {
   const loadStart = loadavg()[0];
   const read = (): Record<string, number> => {
     const out: Record<string, number> = {};
@@ -87,7 +96,7 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
   const i0 = performance.now();
   await new Promise((r) => setTimeout(r, IDLE_MS));
   const idle1 = read();
-  const idleS = (performance.now() - i0) / 1000;
+  const idleS = Math.max(1e-3, (performance.now() - i0) / 1000);
   const sumNodes = (c: Record<string, number>) => Object.keys(pids).reduce((s, k) => s + c[k], 0);
   const idleNodes = (sumNodes(idle1) - sumNodes(idle0)) / idleS; // cores
   const idleNats = (idle1.nats - idle0.nats) / idleS;
@@ -104,7 +113,7 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
       onStart: () => {
         cpu0 = read();
         t0 = performance.now();
-        w0 = warnings().length;
+        w0 = warnings().count;
       },
       onStop: () => {
         cpu1 = read();
@@ -134,8 +143,8 @@ async function drive(label: string, urls: string[], pids: Pids, natsPids: number
     idlePct: { nodes: idleNodes * 100, nats: idleNats * 100 },
     loadMsPerTurn: { nodes: ((nodesCpu - idleNodes * windowS) * 1000) / turns, nats: ((nats - idleNats * windowS) * 1000) / turns },
     serverPct: (total / ((t1 - t0) / 1000)) * 100,
-    warnings: warnings().length - w0,
-    warningSamples: warnings().slice(w0, w0 + 5),
+    warnings: warnings().count - w0,
+    warningSamples: warnings().count > w0 ? warnings().latest.slice(-5) : [],
     loadStart,
   };
 }
@@ -145,7 +154,7 @@ async function single(): Promise<Measured> {
   const data = tempDir('dicechess-bench-cluster-');
   const server = await startServer({ store: { dataDir: data.path }, limits: LIMITS });
   try {
-    const warnings = () => server.logTail().split('\n').filter((l) => WARN.test(l));
+    const warnings = () => ({ count: server.warnings(), latest: server.logTail().split('\n').filter((l) => WARN.test(l)) });
     return await drive('one machine', [server.url], { 'one machine': server.pid }, [], warnings);
   } finally {
     await server.stop();
@@ -181,7 +190,11 @@ async function clusterRun(n: number, replicas: number, viaFirst = false): Promis
     if (!(await eventually(() => settled(nodes, SHARDS), SETTLE_MS))) throw new Error(`cluster of ${n}: the shards never settled`);
     const pids: Pids = {};
     for (const node of nodes) pids[`node ${node.name}`] = node.child.pid!;
-    const warnings = () => nodes.flatMap((node) => node.log.filter((l) => WARN.test(l)).map((l) => `node ${node.name}: ${l}`));
+    // Counted in the lines each node keeps (its last 2,000).
+    const warnings = () => {
+      const latest = nodes.flatMap((node) => node.log.filter((l) => WARN.test(l)).map((l) => `node ${node.name}: ${l}`));
+      return { count: latest.length, latest };
+    };
     const r = await drive(
       `${n} node${n > 1 ? 's' : ''} R${replicas}${viaFirst ? ' via a' : ''}`,
       viaFirst ? [nodes[0].url] : nodes.map((node) => node.url),
