@@ -115,7 +115,7 @@ export class RatingApplier {
   /** Completes every batch whose journal is still in the bucket. */
   async finishJournals(): Promise<void> {
     const replica = this.ctx.replica();
-    for (const key of replica.keysWith('j.')) {
+    for (const key of replica.keysOf('j')) {
       const head = replica.get(key);
       if (!head) continue;
       const id = key.slice(2);

@@ -26,7 +26,8 @@
 // ends without reaching the ratings, and is never rated twice.
 import { Packr } from 'msgpackr';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { KV } from '@nats-io/kv';
+import { Kvm, type KV } from '@nats-io/kv';
+import { jetstream } from '@nats-io/jetstream';
 import { SCHEMA_VERSION } from '../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { EventRecord } from '../domain/events.js';
@@ -38,7 +39,6 @@ import { systemClock } from '../domain/clock.js';
 import type { Store } from '../store/types.js';
 import { assertFinishable, assertReadable, newestFirst } from '../store/schema.js';
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
-import { openBucket } from './nats.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './cluster-ratings.js';
 
@@ -82,6 +82,18 @@ export interface ClusterStoreOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Opens (creating on first use) a bucket whose single-key reads go to its stream's leader. By default
+ * the client reads a key from whichever server answers first ("direct get"), which may be a replica
+ * that has not yet stored the latest write: a read-modify-write could then compute from an old value
+ * and decide there is nothing to do (a compare-and-set only catches the writes it sends). Read from
+ * the leader, a key is at least as new as every write already acknowledged.
+ */
+export async function openLeaderBucket(nc: NatsConnection, name: string, replicas: number, ttlMs: number, timeoutMs: number): Promise<KV> {
+  const js = jetstream(nc, { timeout: timeoutMs });
+  return new Kvm(js).create(name, { replicas, history: 1, ttl: ttlMs, allow_direct: false });
+}
+
 export class ClusterStore implements Store {
   readonly persistent = true;
   private readonly live = new Set<string>();
@@ -112,13 +124,17 @@ export class ClusterStore implements Store {
   /** Opens (creating on first use) the buckets and loads their replicas. */
   static async open(nc: NatsConnection, o: ClusterStoreOptions): Promise<ClusterStore> {
     const prefix = o.prefix ?? 'dc_';
-    const bucket = (name: string, ttlMs = 0) =>
-      openBucket(nc, { bucket: `${prefix}${name}`, replicas: o.replicas, ttlMs, timeoutMs: o.timeoutMs ?? 5000 });
+    const bucket = (name: string, ttlMs = 0) => openLeaderBucket(nc, `${prefix}${name}`, o.replicas, ttlMs, o.timeoutMs ?? 5000);
     const clock = o.clock ?? systemClock;
     const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock);
-    s.store = await KvReplica.open(storeKv, (c) => s.derive(c));
+    try {
+      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j']);
+    } catch (e) {
+      bots.close();
+      throw e;
+    }
     return s;
   }
 
@@ -348,7 +364,7 @@ export class ClusterStore implements Store {
 
   listEvents(): EventRecord[] {
     return this.store
-      .keysWith('e.')
+      .keysOf('e')
       .map((k) => decode<EventRecord>(this.store.get(k)!))
       .map((e) => assertReadable('event', e.id, e))
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));

@@ -19,6 +19,9 @@ import type { Clock } from '../domain/clock.js';
 import { isRevisionConflict } from './lease.js';
 import { TICKET_TTL_MS } from './bots.js';
 
+/** Removed keys remembered before the memory of them is swept (see `seen`). */
+const SWEEP_AT = 1024;
+
 export type Change = { key: string; before: Uint8Array | undefined; after: Uint8Array | undefined };
 
 interface Held {
@@ -30,19 +33,33 @@ export class KvReplica {
   private readonly held = new Map<string, Held>();
   /** Revision a key was removed at (by a delete seen or made here), against late deliveries. */
   private readonly gone = new Map<string, number>();
+  /**
+   * Highest revision the watch has delivered. The watch delivers in revision order, so a removal at
+   * or below it can no longer be undone by a late delivery: such `gone` entries are swept.
+   */
+  private seen = 0;
   private stopWatch: (() => void) | undefined;
   /** Set when the watch failed: from then on the replica no longer follows the bucket. */
   watchError: unknown;
+
+  /** Keys held, by their first token, for the kinds asked for at open (the others are not listed). */
+  private readonly byKind = new Map<string, Set<string>>();
 
   private constructor(
     readonly kv: KV,
     /** Called after every change the replica applies, in order, with the value before and after. */
     private readonly onChange: (c: Change) => void,
-  ) {}
+    listed: readonly string[],
+  ) {
+    for (const kind of listed) this.byKind.set(kind, new Set());
+  }
 
-  /** Resolves once every key the bucket held when called has been applied. */
-  static async open(kv: KV, onChange: (c: Change) => void): Promise<KvReplica> {
-    const r = new KvReplica(kv, onChange);
+  /**
+   * Resolves once every key the bucket held when called has been applied. `listed`: first tokens of
+   * the keys `keysOf` lists (kept as they change, so listing costs nothing per key held).
+   */
+  static async open(kv: KV, onChange: (c: Change) => void, listed: readonly string[] = []): Promise<KvReplica> {
+    const r = new KvReplica(kv, onChange, listed);
     const status = await kv.status();
     const lastSeq = status.streamInfo.state.last_seq;
     const watch = await kv.watch({ key: '>' });
@@ -57,6 +74,8 @@ export class KvReplica {
     void (async () => {
       for await (const e of watch) {
         r.apply(e);
+        r.seen = Math.max(r.seen, e.revision);
+        if (r.gone.size > SWEEP_AT) r.sweep();
         if (e.revision >= lastSeq) loaded();
       }
     })().catch((e: unknown) => {
@@ -75,12 +94,22 @@ export class KvReplica {
     if (e.operation === 'PUT') {
       this.held.set(e.key, { revision: e.revision, value: e.value });
       this.gone.delete(e.key);
+      this.kindOf(e.key)?.add(e.key);
       this.onChange({ key: e.key, before: cur?.value, after: e.value });
     } else {
       this.held.delete(e.key);
       this.gone.set(e.key, e.revision);
+      this.kindOf(e.key)?.delete(e.key);
       if (cur) this.onChange({ key: e.key, before: cur.value, after: undefined });
     }
+  }
+
+  private sweep(): void {
+    for (const [key, revision] of this.gone) if (revision <= this.seen) this.gone.delete(key);
+  }
+
+  private kindOf(key: string): Set<string> | undefined {
+    return this.byKind.get(key.slice(0, key.indexOf('.')));
   }
 
   get(key: string): Uint8Array | undefined {
@@ -95,9 +124,11 @@ export class KvReplica {
     return this.held.get(key)?.revision;
   }
 
-  /** Keys held that start with `prefix`, in no particular order. */
-  keysWith(prefix: string): string[] {
-    return [...this.held.keys()].filter((k) => k.startsWith(prefix));
+  /** Keys held whose first token is `kind` (one of those listed at open), in no particular order. */
+  keysOf(kind: string): string[] {
+    const set = this.byKind.get(kind);
+    if (!set) throw new Error(`keys of kind ${kind} are not listed`);
+    return [...set];
   }
 
   /** Writes the key (last writer wins) and applies it here once stored. */
@@ -125,6 +156,7 @@ export class KvReplica {
     await this.kv.delete(key);
     if (cur && this.held.get(key) === cur) {
       this.held.delete(key);
+      this.kindOf(key)?.delete(key);
       this.gone.set(key, cur.revision);
       this.onChange({ key, before: cur.value, after: undefined });
     }

@@ -21,8 +21,9 @@
 // marker to be overtaken by, so its first version counts only if the shard lease (`guard`) was still
 // certain when the append was answered: the append then landed before the lease could expire, so
 // before the next owner could list the index, which already held the game's key.
-import type { Clock } from '../domain/clock.js';
+import type { Clock, TimerHandle } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
+import { silentLogger, type Logger } from '../domain/log.js';
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { GameStore } from '../store/types.js';
 import { shardIndex, shardKey } from '../shard/protocol.js';
@@ -30,9 +31,17 @@ import type { GameLog, GameWriter } from './game-log.js';
 import type { LiveIndex } from './live-index.js';
 import { encodeVersion, foldVersion, type Folded } from './record-codec.js';
 
+/**
+ * A write this store no longer makes: `taken-over`, another node took the shard over; `unanswered`,
+ * an append stayed unanswered, so this node can no longer tell what the log holds.
+ */
 export class FencedError extends Error {
-  constructor(readonly gameId: string, readonly shard: number) {
-    super(`game ${gameId}: shard ${shard} was taken over by another node; this node may no longer write it`);
+  constructor(readonly gameId: string, readonly shard: number, readonly why: 'taken-over' | 'unanswered') {
+    super(
+      why === 'taken-over'
+        ? `game ${gameId}: shard ${shard} was taken over by another node; this node may no longer write it`
+        : `game ${gameId}: an append to the log of shard ${shard} went unanswered; this node no longer writes the shard`,
+    );
     this.name = 'FencedError';
   }
 }
@@ -49,7 +58,12 @@ export interface LogGameStoreOptions {
    * tests may leave it out.
    */
   guard?: () => boolean;
-  /** Called once, when the first write is refused because another node took the shard over. */
+  /**
+   * Called once, when the first write is refused because another node took the shard over, or when
+   * an append stayed unanswered for retryForMs (this node can no longer tell what the log holds).
+   * Either way the node stops the shard host and discards what it still emits; if it still holds the
+   * shard's lease it may open a new store for the shard, which takes the games over from the log.
+   */
   onFenced(gameId: string): void;
   /** Stores an ended game's final record and its result lines for good (the cluster store's finishGame); idempotent. */
   onFinished(game: GameRecord, results: ResultRecord[]): Promise<void>;
@@ -58,15 +72,21 @@ export interface LogGameStoreOptions {
    * reveal): the cluster store. Without it, only the recently ended games kept here are readable.
    */
   archive?: Pick<GameStore, 'getGame' | 'putGame'>;
-  /** How long an append (or the archive write of an ending) is retried when it gets no answer; default 30 s. */
+  /**
+   * How long an unanswered append is retried before putGame rejects, and an ending's archive write
+   * before it goes on in the background; default 30 s.
+   */
   retryForMs?: number;
   /** Games taken over at once while opening; default 16. */
   openConcurrency?: number;
   clock?: Clock;
+  log?: Logger;
 }
 
 /** Recently ended games kept for reads (a mirror partner's ending reads its twin once). */
 const ENDED_KEPT = 256;
+/** Period of the background retries of an archive write that kept failing. */
+const ARCHIVE_RETRY_MS = 5000;
 
 interface Live {
   /** The last version that counts (undefined until a new game's first append counts). */
@@ -81,8 +101,13 @@ interface Live {
 export class LogGameStore implements GameStore {
   private readonly live = new Map<string, Live>();
   private readonly ended = new Map<string, GameRecord>();
-  private fencedOff = false;
+  /** Why this store stopped writing (undefined while it writes). */
+  private fencedWhy: FencedError['why'] | undefined;
+  private closed = false;
+  /** Background archive retries (one per ended game whose archive write kept failing). */
+  private readonly retries = new Set<TimerHandle>();
   private readonly clock: Clock;
+  private readonly logger: Logger;
   private readonly retryForMs: number;
 
   private constructor(
@@ -91,6 +116,7 @@ export class LogGameStore implements GameStore {
   ) {
     this.clock = o.clock ?? systemClock;
     this.retryForMs = o.retryForMs ?? 30_000;
+    this.logger = o.log ?? silentLogger;
   }
 
   /** Takes every live game of the shard over (see above) and opens the store with them. */
@@ -109,7 +135,7 @@ export class LogGameStore implements GameStore {
 
   /** True once a write was refused because the shard moved. */
   fenced(): boolean {
-    return this.fencedOff;
+    return this.fencedWhy !== undefined;
   }
 
   getGame(id: string): GameRecord | undefined {
@@ -124,6 +150,9 @@ export class LogGameStore implements GameStore {
 
   async putGame(game: GameRecord): Promise<void> {
     this.checkShard(game);
+    // Nothing at all once fenced: not even an ended record (a game this node aborted in memory might
+    // lift its mirror partner's reveal while the next owner still plays it).
+    if (this.fencedWhy !== undefined) this.refuse(game.id);
     const g = this.live.get(game.id);
     if (g === undefined && !('Active' in game.status)) {
       // An ended record written again (a mirror pair's reveal lifted): the archive's business.
@@ -141,6 +170,7 @@ export class LogGameStore implements GameStore {
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
     this.checkShard(game);
+    if (this.fencedWhy !== undefined) this.refuse(game.id);
     const g = this.live.get(game.id);
     if (g === undefined) throw new Error(`game ${game.id} is not live on shard ${this.o.shard}`);
     await this.queue(g, async () => {
@@ -149,8 +179,11 @@ export class LogGameStore implements GameStore {
     });
   }
 
-  /** Resolves once every write in flight has settled (they keep their own outcome). */
+  /** Resolves once every write in flight has settled (they keep their own outcome); stops background retries. */
   async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.retries) t.cancel();
+    this.retries.clear();
     await Promise.all([...this.live.values()].map((g) => g.tail.catch(() => {})));
   }
 
@@ -162,13 +195,13 @@ export class LogGameStore implements GameStore {
   }
 
   private refuse(gameId: string): never {
-    throw new FencedError(gameId, this.o.shard);
+    throw new FencedError(gameId, this.o.shard, this.fencedWhy ?? 'taken-over');
   }
 
-  private fence(gameId: string): never {
+  private fence(gameId: string, why: FencedError['why']): never {
     this.live.delete(gameId);
-    if (!this.fencedOff) {
-      this.fencedOff = true;
+    if (this.fencedWhy === undefined) {
+      this.fencedWhy = why;
       this.o.onFenced(gameId);
     }
     this.refuse(gameId);
@@ -176,7 +209,7 @@ export class LogGameStore implements GameStore {
 
   /** A new game: its index key first, then its first version, which counts only under a certain lease. */
   private async begin(game: GameRecord): Promise<void> {
-    if (this.fencedOff) this.refuse(game.id);
+    if (this.fencedWhy !== undefined) this.refuse(game.id);
     const g: Live = { rec: undefined, writer: this.log.begin(game.id, this.o.guard), n: 0, tail: Promise.resolve() };
     this.live.set(game.id, g);
     try {
@@ -200,10 +233,10 @@ export class LogGameStore implements GameStore {
 
   /**
    * Appends `next` as the game's next version and waits until it counts, retrying an unanswered
-   * append (with the same entry: the log stores it once) until retryForMs has passed.
+   * append (with the same entry: the log stores it once) until retryForMs has passed; then fenced.
    */
   private async append(g: Live, next: GameRecord, results?: ResultRecord[], stillOwner?: () => boolean): Promise<void> {
-    if (this.fencedOff || this.live.get(next.id) !== g) this.refuse(next.id);
+    if (this.fencedWhy !== undefined || this.live.get(next.id) !== g) this.refuse(next.id);
     const n = g.n + 1;
     const data = encodeVersion(g.rec, next, results);
     const deadline = this.clock.now() + this.retryForMs;
@@ -212,36 +245,70 @@ export class LogGameStore implements GameStore {
       try {
         r = await g.writer.append(n, data);
       } catch (e) {
-        if (this.clock.now() >= deadline) throw e;
+        if (this.clock.now() >= deadline) {
+          // Whether the entry landed is unknown, and any later write of the game would be taken for
+          // it or fenced by it: this node stops writing the shard, as if fenced. The log stays the
+          // truth; whoever opens the shard next resumes the game from what it holds.
+          this.logger.error({ gameId: next.id, shard: this.o.shard, err: String(e) }, 'game log append unanswered: giving the shard up');
+          this.fence(next.id, 'unanswered');
+        }
         await new Promise<void>((res) => this.clock.schedule(wait, res));
-        if (this.fencedOff) this.refuse(next.id);
+        if (this.fencedWhy !== undefined) this.refuse(next.id);
         continue;
       }
-      if (!r.ok || (stillOwner !== undefined && !stillOwner())) this.fence(next.id);
+      if (!r.ok || (stillOwner !== undefined && !stillOwner())) this.fence(next.id, 'taken-over');
       break;
     }
     g.n = n;
     g.rec = next;
   }
 
-  /** After the final version counts: the archive write (retried), then the index key goes. */
+  /**
+   * After the final version counts: the archive write, then the index key goes. The ending is durable
+   * once the log has it, so this never fails the game: an archive write still refused after
+   * retryForMs is tried again in the background (every ARCHIVE_RETRY_MS, until it lands or the store
+   * closes or is fenced), and the index keeps the game meanwhile, so a next owner would settle it too.
+   */
   private async settle(game: GameRecord, results: ResultRecord[] | undefined): Promise<void> {
     this.live.delete(game.id);
     this.keepEnded(game);
     const deadline = this.clock.now() + this.retryForMs;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-      try {
-        if (results !== undefined) await this.o.onFinished(game, results);
-        else await this.o.archive?.putGame(game);
-        break;
-      } catch (e) {
-        // The final version is in the log and the index still lists the game: the next owner
-        // finishes storing it if this node cannot.
-        if (this.clock.now() >= deadline) throw e;
-        await new Promise<void>((res) => this.clock.schedule(wait, res));
+      if (await this.archived(game, results)) break;
+      if (this.clock.now() >= deadline) {
+        this.laterArchive(game, results);
+        return;
       }
+      await new Promise<void>((res) => this.clock.schedule(wait, res));
     }
-    await this.o.index.remove(this.o.shard, game.id);
+    await this.unlist(game.id);
+  }
+
+  private async archived(game: GameRecord, results: ResultRecord[] | undefined): Promise<boolean> {
+    try {
+      if (results !== undefined) await this.o.onFinished(game, results);
+      else await this.o.archive?.putGame(game);
+      return true;
+    } catch (e) {
+      this.logger.warn({ gameId: game.id, shard: this.o.shard, err: String(e) }, 'ended game not archived yet');
+      return false;
+    }
+  }
+
+  private laterArchive(game: GameRecord, results: ResultRecord[] | undefined): void {
+    const timer = this.clock.schedule(ARCHIVE_RETRY_MS, () => {
+      this.retries.delete(timer);
+      if (this.closed || this.fencedWhy !== undefined) return;
+      void this.archived(game, results).then((ok) => (ok ? this.unlist(game.id) : this.laterArchive(game, results)));
+    });
+    this.retries.add(timer);
+  }
+
+  /** The game leaves the live index; a failure only leaves work for the next owner (idempotent). */
+  private async unlist(gameId: string): Promise<void> {
+    await this.o.index.remove(this.o.shard, gameId).catch((e: unknown) => {
+      this.logger.warn({ gameId, shard: this.o.shard, err: String(e) }, 'ended game left in the live index');
+    });
   }
 
   private keepEnded(game: GameRecord): void {
@@ -254,7 +321,14 @@ export class LogGameStore implements GameStore {
   private async takeOver(id: string): Promise<void> {
     const { writer, entries } = await this.log.takeOver(id, this.o.node, { guard: this.o.guard });
     let state: Folded | undefined;
-    for (const e of entries) if (e.counts && e.kind === 'version') state = foldVersion(state, e.data);
+    try {
+      for (const e of entries) if (e.counts && e.kind === 'version') state = foldVersion(state, e.data);
+    } catch (e) {
+      // An entry this server cannot read (a newer schema, or a bug): the game stays listed and
+      // untouched, and the rest of the shard is served.
+      this.logger.error({ gameId: id, shard: this.o.shard, err: String(e) }, 'live game not resumed: its log cannot be read');
+      return;
+    }
     if (state === undefined) {
       await this.o.index.remove(this.o.shard, id);
       return;

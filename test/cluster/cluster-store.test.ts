@@ -4,6 +4,7 @@
 // finishGame repeated after a crash, a rating batch a dead node left half-done finished by the next,
 // and one batch applied by two nodes at once counted once.
 import t from 'tap';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connectCluster, openBucket } from '../../src/cluster/nats.js';
 import { ClusterStore, CHUNK, encode, keys } from '../../src/cluster/cluster-store.js';
 import { batchId, journalKey } from '../../src/cluster/cluster-ratings.js';
@@ -25,12 +26,23 @@ t.teardown(async () => {
 });
 
 let buckets = 0;
-/** A store on buckets no other test uses, closed when `t` ends. */
+const jsm = await jetstreamManager(ncA, { timeout: 20_000 });
+/**
+ * A store on buckets no other test uses, closed when `t` ends; the buckets are then removed, so the
+ * servers do not carry every earlier test's streams (creating a stream slows down as they pile up).
+ */
 async function fresh(t: Parameters<Parameters<typeof storeSuite>[1]>[0], prefix = `t${++buckets}_`, nc = ncA): Promise<ClusterStore> {
-  const s = await ClusterStore.open(nc, { replicas: 3, prefix, timeoutMs: 5000 });
-  t.teardown(() => s.close());
+  const s = await ClusterStore.open(nc, { replicas: 3, prefix, timeoutMs: 20_000 });
+  t.teardown(async () => {
+    await s.close();
+    if (!removing.has(prefix)) {
+      removing.add(prefix);
+      for (const b of ['store', 'bots', 'tickets']) await jsm.streams.delete(`KV_${prefix}${b}`).catch(() => false);
+    }
+  });
   return s;
 }
+const removing = new Set<string>();
 
 t.test('shared store suite', async (t) => {
   storeSuite(t, async (t) => {
@@ -158,31 +170,40 @@ t.test('finishGame repeated on another node (a crash before it returned) changes
   t.same(b.pendingRatings(10), [], 'on either node');
 });
 
-t.test('a batch a dead node left half-applied is completed by the next applier, once', async (t) => {
-  const [a, b, prefix] = await pair(t);
-  await a.createBot(A);
-  await a.createBot(B);
-  const g = ended(game('half'), 100);
-  await a.finishGame(g, linesFor(g, 100));
-  const batch = batchFor(g, 400, [r(1650, 280), r(1350, 280)]);
-  // What a node dying mid-batch leaves: the journal, and only alpha's rating written.
-  const raw = await openBucket(ncA, { bucket: `${prefix}store`, replicas: 3 });
-  const id = batchId(batch);
-  await raw.put(`jp.${id}.0`, encode({ games: batch.games, updates: batch.updates }));
-  await raw.put(journalKey(id), encode({ at: batch.at, parts: 1 }));
-  await a.modifyBot(A.id, (x) => ({ ...x, rating: r(1650, 280) }));
-  t.ok(await eventually(() => b.getBot(A.id)?.rating.rating === 1650 && b.pendingRatings(10).length === 1));
-  // The next batch the rater computes (from the games still pending) is stale: alpha moved.
-  t.equal(await b.applyRatingBatch(batch), false, 'the recomputed batch is refused');
-  t.same(b.getBot(B.id)?.rating, r(1350, 280), "beta's rating was completed from the journal");
-  t.same(b.getBot(A.id)?.rating, r(1650, 280), "alpha's kept (not applied twice)");
-  t.same(b.ladderStats(A.id), { games: 1, wins: 1, draws: 0, losses: 0 }, 'counted once');
-  t.same(b.ladderStats(B.id), { games: 1, wins: 0, draws: 0, losses: 1 });
-  t.same(b.pendingRatings(10), [], 'the game is rated');
-  t.equal(await raw.get(journalKey(id)).then((e) => e?.operation), 'DEL', 'the journal is gone');
-  t.equal(await b.applyRatingBatch(batch), false, 'and the batch is not applied again');
-  t.same(b.ladderStats(A.id).games, 1);
-});
+for (const layout of ['in its head', 'in parts'] as const) {
+  t.test(`a batch a dead node left half-applied (journal ${layout}) is completed by the next applier, once`, async (t) => {
+    const [a, b, prefix] = await pair(t);
+    await a.createBot(A);
+    await a.createBot(B);
+    const g = ended(game('half'), 100);
+    await a.finishGame(g, linesFor(g, 100));
+    const batch = batchFor(g, 400, [r(1650, 280), r(1350, 280)]);
+    // What a node dying mid-batch leaves: the journal, and only alpha's rating written.
+    const raw = await openBucket(ncA, { bucket: `${prefix}store`, replicas: 3 });
+    const id = batchId(batch);
+    const part = { games: batch.games, updates: batch.updates };
+    if (layout === 'in parts') {
+      await raw.put(`jp.${id}.0`, encode(part));
+      await raw.put(journalKey(id), encode({ at: batch.at, parts: 1 }));
+    } else {
+      await raw.put(journalKey(id), encode({ at: batch.at, parts: 0, inline: part }));
+    }
+    await a.modifyBot(A.id, (x) => ({ ...x, rating: r(1650, 280) }));
+    t.ok(await eventually(() => b.getBot(A.id)?.rating.rating === 1650 && b.pendingRatings(10).length === 1));
+    // The next batch the rater computes (from the games still pending) is stale: alpha moved.
+    t.equal(await b.applyRatingBatch(batch), false, 'the recomputed batch is refused');
+    t.same(b.getBot(B.id)?.rating, r(1350, 280), "beta's rating was completed from the journal");
+    t.same(b.getBot(A.id)?.rating, r(1650, 280), "alpha's kept (not applied twice)");
+    t.same(b.ladderStats(A.id), { games: 1, wins: 1, draws: 0, losses: 0 }, 'counted once');
+    t.same(b.ladderStats(B.id), { games: 1, wins: 0, draws: 0, losses: 1 });
+    t.same(b.ratingHistory(B.id), [{ at: 400, rating: 1350, rd: 280 }]);
+    t.same(b.pendingRatings(10), [], 'the game is rated');
+    t.equal(await raw.get(journalKey(id)).then((e) => e?.operation), 'DEL', 'the journal is gone');
+    if (layout === 'in parts') t.equal(await raw.get(`jp.${id}.0`).then((e) => e?.operation), 'DEL', 'and its part');
+    t.equal(await b.applyRatingBatch(batch), false, 'and the batch is not applied again');
+    t.same(b.ladderStats(A.id).games, 1);
+  });
+}
 
 t.test('one batch applied by two nodes at once rates each game once', async (t) => {
   const [a, b] = await pair(t);

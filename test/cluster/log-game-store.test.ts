@@ -4,7 +4,7 @@
 // ending not archived, a game listed before its first version) is settled by the next owner.
 import t from 'tap';
 import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog } from '../../src/cluster/game-log.js';
+import { GameLog, type GameWriter } from '../../src/cluster/game-log.js';
 import { openLiveIndex } from '../../src/cluster/live-index.js';
 import { FencedError, LogGameStore, type LogGameStoreOptions } from '../../src/cluster/log-game-store.js';
 import { encodeVersion, foldVersion } from '../../src/cluster/record-codec.js';
@@ -34,10 +34,10 @@ function idOn(shard: number): string {
 
 type Finished = { game: GameRecord; results: ResultRecord[] };
 
-function open(shard: number, node: string, over: Partial<LogGameStoreOptions> = {}) {
+function open(shard: number, node: string, over: Partial<LogGameStoreOptions> = {}, gameLog: GameLog = log) {
   const finished: Finished[] = [];
   const fenced: string[] = [];
-  const storeP = LogGameStore.open(log, {
+  const storeP = LogGameStore.open(gameLog, {
     node,
     shard,
     shards: SHARDS,
@@ -82,7 +82,9 @@ t.test('the codec folds deltas back into every field, and refuses an entry that 
 
 t.test('another node opening the shard gets every live game exactly as last committed', async (t) => {
   const shard = 1;
-  const a = await open(shard, 'node-a');
+  const archived: GameRecord[] = [];
+  const archive = { getGame: (id: string) => archived.findLast((r) => r.id === id), putGame: async (r: GameRecord) => void archived.push(r) };
+  const a = await open(shard, 'node-a', { archive });
   const single = game(idOn(shard), { history: [], version: 0, ply: 0, rated: false, timeControl: { Unlimited: {} }, clocks: null });
   const first = idOn(shard);
   const second = `${first}z`; // sorts after: the pair's shard key is `first`
@@ -104,6 +106,10 @@ t.test('another node opening the shard gets every live game exactly as last comm
   t.strictSame(a.finished, [{ game: finalA, results }], 'the ending is handed to the archive once');
   t.strictSame(a.store.getGame(first), finalA, 'and stays readable here');
   t.strictSame(new Set(await index.list(shard)), new Set([single.id, second]), 'the ended game left the index');
+  const lifted = { ...finalA, revealHeld: false };
+  await a.store.putGame(lifted);
+  t.strictSame(archived, [lifted], 'an ended record written again goes to the archive, not the log');
+  t.strictSame(a.store.getGame(first), lifted);
 
   const b = await open(shard, 'node-b');
   const byId = new Map(b.store.listLiveGames().map((r) => [r.id, r]));
@@ -117,6 +123,8 @@ t.test('another node opening the shard gets every live game exactly as last comm
   t.ok(a.store.fenced());
   await t.rejects(a.store.putGame(game(idOn(shard))), FencedError, 'a fenced store starts no game');
   t.strictSame(a.fenced, [single.id], 'still told only once');
+  await t.rejects(a.store.putGame(lifted), FencedError, 'nor rewrites an ended record');
+  t.equal(archived.length, 1);
 
   // The new owner goes on where the log is, and a third node sees its versions.
   const s2 = advance(s, 3000);
@@ -128,9 +136,11 @@ t.test('another node opening the shard gets every live game exactly as last comm
 
 t.test('an ending whose archive write failed is finished by the next owner', async (t) => {
   const shard = 2;
+  let attempts = 0;
   const a = await open(shard, 'node-a', {
     retryForMs: 0,
     onFinished: async () => {
+      attempts++;
       throw new Error('archive down');
     },
   });
@@ -138,12 +148,15 @@ t.test('an ending whose archive write failed is finished by the next owner', asy
   await a.store.putGame(g);
   const final = ended(advance(g, 10), 20);
   const results = [line(g.white.id, g.id, 20)];
-  await t.rejects(a.store.finishGame(final, results), /archive down/);
+  await a.store.finishGame(final, results);
+  t.strictSame(a.store.getGame(g.id), final, 'the ending is durable in the log: the game ends');
   t.strictSame(await index.list(shard), [g.id], 'the index still lists it');
   const b = await open(shard, 'node-b');
   t.strictSame(b.finished, [{ game: final, results }], 'the next owner stores the ending from the log');
   t.strictSame(b.store.listLiveGames(), []);
   t.strictSame(await index.list(shard), [], 'then drops it from the index');
+  t.ok(attempts >= 1);
+  await a.store.close();
 });
 
 t.test('a game listed before its first version landed is dropped by the next owner', async (t) => {
@@ -153,6 +166,21 @@ t.test('a game listed before its first version landed is dropped by the next own
   const b = await open(shard, 'node-b');
   t.strictSame(b.store.listLiveGames(), []);
   t.strictSame(await index.list(shard), []);
+});
+
+t.test('a game whose log cannot be read stays listed and untouched; the rest of the shard opens', async (t) => {
+  const shard = 7;
+  const bad = idOn(shard);
+  await index.add(shard, bad);
+  t.ok((await log.begin(bad).append(1, new Uint8Array([0xc1]))).ok, 'an entry that is not a version');
+  const good = game(idOn(shard));
+  const a = await open(shard, 'node-a');
+  await a.store.putGame(good);
+  const lines: string[] = [];
+  const b = await open(shard, 'node-b', { log: { info() {}, warn() {}, error: (o, msg) => void lines.push(`${msg} ${String(o.gameId)}`) } });
+  t.strictSame(b.store.listLiveGames(), [good]);
+  t.strictSame(lines, [`live game not resumed: its log cannot be read ${bad}`]);
+  t.strictSame(new Set(await index.list(shard)), new Set([bad, good.id]));
 });
 
 t.test('a new game is refused when the lease was no longer certain at its first append', async (t) => {
@@ -168,3 +196,45 @@ t.test('a new game is refused when the lease was no longer certain at its first 
   t.equal(a.store.getGame(late.id), undefined, 'never live here');
   await t.rejects(a.store.putGame(game(idOn(5))), /belongs to shard 5/, 'a game of another shard is a caller bug');
 });
+
+/** The log, with every writer's appends failing as `mode` says: the answer lost, the entry landed or not. */
+function lossyLog(mode: { now: 'fine' | 'lost' | 'landed' }): GameLog {
+  const wrap = (w: GameWriter): GameWriter => {
+    const real = w.append.bind(w);
+    w.append = async (version, data) => {
+      if (mode.now === 'fine') return real(version, data);
+      if (mode.now === 'landed') await real(version, data);
+      throw new Error('timed out (test)');
+    };
+    return w;
+  };
+  const lossy = Object.create(log) as GameLog;
+  lossy.begin = (id, guard) => wrap(log.begin(id, guard));
+  lossy.takeOver = async (...args) => {
+    const r = await log.takeOver(...args);
+    wrap(r.writer);
+    return r;
+  };
+  return lossy;
+}
+
+for (const how of ['lost', 'landed'] as const) {
+  t.test(`an append unanswered past retryForMs (${how}) gives the shard up; a new store resumes from the log`, async (t) => {
+    const shard = 6;
+    const mode: { now: 'fine' | 'lost' | 'landed' } = { now: 'fine' };
+    const a = await open(shard, 'node-a', { retryForMs: 300 }, lossyLog(mode));
+    const g = game(idOn(shard));
+    await a.store.putGame(g);
+    mode.now = how;
+    const moved = advance(g, 50);
+    const err = await a.store.putGame(moved).then(() => undefined, (e: unknown) => e);
+    t.ok(err instanceof FencedError && err.why === 'unanswered', 'the store gives up');
+    t.strictSame(a.fenced, [g.id], 'and says so');
+    await t.rejects(a.store.putGame(advance(moved, 60)), FencedError, 'and writes nothing more');
+    const again = await open(shard, 'node-a');
+    t.strictSame(again.store.getGame(g.id), how === 'landed' ? moved : g, 'the reopened store has the game as the log holds it');
+    const next = advance(again.store.getGame(g.id)!, 70);
+    await again.store.putGame(next);
+    t.strictSame((await open(shard, 'node-b')).store.getGame(g.id), next, 'and goes on writing it');
+  });
+}

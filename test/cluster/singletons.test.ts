@@ -77,3 +77,29 @@ t.test('each service runs on exactly one node; a dead holder is replaced, a leav
   t.strictSame(overlaps, [], 'never two nodes running one service');
   t.ok(starts.length >= NAMES.length + 1, `starts: ${starts.join(' ')}`);
 });
+
+t.test('a service whose start fails gives its lease back and is started again', async (t) => {
+  const nc = await connectCluster([cluster.urls[0]], 'flaky-node');
+  conns.push(nc);
+  const kv = leaseBucket(await openBucket(nc, { bucket: 'singletons', replicas: 3, ttlMs: TTL, timeoutMs: 1000 }));
+  let tries = 0;
+  let stops = 0;
+  const s = new Singletons({ kv, node: 'flaky-node', ttlMs: TTL, clock: systemClock }, [
+    {
+      name: 'flaky',
+      start: async () => {
+        if (++tries === 1) throw new Error('not ready yet');
+      },
+      stop: async () => void stops++,
+    },
+  ]);
+  nodes.push(s);
+  s.start();
+  t.ok(await eventually(() => s.running().includes('flaky')), 'running after a second start');
+  t.equal(tries, 2);
+  t.equal(stops, 1, 'the failed start was stopped once');
+  t.ok(s.holds('flaky'));
+  await s.stop();
+  t.notOk(s.holds('flaky'));
+  t.equal(stops, 2);
+});

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { StorageType, jetstreamManager } from '@nats-io/jetstream';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -63,6 +63,31 @@ process.once('exit', () => {
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((res) => child.once('exit', () => res()));
+}
+
+/**
+ * Waits until a stream with `replicas` copies can be placed: every server answering JetStream is not
+ * enough on a busy machine, where the meta leader may not count every peer yet ("no suitable peers
+ * for placement" at the first stream a test makes). A probe stream is made and removed.
+ */
+async function waitPlacement(url: string, replicas: number, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const nc = await connect({ servers: url, timeout: 1000 });
+  try {
+    const jsm = await jetstreamManager(nc, { timeout: 2000 });
+    for (;;) {
+      try {
+        await jsm.streams.add({ name: 'DC_PLACEMENT_PROBE', subjects: ['dc.placement-probe'], num_replicas: replicas, storage: StorageType.Memory });
+        await jsm.streams.delete('DC_PLACEMENT_PROBE');
+        return;
+      } catch (e) {
+        if (Date.now() >= deadline) throw e;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Waits until a client on url gets an answer from JetStream (the cluster has a meta leader). */
@@ -137,6 +162,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
   servers.forEach(launch);
   try {
     await Promise.all(servers.map((s) => waitJetStream(s.url)));
+    if (size > 1) await waitPlacement(servers[0].url, size);
   } catch (e) {
     for (const s of servers) if (s.child?.pid !== undefined && s.child.exitCode === null) process.kill(s.child.pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
