@@ -103,9 +103,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (!proxies.ok) return { ok: false, error: `http.trustedProxies: ${proxies.error}` };
 
   let openedStore = opts.store;
-  // Cluster mode (docs/CLUSTER.md): the store and the shards are the cluster's.
   let cluster: ClusterNode | undefined;
-  if (!openedStore && config.cluster.servers.length > 0) {
+  if (!openedStore && config.cluster.servers.length > 0) { // cluster mode (docs/CLUSTER.md)
     const opened = await ClusterNode.open(config.cluster, clock, log);
     if (!opened.ok) return opened;
     cluster = opened.value;
@@ -203,6 +202,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
     adoptUnknown: cluster !== undefined,
+    ...(cluster ? { requestTimeoutMs: 30_000 } : {}), // across a network, an answer may be lost
   });
   const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
@@ -363,8 +363,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // Deliveries in flight are cut off first and not marked finished: after a restart their
           // rolls are delivered again.
           await webhooks?.stop();
-          // A cluster node hands its shards back first (drained), so another node resumes their games.
-          await cluster?.close();
+          await cluster?.close(); // its shards handed back (drained) for other nodes to resume
           await registry.stop();
           // After the games: a game that ended while stopping is pending and rated at the next start.
           await ratings.stop();

@@ -45,7 +45,7 @@ export interface ShardHostsOptions {
 /** The largest reply batch published as one message (the servers' default limit is 1 MiB). */
 const MAX_MESSAGE_BYTES = 900 * 1024;
 
-type Local = { kind: 'remote'; node: string; rid: number } | { kind: 'own'; done(r: ShardReply): void };
+type Local = { kind: 'remote'; shard: number; node: string; rid: number; move: boolean } | { kind: 'own'; done(r: ShardReply): void };
 
 interface Hosted {
   shard: number;
@@ -127,11 +127,28 @@ export class ShardHosts {
       await this.own(h.hosted, (rid) => ({ t: 'stop', rid })).catch(() => {});
       await h.hosted.close().catch(() => {});
     }
+    this.abandon(shard);
     this.o.log.info({ shard }, 'stopped serving shard');
   }
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.hosts.keys()].map((s) => this.stop(s)));
+  }
+
+  /**
+   * The requests its stopped host left unanswered get an answer now ('busy' for a move, which the
+   * mover may send again; failed for the rest), so no sender waits for its own timeout.
+   */
+  private abandon(shard: number): void {
+    const r: ShardReply[] = [];
+    const to: string[] = [];
+    for (const [rid, w] of this.waiting.entries()) {
+      if (w.kind !== 'remote' || w.shard !== shard) continue;
+      this.waiting.delete(rid);
+      r.push(w.move ? { t: 'verdict', rid: w.rid, verdict: 'busy' } : { t: 'failed', rid: w.rid, error: `shard ${shard} moved to another node` });
+      to.push(w.node);
+    }
+    if (r.length > 0) this.publish(shard, { r, to });
   }
 
   /** A request of this node's own to a host, resolved by its answer. */
@@ -156,7 +173,7 @@ export class ShardHosts {
       if (c.t === 'stop' || c.t === 'resume' || c.t === 'crash') continue;
       if ('rid' in c) {
         const rid = this.nextRid++;
-        this.waiting.set(rid, { kind: 'remote', node, rid: c.rid });
+        this.waiting.set(rid, { kind: 'remote', shard, node, rid: c.rid, move: c.t === 'move' });
         cmds.push({ ...c, rid } as Command);
       } else cmds.push(c);
     }

@@ -16,7 +16,7 @@ const GAMES = 2;
 
 const nats = await startNatsCluster({ name: 'dc-ladder' });
 const settings = settingsFile({
-  cluster: { shards: SHARDS, leaseTtlMs: 4000 },
+  cluster: { shards: SHARDS, leaseTtlMs: 10_000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 0, seedGraceMs: 0 },
   ladder: { ratingBatchMs: 1000, pairIntervalMs: 1000 },

@@ -1,0 +1,137 @@
+// A bot for the whole-cluster tests that survives the loss of a node: it plays White against a house
+// bot, sends each request to a live node (the next one when a node refuses the connection), reads
+// its game stream from a live node and reconnects elsewhere when the stream ends or falls quiet (a
+// reconnect starts with a Snapshot), and re-answers a roll still pending. What it saw is kept for
+// the checks: the events of each connection, the moves acknowledged, the rolls answered.
+import type { Test } from 'tap';
+import type { ClusterNodeProc } from './cluster-nodes.js';
+import { eventually } from './nats-cluster.js';
+import { openLines, request, type HttpResult } from './http.js';
+import { EventStream, kindOf, type Ev } from './event-stream.js';
+import { randomPath, type Tree } from './play.js';
+import { prng } from './prng.js';
+import { versionGaps } from './audit.js';
+
+type Json = any;
+const QUIET_MS = 6000;
+
+export const call = (node: ClusterNodeProc, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> =>
+  request(method, node.url + path, {
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+const running = (n: ClusterNodeProc): boolean => n.child.exitCode === null && n.child.signalCode === null;
+
+/** Tries the live nodes from `first` on until one answers (a dead node refuses the connection). */
+export async function anyNode(nodes: readonly ClusterNodeProc[], first: number, f: (n: ClusterNodeProc) => Promise<HttpResult>): Promise<HttpResult> {
+  for (let attempt = 0; ; attempt++) {
+    const list = nodes.filter(running);
+    const n = list[(first + attempt) % list.length];
+    try {
+      return await f(n);
+    } catch (e) {
+      if (attempt > 20) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+/** The next event, or 'quiet' after QUIET_MS without one (the stream is then given up). */
+async function nextOrQuiet(s: EventStream): Promise<Ev | undefined | 'quiet'> {
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = new Promise<'quiet'>((r) => (timer = setTimeout(() => r('quiet'), QUIET_MS)));
+  try {
+    return await Promise.race([s.next().catch(() => undefined), quiet]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface Played {
+  gameId: string;
+  token: string;
+  /** The events of each stream the bot held, one list per connection. */
+  segments: Ev[][];
+  acked: { version: number; moves: string[] }[];
+  submitted: Set<number>;
+  ended: Ev | undefined;
+}
+
+/** Bot `i` (team `<team><i>`) plays one game against house/random to its end; `onAck` counts moves. */
+export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: string, i: number, onAck: () => void): Promise<Played> {
+  const alive = (): ClusterNodeProc[] => nodes.filter(running);
+  const reg = await anyNode(nodes, i, (n) => call(n, 'POST', '/bot/register', undefined, { team: `${team}${i}`, name: 'p' }));
+  const token = (reg.json as Json).token as string;
+  await eventually(async () => (await anyNode(nodes, i + 2, (n) => call(n, 'GET', '/bot/games', token))).status === 200);
+  const ch = await anyNode(nodes, i, (n) => call(n, 'POST', '/bot/challenge', token, { team: 'house', name: 'random' }));
+  if (ch.status !== 201) throw new Error(`challenge: ${ch.status} ${ch.text}`);
+  let gameId = '';
+  await eventually(async () => {
+    const games = ((await anyNode(nodes, i, (n) => call(n, 'GET', '/bot/games', token))).json as Json)?.games ?? [];
+    gameId = games[0]?.gameId ?? '';
+    return gameId !== '';
+  });
+  if (gameId === '') throw new Error(`game ${i} never listed`);
+  const random = prng(5000 + i);
+  const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined };
+  const act = async (v: number, inline: Tree | null): Promise<void> => {
+    const tree = inline ?? (((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json).legalMoves as Tree);
+    if (Object.keys(tree).length === 0) return;
+    const moves = randomPath(tree, random);
+    p.submitted.add(v);
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const r = await anyNode(nodes, i + 1 + attempt, (n) => call(n, 'POST', `/bot/game/${gameId}/move`, token, { moves, version: v }));
+      if (r.status === 200) {
+        p.acked.push({ version: v, moves });
+        onAck();
+        return;
+      }
+      if (r.status === 202 || r.status === 409) return; // taken (the stream tells), or no longer this roll
+      await new Promise((res) => setTimeout(res, 250));
+    }
+  };
+  for (let k = 0; p.ended === undefined && k < 200; k++) {
+    const nodesNow = alive();
+    const node = nodesNow[(i + 2 + k) % nodesNow.length];
+    let s: EventStream;
+    try {
+      s = new EventStream(await openLines(`${node.url}/bot/game/stream/${gameId}`, { authorization: `Bearer ${token}` }), 60_000);
+    } catch {
+      continue;
+    }
+    const seg: Ev[] = [];
+    p.segments.push(seg);
+    for (;;) {
+      const ev = await nextOrQuiet(s);
+      if (ev === undefined || ev === 'quiet') break;
+      seg.push(ev);
+      const st = ev.Snapshot?.state;
+      if (st && 'Active' in st.status && st.dicePending && st.activeSeat === 'White') await act(st.version, st.legalMoves ?? null);
+      if (ev.DiceRolled?.seat === 'White') await act(ev.DiceRolled.v, ev.DiceRolled.legalMoves ?? null);
+      if (ev.GameEnded) p.ended = ev;
+    }
+    s.close();
+  }
+  return p;
+}
+
+/** The checks of a game played through a failure: it ended, streams were whole, no acknowledged move lost or doubled. */
+export async function checkPlayed(t: Test, nodes: readonly ClusterNodeProc[], p: Played): Promise<void> {
+  t.ok(p.ended, `${p.gameId}: ended (${p.segments.length} stream connections)`);
+  t.ok(p.segments.every((seg) => seg.length === 0 || kindOf(seg[0]) === 'Snapshot'), `${p.gameId}: every connection began with a Snapshot`);
+  t.same(p.segments.flatMap((seg) => versionGaps(seg)), [], `${p.gameId}: within each connection, versions +1`);
+  const h = (await anyNode(nodes, 0, (n) => call(n, 'GET', `/games/${p.gameId}/history`))).json as Json;
+  t.ok(h?.status && 'Ended' in h.status, `${p.gameId}: a live node shows it ended`);
+  const white: string[][] = (h?.history ?? []).filter((e: Json) => e.seat === 'White' && e.moves.length > 0).map((e: Json) => e.moves);
+  // Every acknowledged move is in the history, in the order of its versions.
+  let at = 0;
+  const lost: number[] = [];
+  for (const a of [...p.acked].sort((x, y) => x.version - y.version)) {
+    while (at < white.length && JSON.stringify(white[at]) !== JSON.stringify(a.moves)) at++;
+    if (at === white.length) lost.push(a.version);
+    else at++;
+  }
+  t.same(lost, [], `${p.gameId}: no acknowledged move lost (${p.acked.length} acknowledged)`);
+  t.ok(white.length <= p.submitted.size, `${p.gameId}: no move applied twice (${white.length} played, ${p.submitted.size} rolls answered)`);
+}
