@@ -292,7 +292,7 @@ export class PairPlay {
       if (a.status === 200) {
         this.moves++;
         this.hooks.onVerdict?.(game.id, intAfter(a.bytes, '"version":'), t0, t1);
-      } else if (a.status === 202) this.problem('verdict late (202)');
+      } else if (a.status === 202) this.problem('verdict late (202)', `${game.id} v${v}, posted to node ${moveNode}`);
       else this.problem(`move ${a.status}`, a.text);
     };
     const run = (p: Promise<void>) => p.catch((e: unknown) => this.problem('bot error', String(e)));
@@ -339,7 +339,7 @@ export class PairPlay {
     };
     await this.stream(streamNode, `/bot/game/stream/${game.id}`, bot.token, onLine);
     if (!sawEnd && !this.stopping) {
-      this.problem('game stream closed before GameEnded');
+      this.problem('game stream closed before GameEnded', `${game.id} ${seat}, streamed from node ${streamNode}`);
       await this.requests[bot.home]('POST', `/bot/game/${game.id}/resign`, bot.token).catch(() => undefined);
     }
   }
