@@ -16,17 +16,19 @@
 // creates a ticket key naming the bot and the revision it read, and only the ticket's winner sends
 // the update; the others read again. Tickets live in their own bucket whose keys expire after a minute;
 // a writer sends its update only while its ticket is younger than half of that.
+//
+// The replica, the tickets and the watch that restarts itself when it stalls are KvReplica's
+// (kv-replica.ts); open the bucket with `openBucket` (nats.ts), whose reads go to the stream's leader.
 import { Packr } from 'msgpackr';
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { KV } from '@nats-io/kv';
 import type { BotRecord } from '../domain/records.js';
 import type { Store } from '../store/types.js';
 import { assertReadable } from '../store/schema.js';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import { isRevisionConflict } from './lease.js';
+import { KvReplica, type Change } from './kv-replica.js';
 
-/** The tickets bucket's key lifetime (ms); it must be opened with this TTL. */
-export const TICKET_TTL_MS = 60_000;
+export { TICKET_TTL_MS } from './kv-replica.js';
 
 export type BotStore = Pick<
   Store,
@@ -41,22 +43,12 @@ const decode = (bytes: Uint8Array): BotRecord => codec.unpack(bytes) as BotRecor
 export const botKey = (id: string): string => `bot.${Buffer.from(id, 'utf8').toString('base64url')}`;
 const botIdOfKey = (key: string): string => Buffer.from(key.slice('bot.'.length), 'base64url').toString('utf8');
 
-interface Held {
-  bytes: Uint8Array;
-  revision: number;
-  tokenHash: string;
-}
-
 export class KvBotStore implements BotStore {
-  private readonly bots = new Map<string, Held>();
   private readonly tokenIndex = new Map<string, string>();
-  /** Highest bucket revision applied per deleted id, so a late watch entry cannot resurrect it. */
-  private readonly gone = new Map<string, number>();
   private revision = 0;
-  private stopWatch: (() => void) | undefined;
+  private replica!: KvReplica;
 
   private constructor(
-    private readonly kv: KV,
     private readonly tickets: KV,
     private readonly clock: Clock,
     /** Attempts of one read-modify-write before giving up (each conflict means another node wrote). */
@@ -64,50 +56,31 @@ export class KvBotStore implements BotStore {
   ) {}
 
   /**
-   * Opens the replica: resolves once every bot the bucket held at that moment is loaded. `tickets` is
-   * a bucket whose TTL is TICKET_TTL_MS.
+   * Opens the replica (kv-replica.ts): resolves once every bot the bucket held at that moment is
+   * loaded. `tickets` is a bucket whose TTL is TICKET_TTL_MS.
    */
   static async open(kv: KV, tickets: KV, opts: { maxAttempts?: number; clock?: Clock } = {}): Promise<KvBotStore> {
-    const s = new KvBotStore(kv, tickets, opts.clock ?? systemClock, opts.maxAttempts ?? 200);
-    const status = await kv.status();
-    const lastSeq = status.streamInfo.state.last_seq;
-    const watch = await kv.watch({ key: 'bot.>' });
-    s.stopWatch = () => watch.stop();
-    let loaded!: () => void;
-    const ready = new Promise<void>((r) => (loaded = r));
-    if (lastSeq === 0) loaded();
-    void (async () => {
-      for await (const e of watch) {
-        s.apply(e);
-        if (e.revision >= lastSeq) loaded();
-      }
-    })();
-    await ready;
+    const clock = opts.clock ?? systemClock;
+    const s = new KvBotStore(tickets, clock, opts.maxAttempts ?? 200);
+    s.replica = await KvReplica.open(kv, (c) => s.changed(c), ['bot'], { clock });
     return s;
   }
 
-  /** Applies one bucket entry (from the watch or from a write of ours) unless the replica has newer. */
-  private apply(e: Pick<KvEntry, 'key' | 'revision' | 'operation' | 'value'>): void {
-    if (!e.key.startsWith('bot.')) return;
-    const id = botIdOfKey(e.key);
-    const cur = this.bots.get(id);
-    if ((cur && cur.revision >= e.revision) || (this.gone.get(id) ?? 0) >= e.revision) return; // older news
-    if (cur) this.tokenIndex.delete(cur.tokenHash);
-    if (e.operation === 'PUT') {
-      const bot = decode(e.value);
-      this.bots.set(id, { bytes: e.value, revision: e.revision, tokenHash: bot.tokenHash });
-      this.tokenIndex.set(bot.tokenHash, id);
-      this.gone.delete(id);
-    } else {
-      this.bots.delete(id);
-      this.gone.set(id, e.revision);
+  /** Keeps the token index exact as the replica applies a change. */
+  private changed(c: Change): void {
+    if (!c.key.startsWith('bot.')) return;
+    const id = botIdOfKey(c.key);
+    if (c.before) {
+      const old = decode(c.before).tokenHash;
+      if (this.tokenIndex.get(old) === id) this.tokenIndex.delete(old);
     }
+    if (c.after) this.tokenIndex.set(decode(c.after).tokenHash, id);
     this.revision++;
   }
 
   getBot(id: string): BotRecord | undefined {
-    const h = this.bots.get(id);
-    return h && assertReadable('bot', id, decode(h.bytes));
+    const bytes = id ? this.replica.get(botKey(id)) : undefined;
+    return bytes && assertReadable('bot', id, decode(bytes));
   }
 
   getBotByTokenHash(tokenHash: string): BotRecord | undefined {
@@ -117,24 +90,20 @@ export class KvBotStore implements BotStore {
   }
 
   listBots(): BotRecord[] {
-    return [...this.bots.keys()].sort().map((id) => this.getBot(id)!);
+    return this.replica
+      .keysOf('bot')
+      .map(botIdOfKey)
+      .sort()
+      .map((id) => this.getBot(id)!);
   }
 
   botsRevision(): number {
     return this.revision;
   }
 
-  async createBot(bot: BotRecord): Promise<boolean> {
-    const bytes = encode(bot);
-    try {
-      const key = botKey(bot.id);
-      const revision = await this.kv.create(key, bytes);
-      this.apply({ key, revision, operation: 'PUT', value: bytes });
-      return true;
-    } catch (e) {
-      if (isRevisionConflict(e)) return false;
-      throw e;
-    }
+  /** A create: when two nodes register the same id, one wins. */
+  createBot(bot: BotRecord): Promise<boolean> {
+    return this.replica.create(botKey(bot.id), encode(bot));
   }
 
   /** Replaces the record (through the same ticketed update as modifyBot, so no change races it). */
@@ -144,39 +113,21 @@ export class KvBotStore implements BotStore {
   }
 
   async modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
-    const key = botKey(id);
-    for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
-      if (attempt > 0) await this.pause(Math.min(50, attempt * 2));
-      const e = await this.kv.get(key);
-      if (!e || e.operation !== 'PUT') return undefined;
-      this.apply(e);
-      const next = change(assertReadable('bot', id, decode(e.value)));
-      if (next === null) return this.getBot(id);
-      const bytes = encode(next);
-      const ticketAt = this.clock.now();
-      try {
-        await this.tickets.create(`${key}.${e.revision}`, new Uint8Array());
-      } catch (err) {
-        if (isRevisionConflict(err)) continue; // another writer is changing this revision: read again
-        throw err;
-      }
-      if (this.clock.now() - ticketAt > TICKET_TTL_MS / 2) continue; // too slow: the ticket may expire
-      try {
-        const revision = await this.kv.update(key, bytes, e.revision);
-        this.apply({ key, revision, operation: 'PUT', value: bytes });
-        return decode(bytes);
-      } catch (err) {
-        if (!isRevisionConflict(err)) throw err; // the revision read was already stale: read again
-      }
-    }
-    throw new Error(`modifyBot(${id}): still conflicting after ${this.maxAttempts} attempts`);
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((r) => this.clock.schedule(ms, () => r()));
+    const stored = await this.replica.ticketedModify(
+      this.tickets,
+      this.clock,
+      botKey(id),
+      (cur) => {
+        if (!cur) return null;
+        const next = change(assertReadable('bot', id, decode(cur)));
+        return next === null ? null : encode(next);
+      },
+      this.maxAttempts,
+    );
+    return stored && decode(stored);
   }
 
   close(): void {
-    this.stopWatch?.();
+    this.replica.close();
   }
 }

@@ -26,8 +26,8 @@
 // ends without reaching the ratings, and is never rated twice.
 import { Packr } from 'msgpackr';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Kvm, type KV } from '@nats-io/kv';
-import { jetstream } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import { openBucket } from './nats.js';
 import { SCHEMA_VERSION } from '../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { EventRecord } from '../domain/events.js';
@@ -89,9 +89,8 @@ export interface ClusterStoreOptions {
  * and decide there is nothing to do (a compare-and-set only catches the writes it sends). Read from
  * the leader, a key is at least as new as every write already acknowledged.
  */
-export async function openLeaderBucket(nc: NatsConnection, name: string, replicas: number, ttlMs: number, timeoutMs: number): Promise<KV> {
-  const js = jetstream(nc, { timeout: timeoutMs });
-  return new Kvm(js).create(name, { replicas, history: 1, ttl: ttlMs, allow_direct: false });
+export function openLeaderBucket(nc: NatsConnection, name: string, replicas: number, ttlMs: number, timeoutMs: number): Promise<KV> {
+  return openBucket(nc, { bucket: name, replicas, ttlMs, timeoutMs }); // openBucket turns direct gets off
 }
 
 export class ClusterStore implements Store {
@@ -130,7 +129,7 @@ export class ClusterStore implements Store {
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock);
     try {
-      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j']);
+      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j'], { clock });
     } catch (e) {
       bots.close();
       throw e;

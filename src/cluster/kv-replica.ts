@@ -15,9 +15,12 @@
 // bucket whose keys expire (bots.ts does the same for bot records) and only the ticket's winner
 // sends its update.
 import type { KV, KvEntry } from '@nats-io/kv';
-import type { Clock } from '../domain/clock.js';
+import type { Clock, TimerHandle } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
 import { isRevisionConflict } from './lease.js';
-import { TICKET_TTL_MS } from './bots.js';
+
+/** The tickets bucket's key lifetime (ms); it must be opened with this TTL. */
+export const TICKET_TTL_MS = 60_000;
 
 /** Removed keys remembered before the memory of them is swept (see `seen`). */
 const SWEEP_AT = 1024;
@@ -38,9 +41,17 @@ export class KvReplica {
    * or below it can no longer be undone by a late delivery: such `gone` entries are swept.
    */
   private seen = 0;
-  private stopWatch: (() => void) | undefined;
-  /** Set when the watch failed: from then on the replica no longer follows the bucket. */
+  /** The watch the replica follows now (a stalled one is replaced: see `check`). */
+  private watch: { stop(): void } | undefined;
+  private closed = false;
+  private timer: TimerHandle | undefined;
+  /** `seen` at the previous check. */
+  private checkedSeen = 0;
+  /** Set when a watch failed; the next check starts another. */
   watchError: unknown;
+  /** Watches started again after a stall or a failure (for tests and logs). */
+  restarts = 0;
+  private onSeen: (() => void) | undefined;
 
   /** Keys held, by their first token, for the kinds asked for at open (the others are not listed). */
   private readonly byKind = new Map<string, Set<string>>();
@@ -50,6 +61,8 @@ export class KvReplica {
     /** Called after every change the replica applies, in order, with the value before and after. */
     private readonly onChange: (c: Change) => void,
     listed: readonly string[],
+    private readonly clock: Clock,
+    private readonly checkEveryMs: number,
   ) {
     for (const kind of listed) this.byKind.set(kind, new Set());
   }
@@ -57,34 +70,80 @@ export class KvReplica {
   /**
    * Resolves once every key the bucket held when called has been applied. `listed`: first tokens of
    * the keys `keysOf` lists (kept as they change, so listing costs nothing per key held).
+   * `checkEveryMs` (default 2 s, on `clock`): how often the replica makes sure its watch still follows.
    */
-  static async open(kv: KV, onChange: (c: Change) => void, listed: readonly string[] = []): Promise<KvReplica> {
-    const r = new KvReplica(kv, onChange, listed);
-    const status = await kv.status();
-    const lastSeq = status.streamInfo.state.last_seq;
-    const watch = await kv.watch({ key: '>' });
-    r.stopWatch = () => watch.stop();
-    let loaded!: () => void;
-    let failed!: (e: unknown) => void;
-    const ready = new Promise<void>((res, rej) => {
-      loaded = res;
-      failed = rej;
+  static async open(
+    kv: KV,
+    onChange: (c: Change) => void,
+    listed: readonly string[] = [],
+    o: { clock?: Clock; checkEveryMs?: number } = {},
+  ): Promise<KvReplica> {
+    const r = new KvReplica(kv, onChange, listed, o.clock ?? systemClock, o.checkEveryMs ?? 2_000);
+    const lastSeq = (await kv.status()).streamInfo.state.last_seq;
+    await new Promise<void>((loaded, failed) => {
+      r.onSeen = () => {
+        if (r.seen >= lastSeq) loaded();
+      };
+      r.follow(0, failed).then(() => lastSeq === 0 && loaded(), failed);
     });
-    if (lastSeq === 0) loaded();
+    r.onSeen = undefined;
+    r.schedule();
+    return r;
+  }
+
+  /** Starts a watch (from `from`, or every key's latest value when 0) and drops the previous one. */
+  private async follow(from: number, failed?: (e: unknown) => void): Promise<void> {
+    const watch = await this.kv.watch(from > 0 ? { key: '>', resumeFromRevision: from } : { key: '>' });
+    if (this.closed) {
+      watch.stop();
+      return;
+    }
+    this.watch?.stop();
+    this.watch = watch;
     void (async () => {
       for await (const e of watch) {
-        r.apply(e);
-        r.seen = Math.max(r.seen, e.revision);
-        if (r.gone.size > SWEEP_AT) r.sweep();
-        if (e.revision >= lastSeq) loaded();
+        if (this.watch !== watch) break;
+        this.apply(e);
+        this.seen = Math.max(this.seen, e.revision);
+        if (this.gone.size > SWEEP_AT) this.sweep();
+        this.onSeen?.();
       }
     })().catch((e: unknown) => {
-      // The watch ends with its connection; an error here means the replica stops following.
-      r.watchError = e;
-      failed(e);
+      if (this.watch !== watch) return;
+      this.watchError = e;
+      failed?.(e);
     });
-    await ready;
-    return r;
+  }
+
+  /**
+   * The watch is an ordered consumer living on one server; when that server dies, the client notices
+   * only after missing its heartbeats (about a minute). So every `checkEveryMs` the replica asks the
+   * bucket for its last revision, and when the watch delivered nothing since the previous check while
+   * the bucket holds newer entries, it starts a new watch from the first revision it has not seen.
+   */
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = this.clock.schedule(this.checkEveryMs, () => {
+      void this.check().finally(() => this.schedule());
+    });
+  }
+
+  private async check(): Promise<void> {
+    const before = this.checkedSeen;
+    this.checkedSeen = this.seen;
+    if (this.seen > before && this.watchError === undefined) return; // following
+    let last: number;
+    try {
+      last = (await this.kv.status()).streamInfo.state.last_seq;
+    } catch {
+      return; // the cluster does not answer now: the next check tries again
+    }
+    if (this.closed || last <= this.seen || this.seen !== this.checkedSeen) return;
+    this.restarts++;
+    this.watchError = undefined;
+    await this.follow(this.seen + 1).catch((e: unknown) => {
+      this.watchError = e;
+    });
   }
 
   /** Applies one bucket entry unless the replica already holds this revision or a newer one. */
@@ -138,15 +197,26 @@ export class KvReplica {
     return revision;
   }
 
-  /** Creates the key only if absent; false (nothing written) when it exists. */
+  /**
+   * Creates the key only if absent; false (nothing written) when it exists. A refusal is checked by
+   * reading the key (from the stream's leader): what refused it must be stored, and is then applied
+   * here at once; a refusal by nothing readable (a write lost in a leader change) is tried again.
+   */
   async create(key: string, value: Uint8Array): Promise<boolean> {
-    try {
-      const revision = await this.kv.create(key, value);
-      this.apply({ key, revision, operation: 'PUT', value });
-      return true;
-    } catch (e) {
-      if (isRevisionConflict(e)) return false;
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const revision = await this.kv.create(key, value);
+        this.apply({ key, revision, operation: 'PUT', value });
+        return true;
+      } catch (e) {
+        if (!isRevisionConflict(e)) throw e;
+        const found = await this.kv.get(key);
+        if (found && found.operation === 'PUT') {
+          this.apply(found);
+          return false;
+        }
+        if (attempt >= 5) throw e;
+      }
     }
   }
 
@@ -205,7 +275,10 @@ export class KvReplica {
   }
 
   close(): void {
-    this.stopWatch?.();
+    this.closed = true;
+    this.timer?.cancel();
+    this.watch?.stop();
+    this.watch = undefined;
   }
 }
 

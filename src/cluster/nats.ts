@@ -25,7 +25,9 @@ export interface BucketOptions {
 /** Opens a bucket, creating it on first use (every node calls this with the same options). */
 export async function openBucket(nc: NatsConnection, o: BucketOptions): Promise<KV> {
   const js = jetstream(nc, { timeout: o.timeoutMs ?? 5000 });
-  return new Kvm(js).create(o.bucket, { replicas: o.replicas, history: 1, ttl: o.ttlMs ?? 0 });
+  // allow_direct off: a key is read from the stream's leader, never from a replica a write behind (a
+  // read-modify-write computed from a stale value may conclude there is nothing to write).
+  return new Kvm(js).create(o.bucket, { replicas: o.replicas, history: 1, ttl: o.ttlMs ?? 0, allow_direct: false });
 }
 
 /** A bucket as leases and shard ownership use it: removing a key purges its subject (no marker). */

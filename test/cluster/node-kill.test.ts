@@ -30,9 +30,10 @@ const victim = nodes[1];
 
 t.test('every game ends after kill -9 of a node mid-play, losing no acknowledged move', async (t) => {
   let acked = 0;
-  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(nodes, 'kill', i, () => acked++)));
-  // Mid-play: once the bots have had some moves acknowledged.
-  t.ok(await eventually(() => acked >= GAMES * 2, 60_000), 'games are under way');
+  let listed = 0;
+  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(nodes, 'kill', i, () => acked++, () => listed++)));
+  // Mid-play: once every game is listed and the bots have had some moves acknowledged.
+  t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
   await victim.kill9();
   t.pass(`node ${victim.name} killed -9 after ${acked} acknowledged moves`);
   let played: Played[];

@@ -27,9 +27,10 @@ if (!(await eventually(() => settled(nodes, SHARDS), 60_000))) throw new Error('
 
 t.test('every game ends after kill -9 of a nats-server mid-play, losing no acknowledged move', async (t) => {
   let acked = 0;
-  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(nodes, 'natskill', i, () => acked++)));
-  // Mid-play: once the bots have had some moves acknowledged.
-  t.ok(await eventually(() => acked >= GAMES * 2, 60_000), 'games are under way');
+  let listed = 0;
+  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(nodes, 'natskill', i, () => acked++, () => listed++)));
+  // Mid-play: once every game is listed and the bots have had some moves acknowledged.
+  t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
   await nats.kill9(0);
   t.pass(`${nats.servers[0].name} killed -9 after ${acked} acknowledged moves`);
   let played: Played[];

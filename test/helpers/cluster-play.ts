@@ -58,8 +58,11 @@ export interface Played {
   ended: Ev | undefined;
 }
 
-/** Bot `i` (team `<team><i>`) plays one game against house/random to its end; `onAck` counts moves. */
-export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: string, i: number, onAck: () => void): Promise<Played> {
+/**
+ * Bot `i` (team `<team><i>`) plays one game against house/random to its end; `onListed` is called
+ * once its game is listed, `onAck` at each acknowledged move.
+ */
+export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: string, i: number, onAck: () => void, onListed: () => void = () => {}): Promise<Played> {
   const alive = (): ClusterNodeProc[] => nodes.filter(running);
   const reg = await anyNode(nodes, i, (n) => call(n, 'POST', '/bot/register', undefined, { team: `${team}${i}`, name: 'p' }));
   const token = (reg.json as Json).token as string;
@@ -73,6 +76,7 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
     return gameId !== '';
   });
   if (gameId === '') throw new Error(`game ${i} never listed`);
+  onListed();
   const random = prng(5000 + i);
   const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined };
   const act = async (v: number, inline: Tree | null): Promise<void> => {
