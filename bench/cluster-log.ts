@@ -14,7 +14,7 @@ const GAMES = 64;
 const PAYLOAD = new Uint8Array(1024).map((_, i) => (i * 31) & 0xff);
 
 /** CPU seconds (user + system) a process has used so far, from /proc. */
-function procCpu(pid: number): number {
+export function procCpu(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
 }

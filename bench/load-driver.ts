@@ -3,7 +3,10 @@
 // complete games (bench/pair-play.ts) against a running server over HTTP, as fast as they can, for a
 // fixed time.
 //
-//   node load-driver.js --url http://127.0.0.1:PORT --pairs N --duration-ms MS
+//   node load-driver.js --url http://127.0.0.1:PORT --pairs N --duration-ms MS [--register PREFIX]
+//
+// `--url` may list several nodes of a cluster, comma-separated: the pairs are spread over them and
+// registered (`--register`, a team prefix unique to the run) rather than anonymous (see pair-play.ts).
 //
 // When the time is up the games still running are resigned. The last stdout line is a JSON summary
 // (see LoadSummary in procs.ts); when forked, 'start' and 'stop' messages mark the measurement
@@ -19,10 +22,11 @@ const { values: opt } = parseArgs({
     url: { type: 'string' },
     pairs: { type: 'string', default: '8' },
     'duration-ms': { type: 'string', default: '15000' },
+    register: { type: 'string' },
   },
 });
 if (!opt.url) {
-  console.error('usage: load-driver --url http://127.0.0.1:PORT [--pairs N] [--duration-ms MS]');
+  console.error('usage: load-driver --url http://127.0.0.1:PORT[,http://…] [--pairs N] [--duration-ms MS] [--register PREFIX]');
   process.exit(2);
 }
 const PAIRS = Number(opt.pairs);
@@ -30,7 +34,8 @@ const DURATION_MS = Number(opt['duration-ms']);
 process.once('disconnect', () => process.exit(1));
 
 async function main(): Promise<void> {
-  const play = new PairPlay(new URL(opt.url ?? ''), PAIRS);
+  const urls = (opt.url ?? '').split(',').map((u) => new URL(u));
+  const play = new PairPlay(urls, PAIRS, {}, { registerPrefix: opt.register });
   await play.prepare();
   const windowStart = performance.now();
   const cpu0 = process.cpuUsage();

@@ -10,6 +10,12 @@
 // Cheap on purpose (it shares the cores with the server): stream lines are told apart by their
 // first bytes and never decoded, only the Snapshot is JSON-parsed, and a bot reads its own rolls'
 // trees straight from the bytes (randomPathIn) and skips the other seat's.
+//
+// Against several nodes of a cluster (several base URLs, bench/cluster.ts) the bots are registered
+// (an anonymous token lives only on the node that minted it) and each pair is spread: pair i's
+// bots register, challenge and accept on node i mod N (a challenge lives on the node it was made
+// on); White reads its game stream there and posts its moves to the next node, Black the other way
+// round. So every move is posted to one node and its verdict's game is streamed from another.
 import http from 'node:http';
 import { Pool } from 'undici';
 import { Answer, byteLineSplitter, bytesAt, intAfter, poolRequester, poolStream, randomPath, randomPathIn, requester, type Tree } from './driver-common.js';
@@ -19,6 +25,18 @@ interface Bot {
   token: string;
   team: string;
   name: string;
+  /** Index of the node it registered on (0 with one URL). */
+  home: number;
+}
+
+type Requester = (method: string, path: string, token?: string, body?: unknown) => Promise<Answer>;
+
+export interface PairPlayOptions {
+  /**
+   * Register the bots as `<prefix><pair>/w` and `/b` instead of minting anonymous ones (needed with
+   * several nodes); each is then awaited on every node before the load starts.
+   */
+  registerPrefix?: string;
 }
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -59,7 +77,8 @@ const EMPTY_TREE = Buffer.from('{}');
 
 export class PairPlay {
   private stopping = false;
-  private readonly request: (method: string, path: string, token?: string, body?: unknown) => Promise<Answer>;
+  /** One request function per node (one URL: one node). */
+  private readonly requests: Requester[];
   private readonly latencies: number[] = [];
   private readonly statuses: Record<string, number> = {};
   readonly problems: Record<string, number> = {};
@@ -73,24 +92,33 @@ export class PairPlay {
   private afterWindow = 0;
   private readonly active = new Set<Game>();
   private readonly openStreams = new Set<() => void>();
-  /** Game streams have their own pool: a stream holds its connection for the whole game. */
-  private readonly streamPool: Pool;
+  /** Game streams have their own pools (one per node): a stream holds its connection for the whole game. */
+  private readonly streamPools: Pool[];
   private loops: Promise<void> | undefined;
   private readonly bots: [Bot, Bot][] = [];
 
   constructor(
-    private readonly base: URL,
+    base: URL | readonly URL[],
     private readonly pairs: number,
     private readonly hooks: PairPlayHooks = {},
+    private readonly options: PairPlayOptions = {},
   ) {
+    const bases = Array.isArray(base) ? (base as readonly URL[]) : [base as URL];
+    if (bases.length === 0) throw new Error('PairPlay needs at least one URL');
     // One keep-alive socket per bot and then some: a bot has at most one request in flight.
-    if (process.env.BENCH_DRIVER_HTTP === 'node') {
-      const agent = new http.Agent({ keepAlive: true, maxSockets: 2 * pairs + 16, maxFreeSockets: 2 * pairs + 16 });
-      this.request = requester(base, agent, REQUEST_TIMEOUT_MS);
-    } else {
-      this.request = poolRequester(new Pool(base.origin, { connections: 2 * pairs + 16, pipelining: 1 }), REQUEST_TIMEOUT_MS);
-    }
-    this.streamPool = new Pool(base.origin, { connections: 2 * pairs + 16, pipelining: 1 });
+    this.requests = bases.map((b) => {
+      if (process.env.BENCH_DRIVER_HTTP === 'node') {
+        const agent = new http.Agent({ keepAlive: true, maxSockets: 2 * pairs + 16, maxFreeSockets: 2 * pairs + 16 });
+        return requester(b, agent, REQUEST_TIMEOUT_MS);
+      }
+      return poolRequester(new Pool(b.origin, { connections: 2 * pairs + 16, pipelining: 1 }), REQUEST_TIMEOUT_MS);
+    });
+    this.streamPools = bases.map((b) => new Pool(b.origin, { connections: 2 * pairs + 16, pipelining: 1 }));
+  }
+
+  /** The node after `i` (itself with one node). */
+  private next(i: number): number {
+    return (i + 1) % this.requests.length;
   }
 
   problem(kind: string, detail = ''): void {
@@ -109,8 +137,8 @@ export class PairPlay {
     let next = 0;
     const worker = async (): Promise<void> => {
       for (let i = next++; i < this.pairs; i = next++) {
-        const white = await this.mint(`w${i}`);
-        const black = await this.mint(`b${i}`);
+        const white = await this.mint(`w${i}`, i);
+        const black = await this.mint(`b${i}`, i);
         if (white && black) this.bots.push([white, black]);
       }
     };
@@ -130,7 +158,7 @@ export class PairPlay {
       if (g.ended) continue;
       if (now - g.lastEvent > STALL_MS) stalled++;
       this.gamesResignedAtEnd++;
-      void this.request('POST', `/bot/game/${g.id}/resign`, g.white.token).catch((e: unknown) => this.problem('resign failed', String(e)));
+      void this.requests[g.white.home]('POST', `/bot/game/${g.id}/resign`, g.white.token).catch((e: unknown) => this.problem('resign failed', String(e)));
     }
     if (stalled) this.problem('games stalled at the end', `${stalled} without an event for ${STALL_MS} ms`);
     const settled = await Promise.race([
@@ -140,7 +168,7 @@ export class PairPlay {
     const unfinished = this.unfinished();
     if (!settled) this.problem('games not ended after resign', `${unfinished} still open ${windDownMs} ms after resigning`);
     for (const close of this.openStreams) close();
-    await this.streamPool.destroy().catch(() => undefined);
+    await Promise.all(this.streamPools.map((p) => p.destroy().catch(() => undefined)));
   }
 
   unfinished(): number {
@@ -181,10 +209,10 @@ export class PairPlay {
     return undefined;
   }
 
-  /** An ndjson stream (on the streams pool); resolves when it is over. */
-  private stream(path: string, token: string, onLine: (buf: Buffer, start: number, end: number) => void): Promise<void> {
+  /** An ndjson stream (on node `node`'s streams pool); resolves when it is over. */
+  private stream(node: number, path: string, token: string, onLine: (buf: Buffer, start: number, end: number) => void): Promise<void> {
     return new Promise((resolve) => {
-      const close = poolStream(this.streamPool, path, token, {
+      const close = poolStream(this.streamPools[node], path, token, {
         onStatus: (status) => {
           if (status !== 200) this.problem(`stream ${status}`);
         },
@@ -200,9 +228,9 @@ export class PairPlay {
   }
 
   /** A random path for the roll `v` from the bytes `buf` whose tree starts at `at` (null: fetch it). */
-  private async pathFor(game: Game, v: number, buf: Buffer, at: number): Promise<string[] | undefined> {
+  private async pathFor(game: Game, node: number, v: number, buf: Buffer, at: number): Promise<string[] | undefined> {
     if (bytesAt(buf, at, NULL)) {
-      const a = await this.request('GET', `/games/${game.id}/moves`).catch((e: unknown) => {
+      const a = await this.requests[node]('GET', `/games/${game.id}/moves`).catch((e: unknown) => {
         this.problem('GET moves failed', String(e));
         return undefined;
       });
@@ -233,6 +261,9 @@ export class PairPlay {
 
   /** One seat's bot: answers its own rolls once each (a roll can show up in the Snapshot and nowhere else). */
   private async playSeat(game: Game, seat: Seat, bot: Bot): Promise<void> {
+    // White streams on its home node and posts to the next; Black the other way round.
+    const streamNode = seat === 'White' ? bot.home : this.next(bot.home);
+    const moveNode = seat === 'White' ? this.next(bot.home) : bot.home;
     let acted = -1;
     let sawEnd = false;
     const seatMark = Buffer.from(`"seat":"${seat}"`);
@@ -240,12 +271,12 @@ export class PairPlay {
       if (this.stopping || v <= acted) return;
       acted = v;
       if (bytesAt(buf, at, EMPTY_TREE)) return; // forced pass: the server plays it
-      const path = await this.pathFor(game, v, buf, at);
+      const path = await this.pathFor(game, streamNode, v, buf, at);
       if (!path || this.stopping) return;
       const t0 = performance.now();
       let a: Answer;
       try {
-        a = await this.request('POST', `/bot/game/${game.id}/move`, bot.token, `{"moves":${JSON.stringify(path)},"version":${v}}`);
+        a = await this.requests[moveNode]('POST', `/bot/game/${game.id}/move`, bot.token, `{"moves":${JSON.stringify(path)},"version":${v}}`);
       } catch (e) {
         this.problem('move lost', (e as Error).message);
         return;
@@ -261,7 +292,7 @@ export class PairPlay {
       if (a.status === 200) {
         this.moves++;
         this.hooks.onVerdict?.(game.id, intAfter(a.bytes, '"version":'), t0, t1);
-      } else if (a.status === 202) this.problem('verdict late (202)');
+      } else if (a.status === 202) this.problem('verdict late (202)', `${game.id} v${v}, posted to node ${moveNode}`);
       else this.problem(`move ${a.status}`, a.text);
     };
     const run = (p: Promise<void>) => p.catch((e: unknown) => this.problem('bot error', String(e)));
@@ -306,29 +337,51 @@ export class PairPlay {
         this.problem('unknown ndjson line', buf.toString('utf8', start, Math.min(end, start + 300)));
       }
     };
-    await this.stream(`/bot/game/stream/${game.id}`, bot.token, onLine);
+    await this.stream(streamNode, `/bot/game/stream/${game.id}`, bot.token, onLine);
     if (!sawEnd && !this.stopping) {
-      this.problem('game stream closed before GameEnded');
-      await this.request('POST', `/bot/game/${game.id}/resign`, bot.token).catch(() => undefined);
+      this.problem('game stream closed before GameEnded', `${game.id} ${seat}, streamed from node ${streamNode}`);
+      await this.requests[bot.home]('POST', `/bot/game/${game.id}/resign`, bot.token).catch(() => undefined);
     }
   }
 
-  private async mint(label: string): Promise<Bot | undefined> {
-    return this.expectJson<Bot>('mint', 201, this.request('POST', `/bot/anon?name=${label}`));
+  private async mint(label: string, pair: number): Promise<Bot | undefined> {
+    const home = pair % this.requests.length;
+    const prefix = this.options.registerPrefix;
+    if (prefix === undefined) {
+      const bot = await this.expectJson<Omit<Bot, 'home'>>('mint', 201, this.requests[home]('POST', `/bot/anon?name=${label}`));
+      return bot && { ...bot, home };
+    }
+    const body = { team: `${prefix}${pair}`, name: label.slice(0, 1) };
+    const bot = await this.expectJson<Omit<Bot, 'home'>>('register', 201, this.requests[home]('POST', '/bot/register', undefined, body));
+    if (!bot) return undefined;
+    // The token reaches the other nodes through the cluster's bots bucket: wait until each knows it.
+    for (const request of this.requests) {
+      for (let attempt = 0; ; attempt++) {
+        const a = await request('GET', '/bot/games', bot.token).catch(() => undefined);
+        if (a?.status === 200) break;
+        if (attempt >= 100) {
+          this.problem('registered token unknown to a node', a ? `${a.status} ${a.text}` : 'no answer');
+          return undefined;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    return { ...bot, home };
   }
 
   private async pair(white: Bot, black: Bot): Promise<void> {
     const challenge = JSON.stringify({ team: black.team, name: black.name });
     while (!this.stopping) {
-      const ch = await this.expectJson<{ id: string }>('challenge', 201, this.request('POST', '/bot/challenge', white.token, challenge));
+      const home = this.requests[white.home];
+      const ch = await this.expectJson<{ id: string }>('challenge', 201, home('POST', '/bot/challenge', white.token, challenge));
       const acceptSent = performance.now();
-      const created = ch && (await this.expectJson<{ gameId: string }>('accept', 201, this.request('POST', `/bot/challenge/${ch.id}/accept`, black.token)));
+      const created = ch && (await this.expectJson<{ gameId: string }>('accept', 201, home('POST', `/bot/challenge/${ch.id}/accept`, black.token)));
       if (!created) {
         await new Promise((r) => setTimeout(r, 100)); // a refused set-up is reported; do not spin on it
         continue;
       }
       if (this.stopping) {
-        await this.request('POST', `/bot/game/${created.gameId}/resign`, white.token).catch(() => undefined);
+        await home('POST', `/bot/game/${created.gameId}/resign`, white.token).catch(() => undefined);
         break;
       }
       this.gamesStarted++;

@@ -419,11 +419,14 @@ export function forkDriver(script: string, args: string[]): ChildProcess {
   return child;
 }
 
-/** Runs the load driver against `url`; resolves with its summary once it has exited. */
-export async function runLoadDriver(url: string, pairs: number, durationMs: number, hooks: LoadHooks = {}): Promise<LoadSummary> {
+/**
+ * Runs the load driver against `url` (several nodes: comma-separated); resolves with its summary once
+ * it has exited. `extraArgs` go to the driver as they are (e.g. `--register PREFIX`).
+ */
+export async function runLoadDriver(url: string, pairs: number, durationMs: number, hooks: LoadHooks = {}, extraArgs: string[] = []): Promise<LoadSummary> {
   const child = fork(
     fileURLToPath(new URL('./load-driver.js', import.meta.url)),
-    ['--url', url, '--pairs', String(pairs), '--duration-ms', String(durationMs)],
+    ['--url', url, '--pairs', String(pairs), '--duration-ms', String(durationMs), ...extraArgs],
     { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], execArgv: driverProfArgs() },
   );
   track(child);

@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak and targets only when named)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak, targets and cluster only when named)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -20,12 +20,16 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   soak: () => import('./soak.js'),
   'big-trees': () => import('./big-trees.js'),
   'cluster-log': () => import('./cluster-log.js'),
+  cluster: () => import('./cluster.js'),
   events: () => import('./events.js'),
   targets: () => import('./targets.js'),
 };
 
-/** Suites run only when named (too long for the default list). */
-const ON_REQUEST = new Set(['soak', 'targets']);
+/**
+ * Suites run only when named: soak and targets are too long for the default list; cluster needs nats-server
+ * (`make nats-deps`) and takes about three minutes (`node dist/bench/run.js cluster`).
+ */
+const ON_REQUEST = new Set(['soak', 'targets', 'cluster']);
 
 function fmt(n: number | undefined): string {
   if (n === undefined) return '';
