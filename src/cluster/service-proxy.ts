@@ -209,3 +209,45 @@ export function remoteService<T extends object, K extends MethodName<T>, F>(
   for (const m of methods) proxy[m] = (...args: unknown[]) => call(m, args);
   return proxy as Proxied<T, K, F>;
 }
+
+/** A held service as a singleton runs it: `{ name, start, stop }` (cluster/singletons.ts). */
+export interface HeldService<T> {
+  readonly name: string;
+  /** Builds a fresh instance and answers calls for it (the lease was gained). */
+  start(): void;
+  /** Stops answering and drops the instance (the lease was lost, or the node stops). */
+  stop(): Promise<void>;
+  /** The instance answering here now, if any. */
+  current(): T | undefined;
+}
+
+/**
+ * The holder's side as a singleton: each start builds a NEW instance with `make` (a node that held the
+ * service before and gets it back must not bring back what it held then) and serves it; stop stops
+ * serving and lets `retire` settle the old instance (e.g. give back what it holds).
+ */
+export function heldService<T extends object, K extends MethodName<T>>(
+  nc: NatsConnection,
+  name: string,
+  make: () => T,
+  methods: readonly K[],
+  o: ServeOptions & { retire?: (old: T) => void },
+): HeldService<T> {
+  let impl: T | undefined;
+  let served: Served | undefined;
+  return {
+    name,
+    start() {
+      if (served) return;
+      impl = make();
+      served = serveService(nc, name, impl, methods, o);
+    },
+    async stop() {
+      const [was, old] = [served, impl];
+      served = impl = undefined;
+      await was?.stop();
+      if (old) o.retire?.(old);
+    },
+    current: () => impl,
+  };
+}

@@ -6,7 +6,7 @@ import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
 import { LeaseCandidate } from '../../src/cluster/lease.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
-import { remoteService, serveService, type CallFailure, type Served } from '../../src/cluster/service-proxy.js';
+import { heldService, remoteService, serveService, type CallFailure } from '../../src/cluster/service-proxy.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-svc' });
@@ -95,19 +95,19 @@ t.test('a call retried after a timeout runs once on the holder', async (t) => {
 t.test('calls follow the service when its lease moves to another node', async (t) => {
   const TTL = 1500;
   const kv = leaseBucket(await openBucket(await conn(0, 'leases'), { bucket: 'svc-leases', replicas: 3, ttlMs: TTL, timeoutMs: 1000 }));
-  /** A node competing for the service's lease: it serves while it holds it. */
+  /** A node competing for the service's lease: it serves a fresh Counter while it holds it. */
   const contender = async (i: number, name: string) => {
     const nc = await conn(i, name);
-    const impl = new Counter(name);
-    let served: Served | undefined;
+    const made: Counter[] = [];
+    const held = heldService(nc, 'counter3', () => { made.push(new Counter(name)); return made.at(-1)!; }, METHODS, {
+      clock: systemClock, holds: () => candidate.lease.held(),
+    });
     const candidate: LeaseCandidate = new LeaseCandidate({
       kv, key: 'singleton.counter3', holder: name, ttlMs: TTL, clock: systemClock, retryMs: 100,
-      onGained: () => {
-        served = serveService(nc, 'counter3', impl, METHODS, { clock: systemClock, holds: () => candidate.lease.held() });
-      },
-      onLost: () => void served?.stop(),
+      onGained: () => held.start(),
+      onLost: () => void held.stop(),
     });
-    return { impl, candidate, stop: async () => { await served?.stop(); served = undefined; await candidate.stop(); } };
+    return { made, held, candidate, stop: async () => { await held.stop(); await candidate.stop(); } };
   };
   const first = await contender(0, 'first');
   first.candidate.start();
@@ -122,7 +122,10 @@ t.test('calls follow the service when its lease moves to another node', async (t
   await first.stop();
   const moved = await remote.add('k');
   t.match(moved, { ok: true, value: { node: 'second', count: 1 } }, 'answered by the new holder (whose state starts empty)');
-  t.equal(first.impl.calls, 1, 'the old holder got nothing more');
+  t.equal(first.made.length, 1);
+  t.equal(first.made[0].calls, 1, 'the old holder got nothing more');
+  t.equal(first.held.current(), undefined, 'and dropped its instance');
+  t.equal(second.held.current(), second.made[0]);
 });
 
 t.test('a node that serves but no longer holds answers "not holder" and the caller waits for the holder', async (t) => {
