@@ -6,11 +6,12 @@ import type { Principal } from '../domain/types.js';
 import type { GameDirectory } from '../game/types.js';
 import type { Store } from '../store/types.js';
 import type { AccountHub } from '../services/account-hub.js';
-import type { ChallengeService } from '../services/challenges.js';
+import type { ChallengeCall, ChallengeService } from '../services/challenges.js';
 import type { IdentityService } from '../services/identity.js';
 import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
-import type { LobbyService } from '../services/lobby.js';
+import type { LobbyCall, LobbyService } from '../services/lobby.js';
+import type { Remote } from '../services/remote.js';
 import type { EventService } from '../services/events/service.js';
 import type { Presence } from '../services/presence.js';
 import type { WebhookRegistry } from '../services/webhooks/registration.js';
@@ -56,8 +57,10 @@ export interface EdgeDeps {
   games: GameDirectory;
   identity: IdentityService;
   hub: AccountHub;
-  challenges: ChallengeService;
-  lobby: LobbyService;
+  /** The service itself, or in a cluster a stand-in calling the node that holds it (services/remote.ts). */
+  challenges: Remote<ChallengeService, ChallengeCall>;
+  /** As `challenges`: the lobby here or on the node that holds it. */
+  lobby: Remote<LobbyService, LobbyCall>;
   ladder: LadderService;
   /** Guests' one-click games against the built-in house bots. */
   houseGames: HouseGameService;

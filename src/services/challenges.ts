@@ -27,6 +27,10 @@ export const DEFAULT_CHALLENGE_CONFIG: ChallengeConfig = {
   maxPendingTotal: 100_000,
 };
 
+/** The methods the edge calls; in a cluster they may run on another node (services/remote.ts). */
+export const CHALLENGE_CALLS = ['create', 'list', 'accept', 'decline'] as const;
+export type ChallengeCall = (typeof CHALLENGE_CALLS)[number];
+
 export interface CreateChallengeRequest {
   team: string;
   name: string;

@@ -43,6 +43,19 @@ export interface IdentityConfig {
   maxGuestTokens: number;
 }
 
+/**
+ * The other nodes of a cluster, for the tokens this service keeps in memory (anonymous identities,
+ * guest seat tokens): built in src/cluster/token-bus.ts. Reads are synchronous (a replica).
+ */
+export interface SharedIdentities {
+  /** Tells the other nodes of a short-lived token, by hash (fire-and-forget, never throws). */
+  put(hash: string, principal: Principal, expiresAt: number): void;
+  /** A short-lived token issued on any node, while it lives. */
+  get(hash: string, now: number): Principal | undefined;
+  /** Whether an anonymous identity with this external id lives (issued on any node). */
+  hasId(id: string, now: number): boolean;
+}
+
 export const DEFAULT_IDENTITY_CONFIG: IdentityConfig = {
   anonTtlMs: 24 * 60 * 60 * 1000,
   maxAnonIdentities: 200_000,
@@ -115,6 +128,8 @@ export class IdentityService {
     private readonly store: Store,
     private readonly clock: Clock,
     config: Partial<IdentityConfig> = {},
+    /** In a cluster: anonymous and guest tokens issued on any node authenticate on every node. */
+    private readonly shared?: SharedIdentities,
   ) {
     this.config = { ...DEFAULT_IDENTITY_CONFIG, ...config };
     this.anon = new ExpiringMap(this.config.anonTtlMs, this.config.maxAnonIdentities, (_hash, p) => {
@@ -143,11 +158,13 @@ export class IdentityService {
     do {
       name = `${slug || 'bot'}-${randomHex(8)}`;
       id = botExternalId('anon', name);
-    } while (this.liveAnonHash(id, now) !== undefined);
+    } while (this.liveAnonHash(id, now) !== undefined || this.shared?.hasId(id, now));
     const token = newToken();
     const hash = hashToken(token);
-    this.anon.set(hash, { id, tier: 'anonymous', team: 'anon', name }, now);
+    const principal: Principal = { id, tier: 'anonymous', team: 'anon', name };
+    this.anon.set(hash, principal, now);
     this.anonIds.set(id, hash);
+    this.shared?.put(hash, principal, now + this.config.anonTtlMs);
     return { token, team: 'anon', name, id };
   }
 
@@ -192,7 +209,7 @@ export class IdentityService {
     if (stat) return stat;
     const bot = this.store.getBotByTokenHash(hash);
     if (bot) return { id: bot.id, tier: 'registered', team: bot.team, name: bot.name };
-    return null;
+    return this.shared?.get(hash, now) ?? null;
   }
 
   /**
@@ -241,7 +258,10 @@ export class IdentityService {
    */
   findBot(team: string, name: string): SeatPlayer | null {
     const id = botExternalId(team, name);
-    if (team === 'anon') return this.liveAnonHash(id, this.clock.now()) !== undefined ? botSeat(team, name) : null;
+    if (team === 'anon') {
+      const now = this.clock.now();
+      return this.liveAnonHash(id, now) !== undefined || this.shared?.hasId(id, now) ? botSeat(team, name) : null;
+    }
     if (this.staticById.has(id) || this.store.getBot(id)) return botSeat(team, name);
     return null;
   }
@@ -262,7 +282,9 @@ export class IdentityService {
     const hash = hashToken(token);
     const now = this.clock.now();
     if (this.guests.get(hash, now)) return;
-    this.guests.set(hash, guestPrincipal(guestId), now);
+    const principal = guestPrincipal(guestId);
+    this.guests.set(hash, principal, now);
+    this.shared?.put(hash, principal, now + this.config.guestTokenTtlMs);
   }
 
   /** A fresh random seat token for a guest, registered and returned (shown once). */

@@ -7,6 +7,10 @@ import type { GameAdmission } from './game-admission.js';
 import type { GuestQuota } from './guest-quota.js';
 import type { IdentityService } from './identity.js';
 
+/** The lobby methods the edge calls; in a cluster they may run on another node (services/remote.ts). */
+export const LOBBY_CALLS = ['createBotSeek', 'createGuestSeek', 'list', 'poll', 'cancel', 'acceptAsBot', 'acceptAsGuest'] as const;
+export type LobbyCall = (typeof LOBBY_CALLS)[number];
+
 export interface LobbyConfig {
   botSeekTtlMs: number;
   guestSeekTtlMs: number;

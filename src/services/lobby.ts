@@ -18,8 +18,8 @@ import {
   type PollAnswer, type SeekCreated,
 } from './lobby-types.js';
 
-export type { GuestAccepted, GuestSeekCreated, LobbyConfig, LobbyDeps, LobbySeek, PollAnswer, SeekCreated } from './lobby-types.js';
-export { DEFAULT_LOBBY_CONFIG } from './lobby-types.js';
+export type { GuestAccepted, GuestSeekCreated, LobbyCall, LobbyConfig, LobbyDeps, LobbySeek, PollAnswer, SeekCreated } from './lobby-types.js';
+export { DEFAULT_LOBBY_CONFIG, LOBBY_CALLS } from './lobby-types.js';
 
 type SeekState = 'open' | 'claiming' | 'matched' | 'cancelled' | 'expired' | 'failed';
 

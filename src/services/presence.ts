@@ -4,6 +4,17 @@
 // `maxEntries` are kept (the least recently seen go first).
 import type { Clock } from '../domain/clock.js';
 
+/**
+ * The other nodes of a cluster (src/cluster/seen-bus.ts): a bot polling node A is around for the
+ * ladder running on node B too.
+ */
+export interface SharedPresence {
+  /** This node saw the bot now (fire-and-forget; the remote decides how often to tell the others). */
+  touched(id: string, at: number): void;
+  /** When another node last told of the bot, if it did lately. */
+  lastSeen(id: string): number | undefined;
+}
+
 export class Presence {
   /** Bot id → last seen (epoch ms); insertion order is last-seen order (oldest first). */
   private readonly seen = new Map<string, number>();
@@ -12,6 +23,7 @@ export class Presence {
     private readonly clock: Clock,
     private readonly windowMs = 60_000,
     private readonly maxEntries = 100_000,
+    private readonly shared?: SharedPresence,
   ) {}
 
   /** Called by the edge on every authenticated request of a registered bot. */
@@ -23,12 +35,16 @@ export class Presence {
       if (this.seen.size <= this.maxEntries && at >= now - this.windowMs) break;
       this.seen.delete(oldest);
     }
+    this.shared?.touched(id, now);
   }
 
   /** Whether the bot made an authenticated request within the window. */
   recent(id: string): boolean {
+    const since = this.clock.now() - this.windowMs;
     const at = this.seen.get(id);
-    return at !== undefined && at >= this.clock.now() - this.windowMs;
+    if (at !== undefined && at >= since) return true;
+    const elsewhere = this.shared?.lastSeen(id);
+    return elsewhere !== undefined && elsewhere >= since;
   }
 
   size(): number {

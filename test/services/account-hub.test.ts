@@ -77,3 +77,39 @@ t.test('closeAll ends every connection once and forgets it', async (t) => {
   hub.publish('bot:team:a:x', { GameStart: { gameId: 'g' } });
   t.same(got, [], 'no event reaches a closed connection');
 });
+
+t.test('with a remote: events go out too, streams are announced once per identity, presence counts the other nodes', async (t) => {
+  const calls: string[] = [];
+  const elsewhere = new Set<string>();
+  const hub = new AccountHub({
+    publish: (id, line) => calls.push(`publish ${id} ${line.trim()}`),
+    attached: (id) => calls.push(`attached ${id}`),
+    detached: (id) => calls.push(`detached ${id}`),
+    isOnline: (id) => elsewhere.has(id),
+  });
+  // Nobody connected here: the event still goes to the other nodes.
+  hub.publish('far', { ChallengeDeclined: { id: 'c0' } });
+  t.same(calls, ['publish far {"ChallengeDeclined":{"id":"c0"}}']);
+  calls.length = 0;
+  const here = new Sink();
+  const off1 = hub.subscribe('x', here);
+  const off2 = hub.subscribe('x', new Sink());
+  t.same(calls, ['attached x'], 'announced on the first connection only');
+  hub.publish('x', { GameStart: { gameId: 'g' } });
+  t.same(here.lines, ['{"GameStart":{"gameId":"g"}}\n'], 'delivered here');
+  t.equal(calls[1], 'publish x {"GameStart":{"gameId":"g"}}', 'and sent to the others');
+  // An event from another node reaches this node's connections only.
+  hub.deliver('x', '{"ChallengeDeclined":{"id":"c1"}}\n');
+  t.equal(here.lines.length, 2);
+  t.equal(calls.length, 2, 'delivering does not send it back out');
+  off1();
+  t.equal(calls.length, 2, 'still one connection here');
+  off2();
+  t.same(calls.slice(2), ['detached x'], 'withdrawn with the last connection');
+  t.equal(hub.isOnline('y'), false);
+  elsewhere.add('y');
+  t.equal(hub.isOnline('y'), true, 'a stream on another node counts');
+  hub.subscribe('z', new Sink());
+  hub.closeAll();
+  t.equal(calls.at(-1), 'detached z', 'shutdown withdraws what was here');
+});

@@ -1,4 +1,6 @@
-// Challenges between bots: create, list, accept, decline.
+// Challenges between bots: create, list, accept, decline. The service may answer later (in a cluster
+// it runs on one node and the others call it), so every call is awaited.
+import { isUnavailable } from '../../services/remote.js';
 import { rateLimitKey } from '../client-ip.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, tooManyRequests } from '../reply.js';
@@ -13,23 +15,26 @@ type ChallengeOps = 'createChallenge' | 'listChallenges' | 'acceptChallenge' | '
 
 export function challengeHandlers(deps: ChallengeRouteDeps): Handlers<ChallengeOps> {
   return {
-    createChallenge: (call) => {
+    createChallenge: async (call) => {
       // Every attempt counts, as for anonymous mints: hammering a cap is itself what is limited.
       const budget = deps.limits.challenges.take(rateLimitKey(call.ctx.ip));
       if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'too many challenges from this address', 'too_many_challenge_requests');
-      const r = deps.challenges.create(call.principal, call.body);
+      const r = await deps.challenges.create(call.principal, call.body);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
-    listChallenges: (call) => json(200, deps.challenges.list(call.principal)),
+    listChallenges: async (call) => {
+      const r = await deps.challenges.list(call.principal);
+      return isUnavailable(r) ? serviceProblem(r.error) : json(200, r);
+    },
 
     acceptChallenge: async (call) => {
       const r = await deps.challenges.accept(call.principal, call.params.id);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
-    declineChallenge: (call) => {
-      const r = deps.challenges.decline(call.principal, call.params.id);
+    declineChallenge: async (call) => {
+      const r = await deps.challenges.decline(call.principal, call.params.id);
       return r.ok ? json(200, {}) : serviceProblem(r.error);
     },
   };

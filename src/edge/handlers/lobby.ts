@@ -1,5 +1,7 @@
 // The lobby: seeks made and taken by bots, and the public lobby shared with human guests (who hold
-// their seeks by a secret, and play the house bots in one click).
+// their seeks by a secret, and play the house bots in one click). The lobby may answer later (in a
+// cluster it runs on one node and the others call it), so every call is awaited.
+import { isUnavailable } from '../../services/remote.js';
 import { rateLimitKey } from '../client-ip.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, noContent, tooManyRequests, type Reply } from '../reply.js';
@@ -33,8 +35,8 @@ export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
   };
 
   return {
-    createSeek: (call) => {
-      const r = deps.lobby.createBotSeek(call.principal, call.body.timeControl);
+    createSeek: async (call) => {
+      const r = await deps.lobby.createBotSeek(call.principal, call.body.timeControl);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
@@ -43,30 +45,31 @@ export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
-    listLobbySeeks: ({ ctx, query }) => {
+    listLobbySeeks: async ({ ctx, query }) => {
       const limited = pollBudget(ctx);
       if (limited) return limited;
       const limit = Math.min(MAX_PAGE, Math.max(1, query.limit === undefined ? DEFAULT_PAGE : Number(query.limit)));
-      const page = deps.lobby.list(limit, query.after === undefined ? 0 : Number(query.after));
+      const page = await deps.lobby.list(limit, query.after === undefined ? 0 : Number(query.after));
+      if (isUnavailable(page)) return serviceProblem(page.error);
       return json(200, page.next === null ? { seeks: page.seeks } : page);
     },
 
-    createGuestSeek: ({ ctx, body }) => {
+    createGuestSeek: async ({ ctx, body }) => {
       const limited = guestBudget(ctx);
       if (limited) return limited;
-      const r = deps.lobby.createGuestSeek(body.timeControl, ctx.addressKey);
+      const r = await deps.lobby.createGuestSeek(body.timeControl, ctx.addressKey);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },
 
-    pollSeek: ({ ctx, params, query }) => {
+    pollSeek: async ({ ctx, params, query }) => {
       const limited = pollBudget(ctx);
       if (limited) return limited;
-      const r = deps.lobby.poll(params.id, query.secret);
+      const r = await deps.lobby.poll(params.id, query.secret);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
 
-    cancelSeek: ({ params, query }) => {
-      const r = deps.lobby.cancel(params.id, query.secret);
+    cancelSeek: async ({ params, query }) => {
+      const r = await deps.lobby.cancel(params.id, query.secret);
       return r.ok ? noContent() : serviceProblem(r.error);
     },
 

@@ -10,11 +10,27 @@ export interface EventSink {
   close(): void;
 }
 
+/**
+ * The other nodes of a cluster, for the followers (src/cluster/event-bus.ts): the event scheduler
+ * runs on one node, the followers of an event's stream may be on any.
+ */
+export interface EventFollowersRemote {
+  /** The other nodes' followers of the event should get this line too (`last`: then close). */
+  publish(id: string, line: string, last: boolean): void;
+  /** The first follower of the event on this node came. */
+  attached(id: string): void;
+  /** The last follower of the event on this node left. */
+  detached(id: string): void;
+}
+
 export class EventBook {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly followers = new Map<string, Set<EventSink>>();
 
-  constructor(readonly store: Store) {}
+  constructor(
+    readonly store: Store,
+    private readonly remote?: EventFollowersRemote,
+  ) {}
 
   get(id: string): EventRecord | undefined {
     return this.store.getEvent(id);
@@ -43,28 +59,46 @@ export class EventBook {
 
   follow(id: string, sink: EventSink): () => void {
     let set = this.followers.get(id);
-    if (!set) this.followers.set(id, (set = new Set()));
+    if (!set) {
+      this.followers.set(id, (set = new Set()));
+      this.remote?.attached(id);
+    }
     set.add(sink);
     return () => {
       set.delete(sink);
-      if (set.size === 0 && this.followers.get(id) === set) this.followers.delete(id);
+      if (set.size === 0 && this.followers.get(id) === set) {
+        this.followers.delete(id);
+        this.remote?.detached(id);
+      }
     };
   }
 
-  /** Sends one line to every follower of the event; `last` closes their streams after it. */
+  /** Sends one line to every follower of the event, here and on the other nodes; `last` closes their streams after it. */
   publish(id: string, value: unknown, last = false): void {
+    if (!this.remote && !this.followers.has(id)) return;
+    const line = `${JSON.stringify(value)}\n`;
+    this.deliver(id, line, last);
+    this.remote?.publish(id, line, last);
+  }
+
+  /** Sends a line to this node's followers only (lines from the other nodes). */
+  deliver(id: string, line: string, last: boolean): void {
     const set = this.followers.get(id);
     if (!set) return;
-    const line = `${JSON.stringify(value)}\n`;
     for (const sink of [...set]) {
       sink.send(line);
       if (last) sink.close();
     }
-    if (last) this.followers.delete(id);
+    if (last && this.followers.get(id) === set) {
+      this.followers.delete(id);
+      this.remote?.detached(id);
+    }
   }
 
   closeAll(): void {
     for (const set of this.followers.values()) for (const sink of set) sink.close();
+    const ids = [...this.followers.keys()];
     this.followers.clear();
+    for (const id of ids) this.remote?.detached(id);
   }
 }
