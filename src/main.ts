@@ -49,6 +49,14 @@ import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
 import { ClusterNode } from './cluster-node.js';
+import { AccountBus } from './cluster/account-bus.js';
+import { TokenBus } from './cluster/token-bus.js';
+import { SeenBus } from './cluster/seen-bus.js';
+import { heldService, remoteService } from './cluster/service-proxy.js';
+import { serviceUnavailable, type Unavailable } from './services/remote.js';
+import type { ChallengeCall } from './services/challenges.js';
+import { CHALLENGE_CALLS } from './services/challenges.js';
+import { LOBBY_CALLS, type LobbyCall } from './services/lobby.js';
 
 /** The server's version, for /health and the API documents: the package's own. */
 export const VERSION: string = (
@@ -133,12 +141,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   });
   const store = metrics.timedStore(openedStore);
 
-  const hub = new AccountHub();
+  // Cluster: account streams, short-lived tokens and recent requests across nodes (docs/CLUSTER.md).
+  const accountBus = cluster ? await AccountBus.open(cluster.nc, { node: config.cluster.node, replicas: config.cluster.replicas, clock, log }) : undefined;
+  const tokenBus = cluster ? await TokenBus.open(cluster.nc, { replicas: config.cluster.replicas, clock, log, ttlMs: Math.max(config.identity.anonTtlMs, 24 * 3_600_000) }) : undefined;
+  const seenBus = cluster ? new SeenBus(cluster.nc) : undefined;
+  const hub = new AccountHub(accountBus);
+  accountBus?.bind(hub);
   const identity = new IdentityService(store, clock, {
     anonTtlMs: config.identity.anonTtlMs,
     maxAnonIdentities: config.identity.maxAnonIdentities,
     staticBots: houseBots.value,
-  });
+  }, tokenBus);
   // Guest games per address and guest clocks (the registry tells it when a game ends).
   const guestQuota = new GuestQuota(
     {
@@ -198,7 +211,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
+    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -214,7 +227,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { live: registry, tierOf: (id) => identity.tierOf(id) },
     { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },
   );
-  const presence = new Presence(clock);
+  const presence = new Presence(clock, undefined, undefined, seenBus);
   const scheduler: LadderScheduler = new LadderScheduler(
     {
       store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log,
@@ -235,11 +248,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { book: eventBook, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => eventScheduler.kick() },
     config.events,
   );
-  const challenges = new ChallengeService(
+  const makeChallenges = () => new ChallengeService(
     { identity, hub, games: registry, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
   );
-  const lobby = new LobbyService(
+  const makeLobby = () => new LobbyService(
     { identity, games: registry, clock, admission, guestQuota },
     {
       botSeekTtlMs: config.lobby.botSeekTtlMs,
@@ -249,6 +262,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       matchedPollableMs: config.lobby.matchedPollableMs,
     },
   );
+  // Cluster: challenges and the lobby run on one node (a singleton); every node calls it over NATS.
+  const remoteOpts = { clock, unavailable: (_m: string, _why: string, detail: string) => serviceUnavailable(detail) };
+  const challenges = cluster ? remoteService<ChallengeService, ChallengeCall, Unavailable>(cluster.nc, 'challenges', CHALLENGE_CALLS, remoteOpts) : makeChallenges();
+  const lobby = cluster ? remoteService<LobbyService, LobbyCall, Unavailable>(cluster.nc, 'lobby', LOBBY_CALLS, remoteOpts) : makeLobby();
 
   const ladder = new LadderService({ store, games: registry, identity });
   const ratings = new RatingBatcher(
@@ -302,6 +319,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
         { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
         { name: 'event-scheduler', start: () => eventScheduler.start(), stop: () => eventScheduler.stop() },
+        heldService(cluster.nc, 'challenges', makeChallenges, CHALLENGE_CALLS, { clock, log }),
+        heldService(cluster.nc, 'lobby', makeLobby, LOBBY_CALLS, { clock, log }),
       ],
     });
   } else {
@@ -361,6 +380,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // actors stop), wait for running game commands, then close the store.
           listening.close();
           hub.closeAll();
+          await accountBus?.close();
+          tokenBus?.close();
+          seenBus?.close();
           guestAbandonment.stop();
           eventBook.closeAll();
           await scheduler.stop();
