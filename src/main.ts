@@ -52,6 +52,7 @@ import { ClusterNode } from './cluster-node.js';
 import { AccountBus } from './cluster/account-bus.js';
 import { TokenBus } from './cluster/token-bus.js';
 import { SeenBus } from './cluster/seen-bus.js';
+import { EventBus } from './cluster/event-bus.js';
 import { heldService, remoteService } from './cluster/service-proxy.js';
 import { serviceUnavailable, type Unavailable } from './services/remote.js';
 import type { ChallengeCall } from './services/challenges.js';
@@ -236,7 +237,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { pairIntervalMs: config.ladder.pairIntervalMs },
   );
   const houseIds = builtInHouseBotIds();
-  const eventBook = new EventBook(store);
+  const eventBus = cluster ? new EventBus(cluster.nc) : undefined;
+  const eventBook = new EventBook(store, eventBus);
+  eventBus?.bind(eventBook);
   const eventScheduler: EventScheduler = new EventScheduler(
     {
       book: eventBook, games: registry, admission, clock, log,
@@ -383,6 +386,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           await accountBus?.close();
           tokenBus?.close();
           seenBus?.close();
+          eventBus?.close();
           guestAbandonment.stop();
           eventBook.closeAll();
           await scheduler.stop();
