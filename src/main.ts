@@ -49,15 +49,7 @@ import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
 import { ClusterNode } from './cluster-node.js';
-import { AccountBus } from './cluster/account-bus.js';
-import { TokenBus } from './cluster/token-bus.js';
-import { SeenBus } from './cluster/seen-bus.js';
-import { EventBus } from './cluster/event-bus.js';
-import { heldService, remoteService } from './cluster/service-proxy.js';
-import { serviceUnavailable, type Unavailable } from './services/remote.js';
-import type { ChallengeCall } from './services/challenges.js';
-import { CHALLENGE_CALLS } from './services/challenges.js';
-import { LOBBY_CALLS, type LobbyCall } from './services/lobby.js';
+import { coordinatedServices, openSharing } from './cluster-sharing.js';
 
 /** The server's version, for /health and the API documents: the package's own. */
 export const VERSION: string = (
@@ -143,9 +135,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const store = metrics.timedStore(openedStore);
 
   // Cluster: account streams, short-lived tokens and recent requests across nodes (docs/CLUSTER.md).
-  const accountBus = cluster ? await AccountBus.open(cluster.nc, { node: config.cluster.node, replicas: config.cluster.replicas, clock, log }) : undefined;
-  const tokenBus = cluster ? await TokenBus.open(cluster.nc, { replicas: config.cluster.replicas, clock, log, ttlMs: Math.max(config.identity.anonTtlMs, 24 * 3_600_000) }) : undefined;
-  const seenBus = cluster ? new SeenBus(cluster.nc) : undefined;
+  const sharing = await openSharing(cluster, config, clock, log);
+  const { accountBus, tokenBus, seenBus, eventBus } = sharing;
   const hub = new AccountHub(accountBus);
   accountBus?.bind(hub);
   const identity = new IdentityService(store, clock, {
@@ -167,13 +158,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   for (const id of builtInHouseBotIds()) housePlayers.set(id, HOUSE_KINDS[id.split(':').pop() ?? ''] ?? 'random');
   const webhooks = config.webhooks.enabled
     ? createWebhooks(config.webhooks, {
-        store,
-        clock,
-        log,
-        version: VERSION,
-        setWebhook: (id, hook) => identity.setWebhook(id, hook),
-        resolver: opts.webhookResolver,
-        onPinnedLookup: opts.onPinnedLookup,
+        store, clock, log, version: VERSION, setWebhook: (id, hook) => identity.setWebhook(id, hook),
+        resolver: opts.webhookResolver, onPinnedLookup: opts.onPinnedLookup,
       })
     : null;
   webhooks?.registerMetrics(metrics.registry);
@@ -237,7 +223,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { pairIntervalMs: config.ladder.pairIntervalMs },
   );
   const houseIds = builtInHouseBotIds();
-  const eventBus = cluster ? new EventBus(cluster.nc) : undefined;
   const eventBook = new EventBook(store, eventBus);
   eventBus?.bind(eventBook);
   const eventScheduler: EventScheduler = new EventScheduler(
@@ -255,20 +240,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { identity, hub, games: registry, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
   );
-  const makeLobby = () => new LobbyService(
-    { identity, games: registry, clock, admission, guestQuota },
-    {
-      botSeekTtlMs: config.lobby.botSeekTtlMs,
-      guestSeekTtlMs: config.lobby.guestSeekTtlMs,
-      maxOpenSeeksPerCaller: config.lobby.maxOpenSeeksPerCaller,
-      maxOpenGuestSeeksPerAddress: config.lobby.maxOpenGuestSeeksPerAddress,
-      matchedPollableMs: config.lobby.matchedPollableMs,
-    },
-  );
-  // Cluster: challenges and the lobby run on one node (a singleton); every node calls it over NATS.
-  const remoteOpts = { clock, unavailable: (_m: string, _why: string, detail: string) => serviceUnavailable(detail) };
-  const challenges = cluster ? remoteService<ChallengeService, ChallengeCall, Unavailable>(cluster.nc, 'challenges', CHALLENGE_CALLS, remoteOpts) : makeChallenges();
-  const lobby = cluster ? remoteService<LobbyService, LobbyCall, Unavailable>(cluster.nc, 'lobby', LOBBY_CALLS, remoteOpts) : makeLobby();
+  const makeLobby = () => new LobbyService({ identity, games: registry, clock, admission, guestQuota }, config.lobby);
+  const { challenges, lobby, held } = coordinatedServices(cluster, clock, log, { challenges: makeChallenges, lobby: makeLobby });
 
   const ladder = new LadderService({ store, games: registry, identity });
   const ratings = new RatingBatcher(
@@ -322,8 +295,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
         { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
         { name: 'event-scheduler', start: () => eventScheduler.start(), stop: () => eventScheduler.stop() },
-        heldService(cluster.nc, 'challenges', makeChallenges, CHALLENGE_CALLS, { clock, log }),
-        heldService(cluster.nc, 'lobby', makeLobby, LOBBY_CALLS, { clock, log }),
+        ...held,
       ],
     });
   } else {
@@ -333,17 +305,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await eventScheduler.start();
   }
   const edge = buildEdge(deps, {
-    corsOrigins: config.http.corsOrigins,
-    trustedProxies: proxies.value,
-    maxBodyBytes: config.limits.maxBodyBytes,
-    keepAliveMs: config.streams.keepAliveMs,
-    maxBufferedBytes: config.streams.maxBufferedBytes,
-    connectionsPerIp: config.limits.connectionsPerIp,
-    clock,
-    observe: opts.observe,
-    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')),
-    send: config.http.send,
-    movesBodies,
+    corsOrigins: config.http.corsOrigins, trustedProxies: proxies.value, maxBodyBytes: config.limits.maxBodyBytes,
+    keepAliveMs: config.streams.keepAliveMs, maxBufferedBytes: config.streams.maxBufferedBytes,
+    connectionsPerIp: config.limits.connectionsPerIp, clock, observe: opts.observe,
+    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')), send: config.http.send, movesBodies,
   });
   let listening;
   try {
@@ -383,10 +348,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // actors stop), wait for running game commands, then close the store.
           listening.close();
           hub.closeAll();
-          await accountBus?.close();
-          tokenBus?.close();
-          seenBus?.close();
-          eventBus?.close();
+          await sharing.close();
           guestAbandonment.stop();
           eventBook.closeAll();
           await scheduler.stop();
