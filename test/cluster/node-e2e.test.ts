@@ -4,8 +4,7 @@
 // posted to a second node and their game streams read from a third; every game plays to its end
 // with contiguous versions, and every node then shows the same ended game.
 import t from 'tap';
-import { startNatsCluster } from '../helpers/nats-cluster.js';
-import { settingsFile, settled, startNode, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
+import { startNodeCluster, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
 import { openLines, request, type HttpResult } from '../helpers/http.js';
 import { EventStream, kindOf, type Ev } from '../helpers/event-stream.js';
 import { randomPath, type Tree } from '../helpers/play.js';
@@ -16,22 +15,12 @@ import { eventually } from '../helpers/nats-cluster.js';
 type Json = any;
 const GAMES = 12;
 
-const nats = await startNatsCluster({ name: 'dc-nodes' });
-const settings = settingsFile({
+const { nodes } = await startNodeCluster(t, 'dc-nodes', {
   cluster: { shards: 8, leaseTtlMs: 10_000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 0, seedGraceMs: 0 },
   ladder: { ratingBatchMs: 500 },
 });
-const nodes: ClusterNodeProc[] = [];
-t.teardown(async () => {
-  await Promise.all(nodes.map((n) => n.stop()));
-  await nats.stop();
-  settings.remove();
-});
-for (const name of ['a', 'b', 'c']) nodes.push(await startNode(name, nats.urls, settings.file));
-// Shards move while nodes join (drained, then taken): play once each node serves its share.
-if (!(await eventually(() => settled(nodes, 8), 60_000))) throw new Error('the shards never settled');
 
 const call = (node: ClusterNodeProc, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> =>
   request(method, node.url + path, {

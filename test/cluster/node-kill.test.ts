@@ -5,27 +5,18 @@
 // follows the one before, every move the server acknowledged is in the final history, in order, and
 // none is applied twice.
 import t from 'tap';
-import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { settingsFile, settled, startNode, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
+import { eventually } from '../helpers/nats-cluster.js';
+import { startNodeCluster } from '../helpers/cluster-nodes.js';
 import { checkPlayed, playHouseGame, type Played } from '../helpers/cluster-play.js';
 
 const GAMES = 9;
 const SHARDS = 6;
 
-const nats = await startNatsCluster({ name: 'dc-kill' });
-const settings = settingsFile({
+const { nodes } = await startNodeCluster(t, 'dc-kill', {
   cluster: { shards: SHARDS, leaseTtlMs: 3000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 150, seedGraceMs: 0 },
 });
-const nodes: ClusterNodeProc[] = [];
-t.teardown(async () => {
-  await Promise.all(nodes.map((n) => n.stop()));
-  await nats.stop();
-  settings.remove();
-});
-for (const name of ['a', 'b', 'c']) nodes.push(await startNode(name, nats.urls, settings.file));
-if (!(await eventually(() => settled(nodes, SHARDS), 60_000))) throw new Error('the shards never settled');
 const victim = nodes[1];
 
 t.test('every game ends after kill -9 of a node mid-play, losing no acknowledged move', async (t) => {

@@ -3,8 +3,8 @@
 // request going to the next node; the rating batch (another singleton) rates every game once, and
 // every node shows the same ratings, counts and rating history.
 import t from 'tap';
-import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { settingsFile, settled, startNode, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
+import { eventually } from '../helpers/nats-cluster.js';
+import { startNodeCluster, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
 import { request, type HttpResult } from '../helpers/http.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { prng } from '../helpers/prng.js';
@@ -14,21 +14,12 @@ const SHARDS = 6;
 /** Ladder games each bot plays before leaving the ladder: one mirror pair (two bots are not paired again at once). */
 const GAMES = 2;
 
-const nats = await startNatsCluster({ name: 'dc-ladder' });
-const settings = settingsFile({
+const { nodes } = await startNodeCluster(t, 'dc-ladder', {
   cluster: { shards: SHARDS, leaseTtlMs: 10_000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 0, seedGraceMs: 0 },
   ladder: { ratingBatchMs: 1000, pairIntervalMs: 1000 },
 });
-const nodes: ClusterNodeProc[] = [];
-t.teardown(async () => {
-  await Promise.all(nodes.map((n) => n.stop()));
-  await nats.stop();
-  settings.remove();
-});
-for (const name of ['a', 'b', 'c']) nodes.push(await startNode(name, nats.urls, settings.file));
-if (!(await eventually(() => settled(nodes, SHARDS), 60_000))) throw new Error('the shards never settled');
 
 const call = (node: ClusterNodeProc, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> =>
   request(method, node.url + path, {

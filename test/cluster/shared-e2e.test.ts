@@ -3,22 +3,13 @@
 // anonymous token minted on one node works on another; a guest seek made on one node is listed on
 // another, taken on a third, and the guest's seat token works on a node that did not issue it.
 import t from 'tap';
-import { startNatsCluster, eventually } from '../helpers/nats-cluster.js';
-import { settingsFile, settled, startNode, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
+import { eventually } from '../helpers/nats-cluster.js';
+import { startNodeCluster, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
 import { openLines, request, type HttpResult } from '../helpers/http.js';
 import { EventStream, kindOf } from '../helpers/event-stream.js';
 
 type Json = any;
-const nats = await startNatsCluster({ name: 'dc-shared' });
-const settings = settingsFile({ cluster: { shards: 8, leaseTtlMs: 4000 }, limits: { registrationsPerHour: 1000 }, games: { houseMoveDelayMs: 0, seedGraceMs: 0 } });
-const nodes: ClusterNodeProc[] = [];
-t.teardown(async () => {
-  await Promise.all(nodes.map((n) => n.stop()));
-  await nats.stop();
-  settings.remove();
-});
-for (const name of ['a', 'b', 'c']) nodes.push(await startNode(name, nats.urls, settings.file));
-if (!(await eventually(() => settled(nodes, 8), 60_000))) throw new Error('the shards never settled');
+const { nodes } = await startNodeCluster(t, 'dc-shared', { cluster: { shards: 8, leaseTtlMs: 4000 }, limits: { registrationsPerHour: 1000 }, games: { houseMoveDelayMs: 0, seedGraceMs: 0 } });
 const call = (node: ClusterNodeProc, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> =>
   request(method, node.url + path, {
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually, startNatsCluster, type NatsCluster } from './nats-cluster.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
@@ -118,4 +119,28 @@ export function settled(nodes: readonly ClusterNodeProc[], shards: number): bool
     const want = Array.from({ length: shards }, (_, s) => s).filter((s) => s % sorted.length === i);
     return n.serving().size === want.length && want.every((s) => n.serving().has(s));
   });
+}
+
+/**
+ * A whole test cluster: three nats-server (one JetStream cluster) and nodes a, b and c started with
+ * `settings` (whose `cluster.shards` they share), once every node serves its share of the shards.
+ * Everything is stopped, by PID, at the test's teardown.
+ */
+export async function startNodeCluster(
+  t: { teardown(fn: () => Promise<void>): void },
+  name: string,
+  settings: { cluster: { shards: number } & Record<string, unknown> } & Record<string, unknown>,
+): Promise<{ nats: NatsCluster; nodes: ClusterNodeProc[] }> {
+  const nats = await startNatsCluster({ name });
+  const file = settingsFile(settings);
+  const nodes: ClusterNodeProc[] = [];
+  t.teardown(async () => {
+    await Promise.all(nodes.map((n) => n.stop()));
+    await nats.stop();
+    file.remove();
+  });
+  for (const node of ['a', 'b', 'c']) nodes.push(await startNode(node, nats.urls, file.file));
+  // Shards move while nodes join (drained, then taken): a test plays once each node serves its share.
+  if (!(await eventually(() => settled(nodes, settings.cluster.shards), 60_000))) throw new Error('the shards never settled');
+  return { nats, nodes };
 }
