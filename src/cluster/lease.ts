@@ -52,6 +52,11 @@ export interface LeaseOptions {
   clock: Clock;
   /** Fraction of the TTL, after the send of the last good write, at which the holder gives up (default 0.75). */
   safety?: number;
+  /**
+   * How often the holder renews (default TTL/3). Renewing more often than that leaves more retries
+   * inside the holder's own deadline when a server fails over; it must be below safety·TTL.
+   */
+  renewEveryMs?: number;
   /** Called once each time a held lease is lost (never after release()). */
   onLost?: (why: LeaseLoss) => void;
 }
@@ -95,6 +100,7 @@ export class Lease {
   private readonly ttlMs: number;
   private readonly clock: Clock;
   private readonly safety: number;
+  private readonly renewEveryMs: number;
   private readonly onLost: ((why: LeaseLoss) => void) | undefined;
   private state: 'idle' | 'held' | 'released' = 'idle';
   private revision = 0;
@@ -114,6 +120,8 @@ export class Lease {
     this.clock = opts.clock;
     this.safety = opts.safety ?? 0.75;
     if (!(this.safety > 0 && this.safety < 1)) throw new Error('lease safety must be between 0 and 1');
+    this.renewEveryMs = opts.renewEveryMs ?? this.ttlMs / 3;
+    if (!(this.renewEveryMs > 0 && this.renewEveryMs < this.ttlMs * this.safety)) throw new Error('lease renewal period must be positive and below safety·TTL');
     this.onLost = opts.onLost;
   }
 
@@ -189,7 +197,7 @@ export class Lease {
     if (this.clock.now() >= this.validUntil) return false; // the answer came too late to act on
     this.state = 'held';
     this.armDeadline();
-    this.scheduleRenew(this.ttlMs / 3);
+    this.scheduleRenew(this.renewEveryMs);
     return true;
   }
 
@@ -219,7 +227,7 @@ export class Lease {
       this.validUntil = a.sentAt + this.ttlMs * this.safety;
       if (!this.held()) return this.lose('expired');
       this.armDeadline();
-      this.scheduleRenew(this.ttlMs / 3);
+      this.scheduleRenew(this.renewEveryMs);
     } catch (e) {
       if (this.state !== 'held') return;
       if (isRevisionConflict(e)) {
@@ -227,7 +235,11 @@ export class Lease {
         try {
           adopted = await this.adoptUnsure();
         } catch {
-          adopted = undefined;
+          // The key could not be read (a server failing over): that proves nothing about who holds
+          // it. The earlier unanswered attempts stay unsure; try again, the deadline timer decides loss.
+          if (this.state === 'held' && this.held()) this.scheduleRenew(Math.min(this.ttlMs / 10, this.remainingMs()));
+          else this.lose('expired');
+          return;
         }
         if (this.state !== 'held') return;
         if (!adopted) return this.lose('taken');

@@ -153,3 +153,41 @@ t.test('a candidate takes over when the holder stops renewing, and not before', 
   await b.stop();
   t.notOk(b.lease.held());
 });
+
+t.test('a renewal refused while the key cannot be read (a fail-over) is retried, not taken as lost', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  // The next renewal lands but its answer is lost; the one after names the old revision and is refused,
+  // and reading the key fails once (the server fails over) before it answers again.
+  kv.dropAnswers = true;
+  await advance(clock, TTL / 3);
+  kv.dropAnswers = false;
+  const realGet = kv.get.bind(kv);
+  let failedReads = 0;
+  kv.get = async (key: string) => {
+    if (failedReads++ === 0) throw new Error('no responders');
+    return realGet(key);
+  };
+  await advance(clock, TTL / 10 + 100);
+  t.same(lost, [], 'a failed read after a refusal is not a loss');
+  await advance(clock, TTL / 10 + 100);
+  t.ok(failedReads >= 2, 'it read the key again');
+  t.ok(a.held(), 'and adopted its own landed write');
+  t.same(lost, []);
+  await a.release();
+});
+
+t.test('renewEveryMs sets the renewal period and must be below safety·TTL', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  t.throws(() => new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, renewEveryMs: TTL }), /renewal period/);
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, renewEveryMs: 200 });
+  t.ok(await a.acquire());
+  const first = a.currentRevision();
+  await advance(clock, 1000);
+  t.ok(a.currentRevision() >= first + 4, `renewed about every 200 ms (revision ${first} → ${a.currentRevision()})`);
+  await a.release();
+});
