@@ -7,7 +7,8 @@
 //
 // The holder never believes longer than the server keeps the key: it counts from the moment it SENT
 // its last successful write (the server stamped it later, so the key lives at least TTL past that
-// send) and considers the lease lost at `safety`·TTL after it (safety < 1). It renews every TTL/3. A
+// send) and considers the lease lost at `safety`·TTL after it (safety < 1). It renews every TTL/3
+// (or `renewEveryMs`); a renewal refused while the key cannot be read is retried, not a loss. A
 // paused process (SIGSTOP, a long GC) whose deadline passed while it slept sees held() turn false at
 // once, before any timer runs, and its first renewal after waking fails on the revision check.
 //
