@@ -14,6 +14,7 @@
 // log order and has one winner. So a writer first creates a ticket `<key>.<revision read>` in a
 // bucket whose keys expire (bots.ts does the same for bot records) and only the ticket's winner
 // sends its update.
+import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import { JetStreamApiError } from '@nats-io/jetstream';
@@ -297,19 +298,41 @@ export class KvReplica {
         continue; // created by someone else meanwhile: read again
       }
       const ticketAt = clock.now();
+      const ticket = `${key}.${live.revision}`;
+      const mark = new Uint8Array(randomBytes(8));
       try {
-        await tickets.create(`${key}.${live.revision}`, new Uint8Array());
+        await retryTransient(() => tickets.create(ticket, mark));
       } catch (err) {
-        if (isRevisionConflict(err)) continue;
-        throw err;
+        if (!isRevisionConflict(err)) throw err;
+        // Refused: another writer's ticket, or our own (a try answered late, then sent again).
+        const held = await retryTransient(() => tickets.get(ticket));
+        if (!held || held.operation !== 'PUT' || !sameBytes(held.value, mark)) continue;
       }
       if (clock.now() - ticketAt > TICKET_TTL_MS / 2) continue;
+      let mayHaveLanded = false;
       try {
-        const revision = await this.kv.update(key, next, live.revision);
+        const revision = await retryTransient(async () => {
+          try {
+            return await this.kv.update(key, next, live.revision);
+          } catch (e) {
+            if (isTransient(e)) mayHaveLanded = true;
+            throw e;
+          }
+        });
         this.apply({ key, revision, operation: 'PUT', value: next });
         return next;
       } catch (err) {
         if (!isRevisionConflict(err)) throw err;
+        if (!mayHaveLanded) continue;
+        // Our update may have landed unanswered before this refusal. Only the ticket's holder
+        // updates from live.revision, so the key holding `next` after it is our update; anything
+        // else cannot be told apart from a change made on top of ours: the caller is told.
+        const now = await retryTransient(() => this.kv.get(key));
+        if (now && now.operation === 'PUT' && now.revision > live.revision && sameBytes(now.value, next)) {
+          this.apply(now);
+          return next;
+        }
+        throw err;
       }
     }
     throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts`);
