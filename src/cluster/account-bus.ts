@@ -25,6 +25,7 @@ import type { KV, KvEntry } from '@nats-io/kv';
 import type { Clock, TimerHandle } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import { silentLogger } from '../domain/log.js';
+import { BucketFollower } from './bucket-watch.js';
 import { openBucket } from './nats.js';
 
 export interface AccountBusOptions {
@@ -99,11 +100,12 @@ export class AccountBus {
     const ttlMs = o.presenceTtlMs ?? 30_000;
     const kv = await openBucket(nc, { bucket: o.bucket ?? 'dc-online', replicas: o.replicas, ttlMs });
     const bus = new AccountBus(nc, kv, o);
-    const watch = await kv.watch({ key: '>' });
-    bus.stopWatch = () => watch.stop();
-    void (async () => {
-      for await (const e of watch) bus.applyEntry(e);
-    })().catch((err: unknown) => bus.log.warn({ err: String(err) }, 'presence watch ended'));
+    // A watch whose server died is replaced (BucketFollower), so the replica keeps following.
+    const follower = await BucketFollower.start(kv, (e) => bus.applyEntry(e), {
+      clock: o.clock,
+      onRestart: (why) => bus.log.warn({ why }, 'presence watch started again'),
+    });
+    bus.stopWatch = () => follower.stop();
     bus.scheduleRenew();
     return bus;
   }

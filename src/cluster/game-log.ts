@@ -22,10 +22,10 @@
 // counts before it tells anyone. A writer whose lease was still certain when the answer came needs no
 // check: its append was stored before its lease could expire, so before any marker was sent.
 import { headers, type MsgHdrs } from '@nats-io/transport-node';
-import { DeliverPolicy, JetStreamApiError, jetstream, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { JetStreamApiError, jetstream, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isRevisionConflict } from './lease.js';
-import { ensureStream, subjectToken } from './nats.js';
+import { ensureStream, subjectToken, watchedRead } from './nats.js';
 
 export interface GameLogOptions {
   /** Stream name (default DC_GAMES). */
@@ -36,6 +36,8 @@ export interface GameLogOptions {
   replicas: number;
   /** Timeout of each request (ms). */
   timeoutMs?: number;
+  /** A consumer (replay, follow) that delivers nothing, not even a heartbeat, this long is replaced (default 3 s). */
+  stallMs?: number;
 }
 
 /** One stored entry; `counts` is false for the loser of a race (see the chain rule above). */
@@ -77,6 +79,8 @@ export class GameLog {
     private readonly jsm: JetStreamManager,
     readonly stream: string,
     private readonly prefix: string,
+    /** A consumer silent this long is replaced (see watchedRead). */
+    private readonly stallMs: number,
   ) {}
 
   /** Opens the log, creating its stream on first use (every node calls this with the same options). */
@@ -85,7 +89,7 @@ export class GameLog {
     const prefix = o.prefix ?? 'dc.game';
     const timeout = o.timeoutMs ?? 5000;
     const jsm = await ensureStream(nc, timeout, { name: stream, subjects: [`${prefix}.*`], num_replicas: o.replicas, duplicate_window: 120e9 });
-    return new GameLog(jetstream(nc, { timeout }), jsm, stream, prefix);
+    return new GameLog(jetstream(nc, { timeout }), jsm, stream, prefix, o.stallMs ?? 3000);
   }
 
   subject(gameId: string): string {
@@ -175,22 +179,31 @@ export class GameLog {
     return new GameWriter(this, this.js, gameId, this.subject(gameId), 0, guard);
   }
 
-  /** Every stored entry of the game, in order, each marked whether it counts. */
+  /**
+   * Every stored entry of the game, in order, each marked whether it counts. Read through a consumer
+   * (watchedRead: one that falls silent is replaced); after two such replacements (a server died, a
+   * consumer was placed on a dead one) the rest is read entry by entry from the stream's leader.
+   */
   async replay(gameId: string): Promise<LogEntry[]> {
     const subject = this.subject(gameId);
     const last = await this.lastSeq(gameId);
     if (last === 0) return [];
-    const consumer = await this.js.consumers.get(this.stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
     const out: LogEntry[] = [];
-    const messages = await consumer.consume();
-    try {
-      for await (const m of messages) {
+    let restarts = 0;
+    const read = watchedRead(
+      this.js,
+      this.stream,
+      subject,
+      1,
+      (m) => {
         out.push(entryOf(m.seq, m.headers, m.data));
-        if (m.seq >= last && m.info.pending === 0) break;
-      }
-    } finally {
-      messages.stop();
-    }
+        return m.seq >= last;
+      },
+      { stallMs: this.stallMs, onRestart: () => ++restarts >= 2 && read.stop() },
+    );
+    await read.done;
+    const have = out.length ? out[out.length - 1].seq : 0;
+    if (have < last) out.push(...(await this.entriesBetween(gameId, have, last)));
     applyChain(out);
     return out;
   }
@@ -198,29 +211,27 @@ export class GameLog {
   /**
    * Follows the game live: calls `onEntry` with every counting entry stored after `afterSeq` (a
    * counting entry's sequence the caller already has, 0 for the whole game), in order, as the cluster
-   * stores them; entries that do not count are skipped. Each follower holds one ordered consumer on
-   * the server until stop(): the caller bounds how many it opens.
+   * stores them; entries that do not count are skipped. Each follower holds one consumer on the server
+   * until stop() (the caller bounds how many it opens); a consumer that falls silent (its server died)
+   * is replaced within a few seconds by one that starts after the last entry handed over.
    */
   async follow(gameId: string, afterSeq: number, onEntry: (e: LogEntry) => void): Promise<{ stop(): void }> {
-    const subject = this.subject(gameId);
-    const consumer = await this.js.consumers.get(
-      this.stream,
-      afterSeq > 0
-        ? { filter_subjects: subject, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: afterSeq + 1 }
-        : { filter_subjects: subject, deliver_policy: DeliverPolicy.All },
-    );
-    const messages = await consumer.consume();
     let lastCounting = afterSeq;
-    void (async () => {
-      for await (const m of messages) {
+    const read = watchedRead(
+      this.js,
+      this.stream,
+      this.subject(gameId),
+      afterSeq + 1,
+      (m) => {
         const e = entryOf(m.seq, m.headers, m.data);
         e.counts = e.after === lastCounting;
-        if (!e.counts) continue;
+        if (!e.counts) return;
         lastCounting = e.seq;
         onEntry(e);
-      }
-    })();
-    return { stop: () => void messages.stop() };
+      },
+      { stallMs: this.stallMs },
+    );
+    return { stop: () => read.stop() };
   }
 
   /** The game's counting versions, folded in order (markers and entries that do not count are skipped). */

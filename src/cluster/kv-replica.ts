@@ -14,13 +14,45 @@
 // log order and has one winner. So a writer first creates a ticket `<key>.<revision read>` in a
 // bucket whose keys expire (bots.ts does the same for bot records) and only the ticket's winner
 // sends its update.
+import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
+import { RequestError, TimeoutError } from '@nats-io/transport-node';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { isRevisionConflict } from './lease.js';
 
 /** The tickets bucket's key lifetime (ms); it must be opened with this TTL. */
 export const TICKET_TTL_MS = 60_000;
+
+/** How long a write caught by a leader election (unanswered, or no responders) is sent again. */
+export const WRITE_RETRY_MS = 15_000;
+
+/**
+ * A request the cluster left unanswered or answered "no responders" / 503: a stream electing a new
+ * leader (a server died), or the client reconnecting. It may have landed; it may be sent again.
+ */
+export function isTransient(e: unknown): boolean {
+  if (e instanceof TimeoutError) return true;
+  if (e instanceof RequestError && e.isNoResponders()) return true;
+  if (e instanceof JetStreamApiError) return e.status === 503;
+  return e instanceof Error && /no responders|timeout/i.test(e.message);
+}
+
+/** Runs `send` again while it fails transiently (100 ms doubling to 1 s apart), for up to `forMs`. */
+export async function retryTransient<T>(send: () => Promise<T>, forMs = WRITE_RETRY_MS): Promise<T> {
+  const giveUpAt = Date.now() + forMs;
+  for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
+    try {
+      return await send();
+    } catch (e) {
+      if (!isTransient(e) || Date.now() + wait > giveUpAt) throw e;
+    }
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Removed keys remembered before the memory of them is swept (see `seen`). */
 const SWEEP_AT = 1024;
@@ -190,9 +222,9 @@ export class KvReplica {
     return [...set];
   }
 
-  /** Writes the key (last writer wins) and applies it here once stored. */
+  /** Writes the key (last writer wins) and applies it here once stored (sent again through an election). */
   async put(key: string, value: Uint8Array): Promise<number> {
-    const revision = await this.kv.put(key, value);
+    const revision = await retryTransient(() => this.kv.put(key, value));
     this.apply({ key, revision, operation: 'PUT', value });
     return revision;
   }
@@ -200,30 +232,40 @@ export class KvReplica {
   /**
    * Creates the key only if absent; false (nothing written) when it exists. A refusal is checked by
    * reading the key (from the stream's leader): what refused it must be stored, and is then applied
-   * here at once; a refusal by nothing readable (a write lost in a leader change) is tried again.
+   * here at once; a refusal by nothing readable (a write lost in a leader change) is tried again. A
+   * create caught by an election is sent again; if the first one landed, the key then holds exactly
+   * these bytes, which is taken as this create's own.
    */
   async create(key: string, value: Uint8Array): Promise<boolean> {
+    let mayHaveLanded = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        const revision = await this.kv.create(key, value);
+        const revision = await retryTransient(async () => {
+          try {
+            return await this.kv.create(key, value);
+          } catch (e) {
+            if (isTransient(e)) mayHaveLanded = true;
+            throw e;
+          }
+        });
         this.apply({ key, revision, operation: 'PUT', value });
         return true;
       } catch (e) {
         if (!isRevisionConflict(e)) throw e;
-        const found = await this.kv.get(key);
+        const found = await retryTransient(() => this.kv.get(key));
         if (found && found.operation === 'PUT') {
           this.apply(found);
-          return false;
+          return mayHaveLanded && sameBytes(found.value, value);
         }
         if (attempt >= 5) throw e;
       }
     }
   }
 
-  /** Deletes the key and drops it here at once. */
+  /** Deletes the key and drops it here at once (sent again through an election). */
   async delete(key: string): Promise<void> {
     const cur = this.held.get(key);
-    await this.kv.delete(key);
+    await retryTransient(() => this.kv.delete(key));
     if (cur && this.held.get(key) === cur) {
       this.held.delete(key);
       this.kindOf(key)?.delete(key);
@@ -246,7 +288,7 @@ export class KvReplica {
   ): Promise<Uint8Array | undefined> {
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(50, attempt * 2), () => r()));
-      const e = await this.kv.get(key);
+      const e = await retryTransient(() => this.kv.get(key));
       const live = e && e.operation === 'PUT' ? e : null;
       if (e) this.apply(e);
       const next = change(live?.value);
@@ -256,19 +298,41 @@ export class KvReplica {
         continue; // created by someone else meanwhile: read again
       }
       const ticketAt = clock.now();
+      const ticket = `${key}.${live.revision}`;
+      const mark = new Uint8Array(randomBytes(8));
       try {
-        await tickets.create(`${key}.${live.revision}`, new Uint8Array());
+        await retryTransient(() => tickets.create(ticket, mark));
       } catch (err) {
-        if (isRevisionConflict(err)) continue;
-        throw err;
+        if (!isRevisionConflict(err)) throw err;
+        // Refused: another writer's ticket, or our own (a try answered late, then sent again).
+        const held = await retryTransient(() => tickets.get(ticket));
+        if (!held || held.operation !== 'PUT' || !sameBytes(held.value, mark)) continue;
       }
       if (clock.now() - ticketAt > TICKET_TTL_MS / 2) continue;
+      let mayHaveLanded = false;
       try {
-        const revision = await this.kv.update(key, next, live.revision);
+        const revision = await retryTransient(async () => {
+          try {
+            return await this.kv.update(key, next, live.revision);
+          } catch (e) {
+            if (isTransient(e)) mayHaveLanded = true;
+            throw e;
+          }
+        });
         this.apply({ key, revision, operation: 'PUT', value: next });
         return next;
       } catch (err) {
         if (!isRevisionConflict(err)) throw err;
+        if (!mayHaveLanded) continue;
+        // Our update may have landed unanswered before this refusal. Only the ticket's holder
+        // updates from live.revision, so the key holding `next` after it is our update; anything
+        // else cannot be told apart from a change made on top of ours: the caller is told.
+        const now = await retryTransient(() => this.kv.get(key));
+        if (now && now.operation === 'PUT' && now.revision > live.revision && sameBytes(now.value, next)) {
+          this.apply(now);
+          return next;
+        }
+        throw err;
       }
     }
     throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts`);

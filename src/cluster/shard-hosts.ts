@@ -74,6 +74,8 @@ export class ShardHosts {
   private readonly byRemote: LRUCache<string, number>;
   private nextRid = 1;
   private readonly outPrefix: string;
+  /** Failed takeovers in a row of each shard whose lease is held (the next try waits longer). */
+  private readonly failures = new Map<number, number>();
 
   constructor(private readonly o: ShardHostsOptions) {
     this.outPrefix = o.outPrefix ?? 'dc.out';
@@ -100,10 +102,22 @@ export class ShardHosts {
     if (this.hosts.has(shard)) return;
     const h: Hosted = { shard, ready: false, fenced: false, opening: Promise.resolve() };
     this.hosts.set(shard, h);
-    h.opening = this.start(h).catch((e: unknown) => {
-      this.o.log.error({ shard, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'could not take over a shard');
-      if (this.hosts.get(shard) === h) this.hosts.delete(shard);
-    });
+    h.opening = this.start(h).then(
+      () => void this.failures.delete(shard),
+      (e: unknown) => {
+        this.o.log.error({ shard, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'could not take over a shard');
+        if (this.hosts.get(shard) !== h) return;
+        this.hosts.delete(shard);
+        // The lease is still ours, so nobody else will serve the shard: try again (a server died
+        // mid-takeover, say) while the lease lasts, 250 ms doubling to 4 s apart.
+        const n = (this.failures.get(shard) ?? 0) + 1;
+        this.failures.set(shard, n);
+        this.o.clock.schedule(Math.min(250 * 2 ** (n - 1), 4000), () => {
+          if (this.o.leaseHeld(shard)) this.gained(shard);
+          else this.failures.delete(shard);
+        });
+      },
+    );
   }
 
   private async start(h: Hosted): Promise<void> {

@@ -14,6 +14,7 @@ import type { Clock, TimerHandle } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import { silentLogger } from '../domain/log.js';
 import type { Principal } from '../domain/types.js';
+import { BucketFollower } from './bucket-watch.js';
 import { openBucket, type NatsConnection } from './nats.js';
 
 export interface TokenBusOptions {
@@ -58,11 +59,12 @@ export class TokenBus {
   static async open(nc: NatsConnection, o: TokenBusOptions): Promise<TokenBus> {
     const kv = await openBucket(nc, { bucket: o.bucket ?? 'dc-tokens', replicas: o.replicas, ttlMs: o.ttlMs ?? 24 * 3_600_000 });
     const bus = new TokenBus(kv, o);
-    const watch = await kv.watch({ key: '>' });
-    bus.stopWatch = () => watch.stop();
-    void (async () => {
-      for await (const e of watch) bus.apply(e);
-    })().catch((err: unknown) => bus.log.warn({ err: String(err) }, 'token watch ended'));
+    // A watch whose server died is replaced (BucketFollower), so the replica keeps following.
+    const follower = await BucketFollower.start(kv, (e) => bus.apply(e), {
+      clock: o.clock,
+      onRestart: (why) => bus.log.warn({ why }, 'token watch started again'),
+    });
+    bus.stopWatch = () => follower.stop();
     bus.scheduleSweep();
     return bus;
   }

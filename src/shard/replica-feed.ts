@@ -147,6 +147,9 @@ export class ReplicaFeed {
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
     const before = g.seq;
     g.seq = r.seq;
+    // A stream opened while the sync was on its way began at the version this replica held then:
+    // when the sync brings another, it missed events, so it ends (a reconnect starts from a Snapshot).
+    if (g.record().version !== r.rec.version) g.closeSubscribers();
     g.reset(r.rec, r.tree);
     if (isEnded(r.rec)) {
       if (r.results) this.d.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
