@@ -53,7 +53,7 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   const victim = [...nodes].sort((x, y) => gamesOf(y) - gamesOf(x))[0];
   const victimShards = [...victim.serving()].sort((a, b) => a - b);
   const others = nodes.filter((n) => n !== victim);
-  t.ok(gamesOf(victim) > 0, `node ${victim.name} owns shards ${victimShards.join(',')} with ${gamesOf(victim)} live games`);
+  t.ok(gamesOf(victim) > 0, `node ${victim.name} owns shards ${victimShards.join(',')} with ${gamesOf(victim)} live games (serving: ${nodes.map((n) => `${n.name} ${[...n.serving()].join(',')}`).join('; ')})`);
   const before = new Map<string, number>();
   for (const s of victimShards) for (const id of live.get(s) ?? []) before.set(id, await log.lastSeq(id));
 
@@ -103,7 +103,7 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   // the takeover marker never count.
   for (const p of played) {
     const a = await auditLog(log, p.gameId);
-    t.same(a.problems, [], `${p.gameId}: each counting version by the last taker, versions +1 (${a.versions.length} versions)`);
+    t.same(a.problems, [], `${p.gameId}: each counting version by the last taker, writes numbered without gaps, versions never back (${a.versions.length} writes)`);
     t.ok(a.final && a.final.rec.status && 'Ended' in a.final.rec.status, `${p.gameId}: the log ends with the ending`);
   }
   for (const id of takenOver) {

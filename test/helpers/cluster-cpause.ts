@@ -101,27 +101,34 @@ export interface LogAudit {
 }
 
 /**
- * Reads a game's log and checks the fencing: every counting version entry carries the epoch of the
- * last counting takeover marker before it (0 before the first), i.e. was written by the node that
- * took the game over last; and the folded record versions go up by at most one and never back.
+ * Reads a game's log and checks it: every counting version entry carries the epoch of the last
+ * counting takeover marker before it (0 before the first), i.e. was written by the node that took
+ * the game over last; each writer's entries are numbered 1, 2, 3… with no gap or repeat; the record
+ * versions never go back (a write may carry more than one: a move and the next roll) and the history
+ * only grows.
  */
 export async function auditLog(log: GameLog, gameId: string): Promise<LogAudit> {
   const entries = await log.replay(gameId);
   const problems: string[] = [];
   const versions: number[] = [];
   let epoch = 0;
+  let n = 0;
   let final: Folded | undefined;
   for (const e of entries) {
     if (!e.counts) continue;
     if (e.kind === 'takeover') {
       epoch = e.seq;
+      n = 0;
       continue;
     }
-    if (e.epoch !== epoch) problems.push(`seq ${e.seq}: version ${e.version} written at epoch ${e.epoch} counts after the marker at ${epoch}`);
+    if (e.epoch !== epoch) problems.push(`seq ${e.seq}: written at epoch ${e.epoch}, counts after the marker at ${epoch}`);
+    if (e.version !== n + 1) problems.push(`seq ${e.seq}: append ${e.version} of its writer after ${n}`);
+    n = e.version;
+    const before = final;
     final = foldVersion(final, e.data);
     const v = final.rec.version;
-    const prev = versions[versions.length - 1];
-    if (prev !== undefined && v !== prev && v !== prev + 1) problems.push(`seq ${e.seq}: version ${v} after ${prev}`);
+    if (before !== undefined && v < before.rec.version) problems.push(`seq ${e.seq}: version ${v} after ${before.rec.version}`);
+    if (before !== undefined && final.rec.history.length < before.rec.history.length) problems.push(`seq ${e.seq}: the history shrank`);
     versions.push(v);
   }
   if (final === undefined) problems.push('no counting version');
