@@ -20,7 +20,7 @@ const SHARDS = 6;
 const cluster = await startRestartableCluster(t, 'dc-restart', {
   cluster: { shards: SHARDS, leaseTtlMs: 3000 },
   limits: { registrationsPerHour: 1000 },
-  games: { houseMoveDelayMs: 150, seedGraceMs: 0 },
+  games: { houseMoveDelayMs: 50, seedGraceMs: 0 },
 });
 const { nats, nodes } = cluster;
 
