@@ -12,15 +12,16 @@ import { connectCluster } from '../../src/cluster/nats.js';
 import { GameLog } from '../../src/cluster/game-log.js';
 import { openLiveIndex } from '../../src/cluster/live-index.js';
 import { eventually } from '../helpers/nats-cluster.js';
-import { startNodeCluster, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
+import type { ClusterNodeProc } from '../helpers/cluster-nodes.js';
 import { checkPlayed, playHouseGame, type Played } from '../helpers/cluster-play.js';
-import { auditLog, linesFrom, pauseNode, resumeNode } from '../helpers/cluster-cpause.js';
+import { auditLog, linesFrom, pauseNode, resumeNode, startRestartableCluster } from '../helpers/cluster-cpause.js';
 
 const GAMES = 6;
 const SHARDS = 6;
 const TTL_MS = 3000;
 
-const { nats, nodes } = await startNodeCluster(t, 'dc-pause', {
+// (A cluster whose teardown also resumes a node left stopped.)
+const { nats, nodes } = await startRestartableCluster(t, 'dc-pause', {
   cluster: { shards: SHARDS, leaseTtlMs: TTL_MS },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 150, seedGraceMs: 0 },
