@@ -86,7 +86,7 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   );
   t.ok(
     woke.some((l) => l.includes('shard lease lost') || l.includes('taken over by another node')),
-    `${victim.name} logged that it lost its shards`,
+    `${victim.name} logged that it lost its shards (${woke.filter((l) => l.includes('taken over by another node')).length} of its writes refused by the log)`,
   );
 
   let played: Played[];

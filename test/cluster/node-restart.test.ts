@@ -62,7 +62,7 @@ t.test('every live game resumes and ends after kill -9 of every node and every n
     t.ok(p, `${id}: a bot's game`);
     if (!p) continue;
     const last = p.segments[p.segments.length - 1];
-    t.ok(p.segments.length >= 2 && last.length > 0 && kindOf(last[0]) === 'Snapshot', `${id}: its stream reconnected after the restart and began with a Snapshot`);
+    t.ok(p.segments.length >= 2 && last.length > 0 && kindOf(last[0]) === 'Snapshot', `${id}: its stream reconnected after the restart and began with a Snapshot (events per connection: ${p.segments.map((x) => x.length).join(' ')})`);
   }
 
   const nc2 = await connectCluster(nats.urls, 'restart-audit');
