@@ -45,7 +45,19 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   const reach: ClusterNodeProc[] = [...nodes];
   let acked = 0;
   let listed = 0;
-  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(reach, 'pause', i, () => acked++, () => listed++)));
+  // Set once the victim is chosen: called at the next acknowledged move of a bot whose game is on
+  // the victim's shards, so the node stops while its house bot's answer to that move is pending
+  // (and tries to write it on waking).
+  let armed: { bots: Set<number>; fire(): void } | undefined;
+  const onAck = (i: number) => {
+    acked++;
+    if (armed?.bots.has(i)) {
+      const { fire } = armed;
+      armed = undefined;
+      fire();
+    }
+  };
+  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(reach, 'pause', i, () => onAck(i), () => listed++)));
   t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
 
   // The victim: the node whose shards hold the most live games.
@@ -58,9 +70,27 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   const before = new Map<string, number>();
   for (const s of victimShards) for (const id of live.get(s) ?? []) before.set(id, await log.lastSeq(id));
 
+  // Which bots play those games (a bot's id names its team, `pause<i>`).
+  const bots = new Set<number>();
+  for (const id of before.keys()) {
+    const m = /:pause(\d+):/.exec((await auditLog(log, id)).final?.rec.white.id ?? '');
+    if (m) bots.add(Number(m[1]));
+  }
   reach.splice(reach.indexOf(victim), 1);
   const woke = linesFrom(victim);
-  await pauseNode(victim);
+  // Paused at the next acknowledged move of one of those bots, or after 20 s if none comes.
+  const paused = new Promise<void>((res, rej) => {
+    const timer = setTimeout(() => armed?.fire(), 20_000);
+    armed = {
+      bots,
+      fire: () => {
+        armed = undefined;
+        clearTimeout(timer);
+        pauseNode(victim).then(res, rej);
+      },
+    };
+  });
+  await paused;
   const pausedAt = Date.now();
   let takenOver: string[] = [];
   try {
@@ -86,7 +116,7 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   );
   t.ok(
     woke.some((l) => l.includes('shard lease lost') || l.includes('taken over by another node')),
-    `${victim.name} logged that it lost its shards (${woke.filter((l) => l.includes('taken over by another node')).length} of its writes refused by the log)`,
+    `${victim.name} logged that it lost its shards (the log refused its writes ${woke.filter((l) => l.includes('taken over by another node')).length} times)`,
   );
 
   let played: Played[];
