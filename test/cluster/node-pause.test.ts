@@ -116,8 +116,12 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   );
   t.ok(
     woke.some((l) => l.includes('shard lease lost') || l.includes('taken over by another node')),
-    `${victim.name} logged that it lost its shards (the log refused its writes ${woke.filter((l) => l.includes('taken over by another node')).length} times)`,
+    `${victim.name} logged that it lost its shards`,
   );
+  // How often a write of its was refused by the log since (one line per shard store fenced): not
+  // asserted, since its lease timer may stop a shard before any of its games tries to write.
+  const fenced = woke.filter((l) => l.includes('"msg":"shard taken over by another node'));
+  t.comment(`${victim.name}: the log refused its writes and fenced a shard's store ${fenced.length} times since the pause`);
 
   let played: Played[];
   try {
