@@ -23,15 +23,28 @@ export const call = (node: ClusterNodeProc, method: string, path: string, token?
 
 const running = (n: ClusterNodeProc): boolean => n.child.exitCode === null && n.child.signalCode === null;
 
-/** Tries the live nodes from `first` on until one answers (a dead node refuses the connection). */
+/** How long a bot waits out a cluster where no node answers (a restart of the whole cluster). */
+const OUTAGE_MS = 90_000;
+
+/**
+ * Tries the live nodes from `first` on until one answers (a dead node refuses the connection). While
+ * no node runs at all (the whole cluster restarting: `nodes` is the test's own list, whose entries it
+ * replaces), it waits, up to OUTAGE_MS.
+ */
 export async function anyNode(nodes: readonly ClusterNodeProc[], first: number, f: (n: ClusterNodeProc) => Promise<HttpResult>): Promise<HttpResult> {
+  const deadline = Date.now() + OUTAGE_MS;
   for (let attempt = 0; ; attempt++) {
     const list = nodes.filter(running);
+    if (list.length === 0) {
+      if (Date.now() > deadline) throw new Error('no node running');
+      await new Promise((r) => setTimeout(r, 200));
+      continue;
+    }
     const n = list[(first + attempt) % list.length];
     try {
       return await f(n);
     } catch (e) {
-      if (attempt > 20) throw e;
+      if (attempt > 20 && Date.now() > deadline) throw e;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -97,11 +110,18 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
   };
   for (let k = 0; p.ended === undefined && k < 200; k++) {
     const nodesNow = alive();
+    if (nodesNow.length === 0) {
+      // The whole cluster is down (restarting): wait for a node, without counting a connection.
+      if (!(await eventually(() => alive().length > 0, OUTAGE_MS))) break;
+      k--;
+      continue;
+    }
     const node = nodesNow[(i + 2 + k) % nodesNow.length];
     let s: EventStream;
     try {
       s = new EventStream(await openLines(`${node.url}/bot/game/stream/${gameId}`, { authorization: `Bearer ${token}` }), 60_000);
     } catch {
+      await new Promise((r) => setTimeout(r, 200));
       continue;
     }
     const seg: Ev[] = [];
