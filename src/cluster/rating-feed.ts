@@ -16,23 +16,36 @@
 // A batch that fails before its write completes (a lost lease, a timeout) acknowledges nothing: its
 // results come again after the queue's ack wait, and whatever of the write landed is completed from
 // its journal (cluster-ratings.ts) before anything else is computed.
+//
+// A finished game publishes its result before its final head is stored, so a game that ends always
+// has its result in the queue. Games left pending without one (finished before the queue was wired,
+// or a stream lost) are published again by each rater process at its first batch: a result stored
+// twice is rated once (above), so this sweep costs a publish per pending game and changes nothing else.
 import type { Logger } from '../domain/log.js';
 import type { PendingRating } from '../domain/ratings.js';
 import type { ClusterStore } from './cluster-store.js';
 import type { ResultsQueue } from './results.js';
+import { encode } from './cluster-store.js';
+import { eachLimited } from './kv-replica.js';
 
 export interface RatingFeedOptions {
-  queue: Pick<ResultsQueue, 'rateOnce'>;
-  store: Pick<ClusterStore, 'ratingStateOf' | 'settleRatingJournals'>;
+  queue: Pick<ResultsQueue, 'rateOnce' | 'publish'>;
+  store: Pick<ClusterStore, 'ratingStateOf' | 'settleRatingJournals' | 'pendingRatings'>;
   /** How long a batch gathers results (default 1 s, the client's shortest). */
   waitMs?: number;
   log?: Pick<Logger, 'warn'>;
 }
 
 export class ResultsFeed {
+  private swept = false;
+
   constructor(private readonly o: RatingFeedOptions) {}
 
   async next(max: number, rate: (games: PendingRating[]) => Promise<boolean>): Promise<void> {
+    if (!this.swept) {
+      await eachLimited(this.o.store.pendingRatings(Number.MAX_SAFE_INTEGER), 16, (g) => this.o.queue.publish(g.gameId, encode(g)).then(() => undefined));
+      this.swept = true;
+    }
     // A batch a dead rater left half-applied is completed first, so its games read as rated below.
     await this.o.store.settleRatingJournals();
     await this.o.queue.rateOnce(max, this.o.waitMs ?? 1000, async (batch) => {

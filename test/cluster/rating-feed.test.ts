@@ -2,7 +2,8 @@
 // finishes rated games (each result published to the queue, once even when finished twice); a
 // rater takes them, applies their batch, and dies before acknowledging; the next rater gets the
 // same results again and rates nothing twice, and rates the games finished since in a batch of
-// their own. Every rating, count and history point is what the one-machine batch (memory store,
+// their own. Games left pending with no result in the queue are published again by the next rater
+// and rated. Every rating, count and history point is what the one-machine batch (memory store,
 // no queue) makes of the same games at the same times.
 import t from 'tap';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -33,12 +34,12 @@ const T1 = 1_700_000_100_000;
 const T2 = 1_700_000_200_000;
 
 /** A node: its own connections, its store replica, its queue handle. */
-async function node(i: number): Promise<{ store: ClusterStore; queue: ResultsQueue; queueConn: NatsConnection }> {
+async function node(i: number, prefix = 'rf_', publish = true): Promise<{ store: ClusterStore; queue: ResultsQueue; queueConn: NatsConnection }> {
   const nc = await connectCluster([cluster.urls[i % 3]], `store-${i}`);
   const queueConn = await connectCluster([cluster.urls[i % 3]], `queue-${i}`);
   conns.push(nc, queueConn);
   const queue = await ResultsQueue.open(queueConn, QUEUE);
-  const store = await ClusterStore.open(nc, { replicas: 3, prefix: 'rf_', timeoutMs: 20_000, results: queue });
+  const store = await ClusterStore.open(nc, { replicas: 3, prefix, timeoutMs: 20_000, ...(publish ? { results: queue } : {}) });
   stores.push(store);
   return { store, queue, queueConn };
 }
@@ -130,4 +131,20 @@ t.test('a rater killed between its write and its acknowledgement rates nothing t
   t.same(view(finisher.store), view(reference), 'ratings, counts and history as one machine has them: nothing rated twice');
   const counted = view(finisher.store).reduce((s, v) => s + v.stats.games, 0);
   t.equal(counted, 2 * 25, 'each game counted once for each of its two bots');
+});
+
+t.test('games pending with no result in the queue are swept into it by a rater and rated once', async (t) => {
+  // A node that does not publish (as before the queue was wired) leaves its games pending only.
+  const old = await node(0, 'rf2_', false);
+  for (const n of NAMES) await old.store.createBot(bot('t', n));
+  const games = Array.from({ length: 3 }, (_, n) => finished(100 + n, T1));
+  for (const g of games) await old.store.finishGame(g, linesFor(g, g.finishedAt!));
+  const rater = await node(1, 'rf2_');
+  t.ok(await eventually(() => rater.store.pendingRatings(100).length === 3), 'three games pending');
+  const batcher = new RatingBatcher(rater.store, new ManualClock(T2), { tau: 0.5 }, undefined, new ResultsFeed({ queue: rater.queue, store: rater.store }));
+  t.equal((await batcher.runBatch()).games, 3, 'the first batch rates them');
+  t.same(rater.store.pendingRatings(100), [], 'nothing pending');
+  t.equal((await batcher.runBatch()).games, 0, 'and nothing more comes');
+  const jsm = await jetstreamManager(conns[0], { timeout: 20_000 });
+  t.equal((await jsm.streams.info(QUEUE.stream)).state.messages, 0, 'the queue is empty');
 });
