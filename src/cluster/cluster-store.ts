@@ -12,9 +12,7 @@
 //                     that counts them (the watch delivers in write order, so a head never arrives
 //                     before its turns). A write of a live game costs one key, plus one every 32 turns.
 //   r.<game>          the result lines of a finished game.
-//   p.<game>          a rated game's rating state: pending, then rated (cluster-ratings.ts). With a
-//                     results queue (results.ts), the game's result is also published to it once
-//                     its pending key is stored, for the rater (rating-feed.ts).
+//   p.<game>          a rated game's rating state: pending, then rated (cluster-ratings.ts).
 //   s.<bot>           a bot's ladder counts and rating history; j.* and jp.* rating-batch journals.
 //   w.<game>          the latest roll of a live game whose webhook delivery finished.
 //   e.<event>         an event record.
@@ -25,9 +23,8 @@
 // (a create: a game already pending or rated keeps its state), and the final head last. Until the
 // final head is stored the game is still live, so whoever resumes it finishes it again, rewriting
 // the same lines; once it is stored, the lines and the pending key are already there. A game never
-// ends without reaching the ratings, and is never rated twice. With a results queue, the result is
-// published after the pending key and before the final head, so a game never ends without its result
-// in the queue either (a repeat publishes it again: the queue stores it once, the rater rates once).
+// ends without reaching the ratings, and is never rated twice. With a results queue (results.ts), the
+// result is published after the pending key, before the final head: no game ends without it queued.
 import { Packr } from 'msgpackr';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KV } from '@nats-io/kv';
@@ -88,11 +85,7 @@ export interface ClusterStoreOptions {
   results?: ResultsPublisher;
 }
 
-/** The publishing half of the results queue (results.ts). */
-export interface ResultsPublisher {
-  publish(gameId: string, data: Uint8Array): Promise<unknown>;
-}
-
+export type ResultsPublisher = { publish(gameId: string, data: Uint8Array): Promise<unknown> };
 /** A rated game's rating state, and whether this node's replica has it yet. */
 export type RatingStateSeen = RatingState & { inReplica: boolean };
 
@@ -314,21 +307,17 @@ export class ClusterStore implements Store {
     return this.ratings.apply(batch);
   }
 
-  /** Completes any rating batch a dead node left half-applied (in turn with this node's batches). */
+  /** Completes any rating batch a dead node left half-applied (in turn with this node's own). */
   settleRatingJournals(): Promise<void> {
     return this.ratings.settle();
   }
 
-  /**
-   * A game's rating state as this node's replica has it, or else as the bucket's leader has it
-   * (a key written elsewhere a moment ago); undefined when the game was never pending.
-   */
+  /** A game's rating state from the replica, else from the bucket's leader; undefined if never pending. */
   async ratingStateOf(gameId: string): Promise<RatingStateSeen | undefined> {
     const bytes = this.store.get(keys.rating(gameId));
     if (bytes) return { ...decode<RatingState>(bytes), inReplica: true };
     const e = await this.store.kv.get(keys.rating(gameId));
-    if (!e || e.operation !== 'PUT') return undefined;
-    return { ...decode<RatingState>(e.value), inReplica: false };
+    return e?.operation === 'PUT' ? { ...decode<RatingState>(e.value), inReplica: false } : undefined;
   }
 
   ladderStats(botId: string): LadderStats {
