@@ -162,7 +162,13 @@ export async function run(): Promise<BenchRow[]> {
       const seen = takeovers.length;
       const taken = (s: number) => takeovers.slice(seen).find((t) => t.shard === s && t.node !== victim.name && t.servingAt > killAt);
       if (!(await eventually(() => held.every((s) => taken(s) !== undefined), SETTLE_MS))) {
-        console.error(`failover bench: kill ${k} (${victim.name}): shards ${held.filter((s) => !taken(s)).join(',')} not taken over in time`);
+        const missing = held.filter((s) => !taken(s));
+        console.error(`failover bench: kill ${k} (${victim.name}): shards ${missing.join(',')} not taken over in time`);
+        // What the survivors said of those shards lately, to tell churn from a stuck takeover.
+        for (const n of nodes.filter((x) => x !== victim)) {
+          const about = n.log.filter((l) => missing.some((s) => l.includes(`"shard":${s},`))).slice(-8);
+          console.error(`--- node ${n.name}\n${about.join('\n')}`);
+        }
       }
       for (const s of held) {
         const t = taken(s);
