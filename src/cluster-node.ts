@@ -19,6 +19,8 @@ import { GameLog } from './cluster/game-log.js';
 import { openLiveIndex, type LiveIndex } from './cluster/live-index.js';
 import { LogGameStore } from './cluster/log-game-store.js';
 import { Singletons } from './cluster/singletons.js';
+import { ResultsQueue } from './cluster/results.js';
+import { ResultsFeed } from './cluster/rating-feed.js';
 import { ShardHost } from './shard/host.js';
 import type { ShardedGames } from './shard/sharded-games.js';
 
@@ -49,6 +51,7 @@ export class ClusterNode {
     readonly config: Config['cluster'],
     readonly nc: NatsConnection,
     readonly store: ClusterStore,
+    private readonly results: ResultsQueue,
     private readonly gameLog: GameLog,
     private readonly liveIndex: LiveIndex,
     private readonly clock: Clock,
@@ -57,8 +60,11 @@ export class ClusterNode {
     this.transport = new NatsShardTransport({ nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5) });
   }
 
-  /** Connects and opens the store; the shards are taken once `start` is given the games. */
-  static async open(config: Config['cluster'], clock: Clock, log: Logger): Promise<Result<ClusterNode, string>> {
+  /**
+   * Connects and opens the store; the shards are taken once `start` is given the games.
+   * `maxResultsInFlight`: results the rater may hold unacknowledged (its largest batch).
+   */
+  static async open(config: Config['cluster'], clock: Clock, log: Logger, o: { maxResultsInFlight?: number } = {}): Promise<Result<ClusterNode, string>> {
     let nc: NatsConnection;
     try {
       nc = await connectCluster(config.servers, `dicechess-${config.node}`);
@@ -67,16 +73,23 @@ export class ClusterNode {
     }
     try {
       const { replicas } = config;
+      // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
+      const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });
       const [store, gameLog, liveIndex] = await Promise.all([
-        ClusterStore.open(nc, { replicas, clock }),
+        ClusterStore.open(nc, { replicas, clock, results }),
         GameLog.open(nc, { replicas }),
         openLiveIndex(nc, { replicas }),
       ]);
-      return { ok: true, value: new ClusterNode(config, nc, store, gameLog, liveIndex, clock, log) };
+      return { ok: true, value: new ClusterNode(config, nc, store, results, gameLog, liveIndex, clock, log) };
     } catch (e) {
       await nc.close().catch(() => {});
       return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
     }
+  }
+
+  /** Where the rating batch takes its games: the results queue, acknowledged after each batch's write. */
+  ratingFeed(): ResultsFeed {
+    return new ResultsFeed({ queue: this.results, store: this.store, log: this.log });
   }
 
   get shards(): number {

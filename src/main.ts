@@ -108,7 +108,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   let openedStore = opts.store;
   let cluster: ClusterNode | undefined;
   if (!openedStore && config.cluster.servers.length > 0) { // cluster mode (docs/CLUSTER.md)
-    const opened = await ClusterNode.open(config.cluster, clock, log);
+    const opened = await ClusterNode.open(config.cluster, clock, log, { maxResultsInFlight: config.ladder.maxGamesPerBatch });
     if (!opened.ok) return opened;
     cluster = opened.value;
     openedStore = cluster.store;
@@ -249,6 +249,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clock,
     { batchMs: config.ladder.ratingBatchMs, tau: config.ladder.tau, maxGamesPerBatch: config.ladder.maxGamesPerBatch },
     log,
+    cluster?.ratingFeed(), // a cluster's batches take their games from the results queue
   );
 
   const spectators = new SpectatorSeats(config.spectators);

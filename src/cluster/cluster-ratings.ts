@@ -97,6 +97,13 @@ export class RatingApplier {
     return run;
   }
 
+  /** Completes the journals a dead applier left, in turn with this node's batches. */
+  settle(): Promise<void> {
+    const run = this.queue.then(() => this.finishJournals());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
   private async applyNow(batch: RatingBatch): Promise<boolean> {
     await this.finishJournals();
     const { bots, pending } = this.ctx;

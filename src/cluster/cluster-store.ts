@@ -23,7 +23,8 @@
 // (a create: a game already pending or rated keeps its state), and the final head last. Until the
 // final head is stored the game is still live, so whoever resumes it finishes it again, rewriting
 // the same lines; once it is stored, the lines and the pending key are already there. A game never
-// ends without reaching the ratings, and is never rated twice.
+// ends without reaching the ratings, and is never rated twice. With a results queue (results.ts), the
+// result is published after the pending key, before the final head: no game ends without it queued.
 import { Packr } from 'msgpackr';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KV } from '@nats-io/kv';
@@ -80,7 +81,13 @@ export interface ClusterStoreOptions {
   prefix?: string;
   /** Timeout of each bucket request (ms). */
   timeoutMs?: number;
+  /** Where a finished rated game's result goes for the rater (the cluster's results queue). */
+  results?: ResultsPublisher;
 }
+
+export type ResultsPublisher = { publish(gameId: string, data: Uint8Array): Promise<unknown> };
+/** A rated game's rating state, and whether this node's replica has it yet. */
+export type RatingStateSeen = RatingState & { inReplica: boolean };
 
 /**
  * Opens (creating on first use) a bucket whose single-key reads go to its stream's leader. By default
@@ -108,6 +115,7 @@ export class ClusterStore implements Store {
     private readonly bots: KvBotStore,
     tickets: KV,
     clock: Clock,
+    private readonly results: ResultsPublisher | undefined,
   ) {
     this.ratings = new RatingApplier({
       bots,
@@ -127,7 +135,7 @@ export class ClusterStore implements Store {
     const clock = o.clock ?? systemClock;
     const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
-    const s = new ClusterStore(bots, tickets, clock);
+    const s = new ClusterStore(bots, tickets, clock, o.results);
     try {
       s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j'], { clock });
     } catch (e) {
@@ -273,6 +281,7 @@ export class ClusterStore implements Store {
     if (pending && !this.store.has(keys.rating(game.id))) {
       await this.store.create(keys.rating(game.id), encode({ state: 'pending', game: pending } satisfies RatingState));
     }
+    if (pending && this.results && this.pending.has(game.id)) await this.results.publish(game.id, encode(pending));
     await this.writeGame(game);
     if (this.store.has(keys.webhook(game.id))) await this.store.delete(keys.webhook(game.id));
   }
@@ -296,6 +305,19 @@ export class ClusterStore implements Store {
 
   applyRatingBatch(batch: RatingBatch): Promise<boolean> {
     return this.ratings.apply(batch);
+  }
+
+  /** Completes any rating batch a dead node left half-applied (in turn with this node's own). */
+  settleRatingJournals(): Promise<void> {
+    return this.ratings.settle();
+  }
+
+  /** A game's rating state from the replica, else from the bucket's leader; undefined if never pending. */
+  async ratingStateOf(gameId: string): Promise<RatingStateSeen | undefined> {
+    const bytes = this.store.get(keys.rating(gameId));
+    if (bytes) return { ...decode<RatingState>(bytes), inReplica: true };
+    const e = await this.store.kv.get(keys.rating(gameId));
+    return e?.operation === 'PUT' ? { ...decode<RatingState>(e.value), inReplica: false } : undefined;
   }
 
   ladderStats(botId: string): LadderStats {

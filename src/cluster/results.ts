@@ -27,6 +27,14 @@ export interface PendingResult {
   deliveries: number;
 }
 
+/** What a rater's write says of the results it was handed, when not all of them are done with. */
+export interface Settled {
+  /** Game ids to deliver again (soon, not after the whole ack wait): the write did not take them. */
+  again: ReadonlySet<string>;
+  /** How long before they come again (default 1 s). */
+  againInMs?: number;
+}
+
 const RATER = 'rater';
 
 export class ResultsQueue {
@@ -35,6 +43,7 @@ export class ResultsQueue {
     private readonly consumer: Consumer,
     private readonly prefix: string,
     private readonly ackWaitMs: number,
+    private readonly maxInFlight: number,
   ) {}
 
   static async open(nc: NatsConnection, o: ResultsOptions): Promise<ResultsQueue> {
@@ -59,7 +68,7 @@ export class ResultsQueue {
       if (!(e instanceof JetStreamApiError) || e.code !== 10148) throw e; // 10148: consumer exists
     }
     const js = jetstream(nc, { timeout });
-    return new ResultsQueue(js, await js.consumers.get(stream, RATER), prefix, o.ackWaitMs ?? 30_000);
+    return new ResultsQueue(js, await js.consumers.get(stream, RATER), prefix, o.ackWaitMs ?? 30_000, o.maxInFlight ?? 1000);
   }
 
   /** Publishes a finished game's result; resolves once the cluster stored it (once per game id). */
@@ -72,11 +81,12 @@ export class ResultsQueue {
    * Takes up to `max` results (gathering them for at most `waitMs`, and never more than a third of the
    * ack wait, since the first one delivered waits for the batch), hands them to `write`, and
    * acknowledges them only once `write` resolved. If `write` rejects, nothing is acknowledged and the
-   * results come again after the ack wait. Returns how many were handled.
+   * results come again after the ack wait. `write` may name results it did not take (`again`): those
+   * are not acknowledged but handed back, to come again shortly. Returns how many were handled.
    */
-  async rateOnce(max: number, waitMs: number, write: (batch: PendingResult[]) => Promise<void>): Promise<number> {
+  async rateOnce(max: number, waitMs: number, write: (batch: PendingResult[]) => Promise<void | Settled>): Promise<number> {
     const expires = Math.max(1000, Math.min(waitMs, this.ackWaitMs / 3)); // the client's shortest is 1 s
-    const msgs = await this.consumer.fetch({ max_messages: max, expires });
+    const msgs = await this.consumer.fetch({ max_messages: Math.max(1, Math.min(max, this.maxInFlight)), expires });
     const got = [];
     for await (const m of msgs) got.push(m);
     if (got.length === 0) return 0;
@@ -85,8 +95,15 @@ export class ResultsQueue {
       data: m.data,
       deliveries: m.info.deliveryCount,
     }));
-    await write(batch);
-    await Promise.all(got.map((m) => m.ackAck()));
-    return got.length;
+    const settled = await write(batch);
+    const again = settled?.again;
+    await Promise.all(
+      got.map((m, i) => {
+        if (!again?.has(batch[i].gameId)) return m.ackAck();
+        m.nak(settled?.againInMs ?? 1000);
+        return undefined;
+      }),
+    );
+    return got.length - (again ? batch.filter((r) => again.has(r.gameId)).length : 0);
   }
 }

@@ -60,6 +60,8 @@ const announcing = (r: ShardReply): boolean => r.t === 'started' || r.t === 'res
 interface Hosted {
   shard: number;
   ready: boolean;
+  /** When the lease was gained (this node's clock, ms). */
+  gainedAt: number;
   /** Another node took the shard over: whatever the host still emits is dropped. */
   fenced: boolean;
   hosted?: HostedShard;
@@ -100,7 +102,7 @@ export class ShardHosts {
   /** The shard was gained: build its host, resume its games, then serve its subject. */
   gained(shard: number): void {
     if (this.hosts.has(shard)) return;
-    const h: Hosted = { shard, ready: false, fenced: false, opening: Promise.resolve() };
+    const h: Hosted = { shard, ready: false, gainedAt: this.o.clock.now(), fenced: false, opening: Promise.resolve() };
     this.hosts.set(shard, h);
     h.opening = this.start(h).then(
       () => void this.failures.delete(shard),
@@ -140,6 +142,10 @@ export class ShardHosts {
     h.ready = true;
     this.server.serve(h.shard);
     this.o.log.info({ shard: h.shard, games: live.length }, 'serving shard');
+    // The takeover's times, for the failover benchmark (bench/cluster-failover.ts): the lease gained,
+    // then the log taken over and the games resumed, then the subject answered.
+    const servingAt = this.o.clock.now();
+    this.o.log.info({ shard: h.shard, games: live.length, gainedAt: h.gainedAt, servingAt, openMs: servingAt - h.gainedAt }, 'shard taken over');
   }
 
   /** The shard goes (drained, or its lease lost): stop serving it, stop its host, close its store. */

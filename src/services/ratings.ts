@@ -36,8 +36,16 @@ export interface BatchOutcome {
  * anything; null when no game is pending.
  */
 export function computeBatch(store: Store, at: number, cfg: Pick<RatingConfig, 'tau' | 'maxGamesPerBatch'>): RatingBatch | null {
-  const games = store.pendingRatings(cfg.maxGamesPerBatch);
-  if (games.length === 0) return null;
+  return computeBatchOf(store, store.pendingRatings(cfg.maxGamesPerBatch), at, cfg);
+}
+
+/**
+ * The batch of the given pending games (in the order the store lists its pending games: finished
+ * first, then by id), against the store's current ratings; null when there is none.
+ */
+export function computeBatchOf(store: Pick<Store, 'getBot'>, pending: readonly PendingRating[], at: number, cfg: Pick<RatingConfig, 'tau'>): RatingBatch | null {
+  if (pending.length === 0) return null;
+  const games = [...pending].sort((a, b) => a.finishedAt - b.finishedAt || (a.gameId < b.gameId ? -1 : a.gameId > b.gameId ? 1 : 0));
   const before = new Map<string, Rating>();
   const registered = new Set<string>();
   const counts = new Map<string, LadderStats>();
@@ -69,6 +77,16 @@ export function computeBatch(store: Store, at: number, cfg: Pick<RatingConfig, '
 
 const toPair = (g: PendingRating) => ({ white: g.whiteId, black: g.blackId, whiteScore: g.whiteScore });
 
+/**
+ * Where the batches' games come from when not from the store's pending set: a cluster's results
+ * queue (src/cluster/rating-feed.ts). `next` takes up to `max` finished games still pending in the
+ * store, hands them to `rate` (which computes and applies their batch, resolving whether the store
+ * took it), and settles them only after: taken games leave the feed, refused ones come again.
+ */
+export interface RatingFeed {
+  next(max: number, rate: (games: PendingRating[]) => Promise<boolean>): Promise<void>;
+}
+
 export class RatingBatcher {
   private readonly cfg: RatingConfig;
   private running: Promise<BatchOutcome> | null = null;
@@ -79,6 +97,8 @@ export class RatingBatcher {
     private readonly clock: Clock,
     cfg: Partial<RatingConfig> = {},
     private readonly log?: Pick<Logger, 'info' | 'error'>,
+    /** Without it, each batch is the store's pending games (one machine). */
+    private readonly feed?: RatingFeed,
   ) {
     this.cfg = { ...DEFAULT_RATING_CONFIG, ...cfg };
     this.batches = new Periodic(clock, this.cfg.batchMs, () =>
@@ -108,7 +128,16 @@ export class RatingBatcher {
   }
 
   private async batch(): Promise<BatchOutcome> {
-    const batch = computeBatch(this.store, this.clock.now(), this.cfg);
+    if (!this.feed) return this.apply(computeBatch(this.store, this.clock.now(), this.cfg));
+    let outcome: BatchOutcome = { games: 0, bots: 0, applied: true };
+    await this.feed.next(this.cfg.maxGamesPerBatch, async (games) => {
+      outcome = await this.apply(computeBatchOf(this.store, games, this.clock.now(), this.cfg));
+      return outcome.applied;
+    });
+    return outcome;
+  }
+
+  private async apply(batch: RatingBatch | null): Promise<BatchOutcome> {
     if (!batch) return { games: 0, bots: 0, applied: true };
     const applied = await this.store.applyRatingBatch(batch);
     const outcome = { games: batch.games.length, bots: batch.updates.length, applied };
