@@ -15,10 +15,11 @@ const BY_FILE: Array<[RegExp, string]> = [
   [/src\/edge\/(ndjson|responder|streams?)\b|node_modules\/uWebSockets/, 'socket writes: verdicts and stream lines'],
   [/src\/(edge|wire)\/|node_modules\/zod\//, 'HTTP: routing, auth, bodies, validation'],
   [/src\/shard\/(sharded-games|replica)\./, 'main: game mirrors'],
-  [/src\/(game|shard)\//, 'game actors (shard host)'],
+  [/src\/(game|shard)\//, 'games: actors, views, subscribers'],
   [/src\/services\//, 'services (lobby, ladder, ratings)'],
   [/node_modules\/prom-client\/|src\/metrics\./, 'metrics (prom-client)'],
-  [/node_modules\/pino/, 'logging'],
+  [/node_modules\/pino|node_modules\/sonic-boom/, 'logging'],
+  [/node_modules\/lru-cache\//, 'read caches (lru-cache)'],
 ];
 
 /** Builtins (frames with no file) that are a part by themselves, whoever calls them. */
