@@ -165,13 +165,12 @@ export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_0
 export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
 
 /**
- * glibc's allocator settings `make run` starts the server with (its SERVER_MALLOC_ENV): two arenas
- * instead of one per thread that allocates, and freed memory handed back (a fixed 128 KiB trim and
- * mmap threshold instead of thresholds that grow after each large free). A variable already in the
- * environment wins; BENCH_SERVER_MALLOC=glibc leaves all three out, to measure glibc's defaults.
+ * glibc's allocator settings `make run` starts the server with (its SERVER_MALLOC_ENV): freed memory
+ * handed back to the system (a fixed 128 KiB trim and mmap threshold instead of thresholds that
+ * grow after each large free, after which glibc keeps up to 64 MiB per arena). A variable already in
+ * the environment wins; BENCH_SERVER_MALLOC=glibc leaves both out, to measure glibc's defaults.
  */
 export const SERVER_MALLOC_ENV: Record<string, string> = {
-  MALLOC_ARENA_MAX: '2',
   MALLOC_TRIM_THRESHOLD_: '131072',
   MALLOC_MMAP_THRESHOLD_: '131072',
 };
