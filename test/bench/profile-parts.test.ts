@@ -4,7 +4,7 @@ import t from 'tap';
 import { partOf } from '../../bench/profile-parts.js';
 
 const f = (name: string, url = ''): [string, string] => [name, url];
-const root = 'file:///work/x/dist';
+const root = 'file:///srv/dicechess/dist';
 
 t.test('a frame in our code or a package decides by its file', async (t) => {
   t.equal(partOf([f('expand', `${root}/src/engine/tree-build.js`)]), 'engine: rules, move generation, tree');
