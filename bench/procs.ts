@@ -165,11 +165,23 @@ export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_0
 export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
 
 /**
+ * glibc's allocator settings `make run` starts the server with (its SERVER_MALLOC_ENV): freed memory
+ * handed back to the system (a fixed 128 KiB trim and mmap threshold instead of thresholds that
+ * grow after each large free, after which glibc keeps up to 64 MiB per arena). A variable already in
+ * the environment wins; BENCH_SERVER_MALLOC=glibc leaves both out, to measure glibc's defaults.
+ */
+export const SERVER_MALLOC_ENV: Record<string, string> = {
+  MALLOC_TRIM_THRESHOLD_: '131072',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+};
+
+/**
  * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
  * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
  * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops);
  * its `node` command line carries SERVER_NODE_ARGS, the options the README runs the server with, or
- * BENCH_SERVER_NODE_ARGS instead when set (space-separated; empty: none).
+ * BENCH_SERVER_NODE_ARGS instead when set (space-separated; empty: none); its environment carries
+ * SERVER_MALLOC_ENV unless BENCH_SERVER_MALLOC=glibc.
  */
 export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
@@ -185,6 +197,7 @@ export async function startServer(opts: ServerOptions): Promise<SpawnedServer> {
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
+        ...(process.env.BENCH_SERVER_MALLOC === 'glibc' ? {} : SERVER_MALLOC_ENV),
         ...process.env,
         DICECHESS_SEED_GRACE_MS: '0',
         DICECHESS_HOUSE_MOVE_DELAY_MS: '0',

@@ -44,6 +44,7 @@ import { ShardedGames } from './shard/sharded-games.js';
 import { LoopbackTransport, type ShardTransport } from './shard/transport.js';
 import { WorkerTransport } from './shard/worker-transport.js';
 import { armMainHeapSnapshots } from './debug-heap.js';
+import { armIdleCollection } from './idle-memory.js';
 import { threadCpuSeconds, threadHeapBytes } from './shard/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
@@ -381,6 +382,7 @@ export async function serveUntilSignal(config: Config): Promise<number> {
   }
   const server = started.value;
   const disarm = armMainHeapSnapshots((path) => log.info({ path }, 'heap snapshot written'));
+  const disarmIdle = armIdleCollection((freed) => log.info({ thread: 'main', freedMb: Math.round(freed / 1048576) }, 'idle: heap collected'));
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'shutting down');
@@ -390,6 +392,7 @@ export async function serveUntilSignal(config: Config): Promise<number> {
     process.once('SIGTERM', stop);
   });
   disarm();
+  disarmIdle();
   await server.close();
   log.info({}, 'stopped');
   return 0;

@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { systemClock } from './domain/clock.js';
 import { createLogger } from './log.js';
 import { armShardHeapSnapshots } from './debug-heap.js';
+import { armIdleCollection } from './idle-memory.js';
 import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardHost, type ShardStore } from './shard/host.js';
 import type { Command } from './shard/protocol.js';
@@ -26,6 +27,7 @@ if (data.store.memory) {
 
 const log = createLogger(data.logLevel);
 armShardHeapSnapshots(`shard-${data.index}`, (path) => log.info({ path }, 'heap snapshot written'));
+armIdleCollection((freed) => log.info({ thread: `shard-${data.index}`, freedMb: Math.round(freed / 1048576) }, 'idle: heap collected'));
 
 const host = new ShardHost({
   store,

@@ -15,6 +15,10 @@ import { forgetGame } from './read-cache.js';
 /** The archive keeps ended records msgpack-encoded: plain maps, no structure state shared between them. */
 const codec = new Packr({ useRecords: false });
 
+/** An ended record as compact bytes of its own (a copy: msgpackr's output shares its working buffer). */
+export const packRecord = (rec: GameRecord): Uint8Array => new Uint8Array(codec.pack(rec));
+export const unpackRecord = (bytes: Uint8Array): GameRecord => codec.unpack(bytes) as GameRecord;
+
 /** Bounds of the in-memory archive of ended records: both hold, the oldest record goes first. */
 export interface ArchiveBounds {
   /** Records at most. */
@@ -71,7 +75,7 @@ export class GameShelf<G extends GameHandle> {
     }
     this.unarchive(game.id);
     // pack() returns a view into msgpackr's shared buffer: the copy is what lets that buffer go.
-    const bytes = new Uint8Array(codec.pack(final));
+    const bytes = packRecord(final);
     if (bytes.length > this.bounds.bytes) return; // larger than the whole archive: the store has it
     this.archive.set(game.id, bytes);
     this.archiveBytes += bytes.length;
@@ -94,7 +98,7 @@ export class GameShelf<G extends GameHandle> {
 
   private archived(id: string): GameRecord | undefined {
     const bytes = this.archive.get(id);
-    return bytes ? (codec.unpack(bytes) as GameRecord) : undefined;
+    return bytes ? unpackRecord(bytes) : undefined;
   }
 
   /** An ended game's cached read handle is stale (a mirror pair's reveal was lifted). */

@@ -8,6 +8,7 @@ import type { Logger } from '../domain/log.js';
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { GameConfig } from '../game/game-config.js';
 import { GameRegistry } from '../game/game-registry.js';
+import { packRecord, unpackRecord } from '../game/shelf.js';
 import type { HouseKind } from '../game/house.js';
 import type { GameActor } from '../game/actor.js';
 import type { ActorCore } from '../game/actor-core.js';
@@ -116,8 +117,11 @@ export class ShardHost {
    * unannounced game's versions are not sent.
    */
   private readonly known = new Map<string, { hist: number; seq: number }>();
-  /** Recently ended games, for a late `sync` (with their result lines when main stores them). */
-  private readonly ended = new Map<string, { rec: GameRecord; seq: number; results?: ResultRecord[] }>();
+  /**
+   * Recently ended games, for a late `sync` (with their result lines when main stores them); each
+   * record msgpack-encoded, a quarter of its objects' heap and one buffer instead of an object per turn.
+   */
+  private readonly ended = new Map<string, { rec: Uint8Array; seq: number; results?: ResultRecord[] }>();
   private readonly stats: NodeJS.Timeout | null;
   /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
   private readonly treeTimes = new Map<string, number>();
@@ -294,7 +298,7 @@ export class ShardHost {
       return;
     }
     const ended = this.ended.get(id);
-    if (ended !== undefined) this.emit({ t: 'synced', rid, rec: ended.rec, tree: null, seq: ended.seq, ...(ended.results ? { results: ended.results } : {}) });
+    if (ended !== undefined) this.emit({ t: 'synced', rid, rec: unpackRecord(ended.rec), tree: null, seq: ended.seq, ...(ended.results ? { results: ended.results } : {}) });
     else this.emit({ t: 'failed', rid, error: `game ${id} is not on this shard` });
   }
 
@@ -303,7 +307,8 @@ export class ShardHost {
     const seq = this.known.get(id)?.seq ?? 0;
     const results = this.lastResults.get(id);
     this.lastResults.delete(id);
-    this.ended.set(id, results ? { rec, seq, results } : { rec, seq });
+    const bytes = packRecord(rec);
+    this.ended.set(id, results ? { rec: bytes, seq, results } : { rec: bytes, seq });
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
   }
 

@@ -226,3 +226,20 @@ t.test('a create retried after its game started makes no second game; a lost rep
   t.equal(store.getGame('h2')!.version, version, 'the game is as it was');
   t.equal(store.getGame('h2')!.clientSeeds.white, 'b'.repeat(32));
 });
+
+t.test('a late sync of a game that ended on the owner gets its whole record back from the compact copy', async (t) => {
+  const { host, store, out } = lonelyHost();
+  host.receive([{ t: 'create', rid: 31, id: 'h3', spec }]);
+  await until(() => (out.some((r) => r.t === 'done') ? true : undefined), 'the create answered');
+  host.receive([
+    { t: 'game', rid: 32, id: 'h3', name: 'seed', payload: { seat: 'White', seed: 'c'.repeat(32) } },
+    { t: 'game', rid: 33, id: 'h3', name: 'resign', payload: { seat: 'White' } },
+  ]);
+  await until(() => (store.getGame('h3')?.finishedAt != null ? true : undefined), 'the game ended');
+  await tick();
+  host.receive([{ t: 'sync', rid: 34, id: 'h3' }]);
+  const synced = await until(() => out.find((r): r is Extract<ShardReply, { t: 'synced' }> => r.t === 'synced' && r.rid === 34), 'the sync answered');
+  t.same(synced.rec, store.getGame('h3'), 'the record as stored, history and all');
+  t.match(synced.rec.status, { Ended: { over: { termination: 'Resign' } } });
+  t.equal(synced.tree, null, 'no tree for an ended game');
+});
