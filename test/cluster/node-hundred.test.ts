@@ -44,6 +44,9 @@ const { nodes } = await startNodeCluster(t, 'dc-hundred', {
   ladder: { pairIntervalMs: 500, ratingBatchMs: 1000 },
 });
 const victim = nodes[1];
+/** A failing run's evidence: each node's warnings and errors, and its last lines. */
+const dump = (): void =>
+  console.error(nodes.map((n) => `--- ${n.name}\n${n.log.filter((l) => /"level":[45]0/.test(l)).slice(-15).join('\n')}\n${n.log.slice(-8).join('\n')}`).join('\n'));
 const hub = await startWebhookHub(t, nodes);
 /** The slow game of each mirror pair. */
 const slow = new Set<string>();
@@ -185,7 +188,7 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     await started;
   } catch (e) {
     watching = false;
-    console.error(nodes.map((n) => `--- ${n.name}\n${n.log.slice(-20).join('\n')}`).join('\n'));
+    dump();
     throw e;
   }
   t.equal(games.length, 100, 'a hundred games under way');
@@ -208,7 +211,7 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
   try {
     followed = await Promise.all(games.map((g) => Promise.all(g.followers)));
   } catch (e) {
-    console.error(nodes.map((n) => `--- ${n.name}\n${n.log.slice(-20).join('\n')}`).join('\n'));
+    dump();
     throw e;
   } finally {
     watching = false;
