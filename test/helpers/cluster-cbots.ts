@@ -260,3 +260,64 @@ export async function registerBot(nodes: readonly ClusterNodeProc[], team: strin
 export async function gamesOf(nodes: readonly ClusterNodeProc[], i: number, token: string): Promise<Json[]> {
   return ((await anyNode(nodes, i, (n) => call(n, 'GET', '/bot/games', token))).json as Json)?.games ?? [];
 }
+
+/** An account stream read in the background: its events kept, waited for with a deadline. */
+export class Inbox {
+  readonly events: Ev[] = [];
+  private readonly waiters = new Set<() => void>();
+  private done = false;
+
+  constructor(private readonly s: EventStream) {
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for (let ev = await this.s.next(); ev !== undefined; ev = await this.s.next()) {
+        this.events.push(ev);
+        for (const w of this.waiters) w();
+      }
+    } catch {
+      // the watchdog or a cut connection: nothing more comes
+    }
+    this.done = true;
+    for (const w of this.waiters) w();
+  }
+
+  /** The first event from index `from` on that satisfies `pred`, or undefined after `ms` (or at the stream's end). */
+  async waitFor(pred: (ev: Ev) => boolean, from: number, ms: number): Promise<Ev | undefined> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const hit = this.events.slice(from).find(pred);
+      if (hit || this.done || Date.now() >= deadline) return hit;
+      await new Promise<void>((r) => {
+        const timer = setTimeout(() => finish(), Math.max(1, deadline - Date.now()));
+        const finish = (): void => {
+          clearTimeout(timer);
+          this.waiters.delete(finish);
+          r();
+        };
+        this.waiters.add(finish);
+      });
+    }
+  }
+
+  close(): void {
+    this.s.close();
+  }
+}
+
+/** Runs `jobs` at most `n` at a time (a burst of registrations starves the nodes' lease renewals). */
+export async function inTurn<T>(n: number, jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < jobs.length) {
+        const k = next++;
+        out[k] = await jobs[k]();
+      }
+    }),
+  );
+  return out;
+}
