@@ -136,9 +136,13 @@ async function botGame(i: number, hook: boolean): Promise<void> {
     inbox.close();
   }
   if (id === '') throw new Error(`${a} -> ${b}: no game after eight challenges`);
-  const followers = [follow(nodes, id, i, { token: ta, seat: 'White', onAck, gate })];
-  if (!hook) followers.push(follow(nodes, id, i + 1, { token: tb, seat: 'Black', onAck, gate }));
-  games.push({ id, kind: hook ? 'stream-hook' : 'stream-stream', followers, hooks: hook ? { Black: b } : {} });
+  // An accept that failed for the bots but made its game all the same left them a second game: they play it too.
+  const ids = new Set([id, ...(await gamesOf(nodes, i, ta)).map((g) => g.gameId as string)]);
+  for (const gid of ids) {
+    const followers = [follow(nodes, gid, i, { token: ta, seat: 'White', onAck, gate })];
+    if (!hook) followers.push(follow(nodes, gid, i + 1, { token: tb, seat: 'Black', onAck, gate }));
+    games.push({ id: gid, kind: hook ? 'stream-hook' : 'stream-stream', followers, hooks: hook ? { Black: b } : {} });
+  }
 }
 
 /** Two webhook bots on the ladder with capacity 2: the scheduler pairs them into a mirror pair; they leave once it is listed. */
@@ -220,7 +224,7 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     dump();
     throw e;
   }
-  t.equal(games.length, 100, 'a hundred games under way');
+  t.ok(games.length >= 100, `${games.length} games under way`);
   open();
   // Mid-play: every game made, and moves acknowledged and turns delivered.
   t.ok(await eventually(() => acked >= 150 && hub.turns.length >= 100, 60_000), 'moves are being played');
@@ -303,7 +307,10 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
       const endY = finalVersion.get(y) ?? Infinity;
       for (const d of hub.turns.filter((u) => u.gameId === x)) {
         const behind = hub.turns.filter((u) => u.gameId === y && u.n < d.n).reduce((m, u) => Math.max(m, u.version), 0);
-        if (behind < Math.min(d.version, endY) - 8) ahead.push(`${x} v${d.version} delivered when ${y} was at v${behind}`);
+        if (behind < Math.min(d.version, endY) - 8) {
+          const seen = (id: string) => hub.turns.filter((u) => u.gameId === id).map((u) => `v${u.version}#${u.n}`).join(' ');
+          ahead.push(`${x} v${d.version} (#${d.n}) delivered when ${y} was at v${behind}; ${y} ended at v${endY}; ${x}: ${seen(x)}; ${y}: ${seen(y)}`);
+        }
       }
     }
     t.same(ahead.slice(0, 3), [], `${g.id} / ${g.partner}: lockstep (no roll delivered far ahead of the partner)`);
