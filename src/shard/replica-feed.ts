@@ -147,6 +147,9 @@ export class ReplicaFeed {
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
     const before = g.seq;
     g.seq = r.seq;
+    // A stream that joined while the sync was on its way had its Snapshot at the old version: it
+    // would miss the versions in between, so it ends (a reconnect starts from a fresh Snapshot).
+    if (g.record().version !== r.rec.version) g.closeSubscribers();
     g.reset(r.rec, r.tree);
     if (isEnded(r.rec)) {
       if (r.results) this.d.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
