@@ -105,6 +105,9 @@ export async function follow(
   return p;
 }
 
+/** The number of a roll (0 for White's first): two per full move, from the position's move counter. */
+export const rollOf = (dfen: string, seat: Seat): number => 2 * (Number(dfen.split(' ')[5]) - 1) + (seat === 'Black' ? 1 : 0);
+
 /** A game's history as a live node shows it. */
 export async function historyOf(nodes: readonly ClusterNodeProc[], gameId: string): Promise<Json> {
   return (await anyNode(nodes, 0, (n) => call(n, 'GET', `/games/${gameId}/history`))).json;
@@ -152,6 +155,8 @@ export interface Turn {
   gameId: string;
   seat: Seat;
   version: number;
+  /** The roll's number in its game (from the position's move number): versions differ between the games of a mirror pair once a move is refused in one. */
+  roll: number;
   moves: string[];
   /** Order of arrival at the hub. */
   n: number;
@@ -202,7 +207,7 @@ export async function startWebhookHub(t: { teardown(fn: () => Promise<void>): vo
     let random = randoms.get(name);
     if (!random) randoms.set(name, (random = prng([...name].reduce((a, c) => a * 31 + c.charCodeAt(0), 7) >>> 0)));
     const moves = Object.keys(tree as Tree).length === 0 ? [] : randomPath(tree as Tree, random);
-    hub.turns.push({ bot: name, gameId: d.gameId, seat: d.seat, version: d.state?.version, moves, n: order, signatureOk: sigOk });
+    hub.turns.push({ bot: name, gameId: d.gameId, seat: d.seat, version: d.state?.version, roll: rollOf(d.state?.dfen ?? '', d.seat), moves, n: order, signatureOk: sigOk });
     void body;
     const wait = hub.delayOf(d.gameId);
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
