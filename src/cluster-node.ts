@@ -166,6 +166,7 @@ export class ClusterNode {
         void hosts.stop(s);
       },
       drain: (s) => hosts.stop(s),
+      log,
     });
     this.ownership.start();
     // The games live now on any shard: this node keeps a replica of each (asked of its owner).

@@ -161,6 +161,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ? createWebhooks(config.webhooks, {
         store, clock, log, version: VERSION, setWebhook: (id, hook) => identity.setWebhook(id, hook),
         resolver: opts.webhookResolver, onPinnedLookup: opts.onPinnedLookup,
+        delivers: cluster ? (g) => cluster?.ownsGame(g) === true : undefined,
       })
     : null;
   webhooks?.registerMetrics(metrics.registry);

@@ -6,6 +6,7 @@ import type { Config } from './server-config.js';
 import type { Clock } from './domain/clock.js';
 import type { WebhookRecord } from './domain/records.js';
 import type { Logger } from './domain/log.js';
+import type { GameHandle } from './game/types.js';
 import { UndiciWebhookClient } from './services/webhooks/client.js';
 import { WebhookDeliverer } from './services/webhooks/deliverer.js';
 import { systemResolver, type Resolver } from './services/webhooks/policy.js';
@@ -33,6 +34,8 @@ export interface WebhookRootDeps {
   resolver?: Resolver;
   /** Tests observe the pinned lookups. */
   onPinnedLookup?: (host: string, address: string) => void;
+  /** Cluster mode: this node delivers a game's rolls only while it owns the game's shard. */
+  delivers?: ((game: GameHandle) => boolean) | undefined;
 }
 
 /** A webhook answer judged exactly as the body of POST /bot/game/{id}/move is. */
@@ -94,6 +97,7 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
     maxQueuedPerBot: config.maxQueuedPerBot,
     maxQueued: config.maxQueued,
     log: d.log,
+    delivers: d.delivers,
     observe: (outcome: Outcome, ms: number) => {
       total.inc({ outcome });
       seconds.observe(ms / 1000);

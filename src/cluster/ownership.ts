@@ -8,6 +8,7 @@
 // Views may differ for a moment (a member just joined or expired): the leases keep one owner per
 // shard throughout; views only decide who tries.
 import type { Clock, TimerHandle } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
 import { shardIndex, shardKey } from '../shard/protocol.js';
 import { LeaseCandidate, type LeaseKv, type LeaseLoss } from './lease.js';
 
@@ -31,6 +32,8 @@ export interface OwnershipOptions {
   onLost(shard: number, why: LeaseLoss): void;
   /** The shard is assigned elsewhere: stop taking commands for it and settle its games; then it is released. */
   drain(shard: number): Promise<void>;
+  /** Told when the members this node sees change, and when a listing of them is given up. */
+  log?: Pick<Logger, 'info' | 'warn'>;
 }
 
 const NODE_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -104,16 +107,36 @@ export class ShardOwnership {
     if (!this.running) return;
     let members: string[];
     try {
-      members = [];
-      for await (const k of await this.o.kv.keys('node.*')) members.push(k.slice('node.'.length));
-    } catch {
-      return; // bucket unreachable: keep what is held (the leases decide), try again next round
+      members = await this.listMembers();
+    } catch (e) {
+      // Bucket unreachable, or a listing that never finished: keep what is held (the leases decide), try again next round.
+      this.o.log?.warn({ err: String(e) }, 'shard ownership: members not listed this round');
+      return;
     }
     if (!this.membership.lease.held()) members = members.filter((m) => m !== this.o.node);
-    this.members = members.sort();
+    members.sort();
+    if (members.join() !== this.members.join()) this.o.log?.info({ members, was: this.members }, 'shard ownership: members changed');
+    this.members = members;
     const mine = new Set(assigned(this.members, this.o.node, this.o.shards));
     for (const shard of mine) if (!this.candidates.has(shard)) this.want(shard);
     for (const [shard] of this.candidates) if (!mine.has(shard) && !this.draining.has(shard)) void this.handBack(shard);
+  }
+
+  /** The members' names, or a rejection once a listing has taken a whole TTL (it is then abandoned). */
+  private async listMembers(): Promise<string[]> {
+    const members: string[] = [];
+    let timer: TimerHandle | undefined;
+    const late = new Promise<never>((_, reject) => (timer = this.o.clock.schedule(this.o.ttlMs, () => reject(new Error('listing took a whole TTL')))));
+    const listing = (async () => {
+      for await (const k of await this.o.kv.keys('node.*')) members.push(k.slice('node.'.length));
+      return members;
+    })();
+    listing.catch(() => {}); // an abandoned listing's own failure is nobody's
+    try {
+      return await Promise.race([listing, late]);
+    } finally {
+      timer?.cancel();
+    }
   }
 
   private want(shard: number): void {

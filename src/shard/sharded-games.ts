@@ -23,6 +23,7 @@ import { shardIndex, shardKey, type Command, type ShardReply } from './protocol.
 import { Requests } from './requests.js';
 import { ShardLinks, type ShardLink } from './shard-links.js';
 import type { ShardTransport } from './transport.js';
+import { againIfMoved } from './moved.js';
 
 export { HELD_MAX } from './shard-links.js';
 
@@ -173,15 +174,20 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   async create(spec: NewGameSpec): Promise<GameHandle> {
     if (this.stopping) throw new Error('game registry is stopping');
     const id = this.d.newId();
-    await this.appear(this.shardOf(id, null), (rid) => ({ t: 'create', rid, id, spec }), [id], 'gameStarted');
+    await this.made(() => this.appear(this.shardOf(id, null), (rid) => ({ t: 'create', rid, id, spec }), [id], 'gameStarted'));
     return this.created(id);
   }
 
   async createMirrorPair(spec: NewGameSpec): Promise<[GameHandle, GameHandle]> {
     if (this.stopping) throw new Error('game registry is stopping');
     const ids: [string, string] = [this.d.newId(), this.d.newId()];
-    await this.appear(this.shardOf(ids[0], ids[1]), (rid) => ({ t: 'pair', rid, ids, spec }), ids, 'gameStarted');
+    await this.made(() => this.appear(this.shardOf(ids[0], ids[1]), (rid) => ({ t: 'pair', rid, ids, spec }), ids, 'gameStarted'));
     return [this.created(ids[0]), this.created(ids[1])];
+  }
+
+  /** Cluster mode: a create caught by a shard move is sent again (shard/moved.ts). */
+  private made(create: () => Promise<void>): Promise<void> {
+    return this.d.adoptUnknown ? againIfMoved(create, { log: this.d.log, stopping: () => this.stopping }) : create();
   }
 
   /** The handle of a game the shard announced; an ended one is read from the directory. */

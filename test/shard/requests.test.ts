@@ -155,8 +155,13 @@ t.test('updates: a repeat or an old one is ignored, a gap asks the owner for the
   t.equal(sync.id, 'g1', 'the owner is asked for the game');
   transport.reply(update(5, 6));
   t.equal(g.record().version, 3, 'updates wait for the sync');
+  // A stream joining while the sync is on its way gets its Snapshot at v3.
+  let lateClosed = 0;
+  const late: number[] = [];
+  late.push(g.subscribe({ deliver: (f) => void late.push(f.v), close: () => lateClosed++ }).snapshot.v);
   transport.reply({ t: 'synced', rid: sync.rid, rec: { ...base, version: 6 }, tree: null, seq: 5 });
   t.equal(g.record().version, 6, 'the whole state adopted');
+  t.equal(lateClosed, 1, 'a stream that joined during the sync ends: it would skip from v3 to v7');
   transport.reply(update(6, 7));
   t.equal(g.record().version, 7, 'and the next update applies on top of it');
   t.equal(games.waiting(), 0);

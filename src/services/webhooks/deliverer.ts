@@ -40,6 +40,13 @@ export interface DelivererDeps {
   log: Pick<Logger, 'warn'>;
   /** Metrics hook: every finished delivery's outcome and round trip. */
   observe?(outcome: Outcome, ms: number): void;
+  /**
+   * Cluster mode: whether this node delivers the game's rolls now (it owns the game's shard). A node
+   * keeps watching a game whose shard moved away; only the owner delivers.
+   */
+  delivers?(game: GameHandle): boolean;
+  /** Wait before a roll whose move went unanswered (the owner busy, or gone) is delivered again. */
+  retryBusyMs?: number;
 }
 
 const SEATS: readonly Seat[] = ['White', 'Black'];
@@ -78,6 +85,8 @@ export class WebhookDeliverer implements GameLifecycleListener {
   }
 
   gameResumed(game: GameHandle): void {
+    // Resumed (here, or taken over from another node): watched afresh, so its pending roll is seen again.
+    this.watches.get(game.id)?.close();
     this.watch(game);
   }
 
@@ -125,6 +134,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
     if (this.stopped) return;
     const botId = seat === 'White' ? game.white.id : game.black.id;
     if (!this.d.store.getBot(botId)?.webhook) return;
+    if (this.d.delivers && !this.d.delivers(game)) return; // another node owns the game: it delivers
     const done = this.d.store.webhookDelivered(game.id);
     if (done !== undefined && done >= ply) return; // delivered before a restart
     let q = this.bots.get(botId);
@@ -208,15 +218,22 @@ export class WebhookDeliverer implements GameLifecycleListener {
     const body = yourTurnJson(game.id, seat, game.stateJson());
     const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs, botId);
     if (res.kind === 'closed') return; // cut off by shutdown: delivered again after the restart
-    const outcome = await this.settle(game, seat, res, queuedMs);
-    // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart
-    // (persisted before the outcome is counted where the bot can read it).
-    if (outcome !== 'applied') await this.d.store.markWebhookDelivered(game.id, ply);
+    const verdict = await this.settle(game, seat, res, queuedMs);
+    const outcome = verdict === 'busy' ? 'refused' : verdict;
+    if (verdict === 'busy') {
+      // The move got no verdict (the game's owner busy, or gone with its node): the roll is not
+      // marked, and is delivered again unless the game has moved on (by whichever node owns it then).
+      this.d.clock.schedule(this.d.retryBusyMs ?? 1000, () => this.rolled(game, seat, ply));
+    } else if (outcome !== 'applied') {
+      // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart
+      // (persisted before the outcome is counted where the bot can read it).
+      await this.d.store.markWebhookDelivered(game.id, ply);
+    }
     this.d.stats.record(botId, outcome, res.ms);
     this.d.observe?.(outcome, res.ms);
   }
 
-  private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>, queuedMs: number): Promise<Outcome> {
+  private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>, queuedMs: number): Promise<Outcome | 'busy'> {
     switch (res.kind) {
       case 'timeout':
       case 'unreachable':
@@ -232,7 +249,8 @@ export class WebhookDeliverer implements GameLifecycleListener {
         if (answer.moves.length === 0) return 'declined';
         // The time the roll waited in this server's queue is not the bot's: the owner credits it back.
         const verdict = await game.move(seat, answer.moves, answer.version, queuedMs);
-        return verdict !== 'busy' && verdict.applied ? 'applied' : 'refused';
+        if (verdict === 'busy') return 'busy';
+        return verdict.applied ? 'applied' : 'refused';
       }
     }
   }

@@ -1,0 +1,107 @@
+// The deliverer in a cluster, on real game actors with a client the test answers by hand: only the
+// node that owns a game delivers its rolls (`delivers`); a game resumed here (taken over from another
+// node) is watched afresh, so its pending roll is delivered again; and a roll whose move got no
+// verdict ('busy': the owner overloaded, or gone with its node) is not marked delivered but delivered
+// again, so the game never waits forever on a turn nobody will deliver.
+import t from 'tap';
+import { ManualClock } from '../../../src/domain/clock.js';
+import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord } from '../../../src/domain/records.js';
+import type { GameHandle } from '../../../src/game/types.js';
+import type { PostResult, WebhookClient } from '../../../src/services/webhooks/client.js';
+import { WebhookDeliverer } from '../../../src/services/webhooks/deliverer.js';
+import { DeliveryStats } from '../../../src/services/webhooks/stats.js';
+import { parseMovesAnswer } from '../../../src/webhooks.js';
+import { bot, leafPathsOf, MemoryStore, settle, setup } from './support.js';
+
+interface Call {
+  body: Record<string, any>;
+  answer(r: PostResult): void;
+}
+
+class HandClient implements WebhookClient {
+  calls: Call[] = [];
+  post(_url: string, body: string): Promise<PostResult> {
+    return new Promise((resolve) => this.calls.push({ body: JSON.parse(body), answer: resolve }));
+  }
+  async close(): Promise<void> {}
+}
+
+/** Every White piece type can move whatever the dice, so White's opening roll is never a forced pass. */
+const OPEN = '4k3/8/8/8/8/8/4P3/RNBQK3 w - - 0 1';
+
+async function world(owns: () => boolean) {
+  const store = new MemoryStore();
+  const clock = new ManualClock();
+  const client = new HandClient();
+  const stats = new DeliveryStats();
+  const deliverer = new WebhookDeliverer({
+    store, client, stats, clock, parseMoves: parseMovesAnswer, answerCapMs: 30_000, maxInFlight: 10, maxInFlightPerBot: 10,
+    maxQueuedPerBot: 10, maxQueued: 100, log: { warn: () => {} }, delivers: owns, retryBusyMs: 500,
+  });
+  // The deliverer is told of games by hand (as the cluster's ownedOnly filter would).
+  const s = setup({ clock, store, config: { seedGraceMs: 0 } });
+  const seat = bot('hooked');
+  const rec: BotRecord = {
+    schema: SCHEMA_VERSION, id: seat.id, team: 'test', name: 'hooked', tokenHash: 'hash-hooked', createdAt: 0, onLadder: false,
+    rating: DEFAULT_RATING, webhook: { url: 'https://hooked.example/hook', secret: 'ab'.repeat(32), verifiedAt: '2026-01-01T00:00:00.000Z' },
+  };
+  await store.createBot(rec);
+  const g = await s.registry.create({ white: seat, black: bot('other'), timeControl: { Unlimited: {} }, rated: false, startFen: OPEN });
+  s.clock.advance(0);
+  for (let i = 0; i < 200 && !g.state().dicePending; i++) await settle(1);
+  return { s, store, clock, client, stats, deliverer, g };
+}
+
+const turn = (g: GameHandle): PostResult => {
+  const moves = leafPathsOf(g.state().legalMoves as never)[0];
+  return { kind: 'answer', status: 200, body: JSON.stringify({ moves }), ms: 5 };
+};
+
+/** The game's handle, except that its moves get no verdict while `busy` says so. */
+function flaky(g: GameHandle, busy: () => boolean): GameHandle {
+  return new Proxy(g, {
+    get(target, prop) {
+      if (prop === 'move' && busy()) return async () => 'busy';
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+t.test('only the owner delivers; a game resumed here is delivered again', async (t) => {
+  let owner = false;
+  const { s, client, deliverer, g } = await world(() => owner);
+  deliverer.gameStarted(g);
+  await settle();
+  t.equal(client.calls.length, 0, 'not the owner: nothing delivered');
+  owner = true;
+  deliverer.gameResumed(g);
+  await settle();
+  t.equal(client.calls.length, 1, 'the game taken over here: its pending roll delivered');
+  t.equal(client.calls[0].body.gameId, g.id);
+  await s.registry.stop();
+});
+
+t.test('a move with no verdict is not marked delivered; the roll is delivered again and played once', async (t) => {
+  let busy = true;
+  const { s, store, clock, client, stats, deliverer, g } = await world(() => true);
+  deliverer.gameStarted(flaky(g, () => busy));
+  await settle();
+  t.equal(client.calls.length, 1, 'delivered');
+  client.calls[0].answer(turn(g));
+  await settle();
+  t.equal(g.history().length, 0, 'no verdict: nothing played');
+  t.equal(store.webhookDelivered(g.id), undefined, 'not marked delivered');
+  t.equal(stats.view(g.white.id).refused, 1, 'counted as refused');
+  busy = false;
+  clock.advance(500);
+  await settle();
+  t.equal(client.calls.length, 2, 'the same roll delivered again');
+  t.equal(client.calls[1].body.state.version, client.calls[0].body.state.version, 'at the same version');
+  client.calls[1].answer(turn(g));
+  await settle();
+  await s.registry.idle();
+  t.equal(g.history().filter((h) => h.seat === 'White').length, 1, 'played once');
+  t.equal(stats.view(g.white.id).applied, 1);
+  await s.registry.stop();
+});
