@@ -37,9 +37,7 @@ async function relay(t: { teardown(fn: () => Promise<void>): void }, target: { p
 t.test('the server restarts mid-game: the bridge reconnects and the game ends normally', async (t) => {
   const h = harness(t, 'bridge-restart');
   // The house waits a little before each move, so the game is still running when the server stops.
-  // One game shard: the bridge's reconnect is the point, and a start with one shard is cheaper.
-  const oneShard = { DICECHESS_SHARDS: '1' };
-  const env = { ...oneShard, DICECHESS_HOUSE_MOVE_DELAY_MS: '20' };
+  const env = { DICECHESS_HOUSE_MOVE_DELAY_MS: '20' };
   let server = await h.start(env);
   const target = { port: server.port };
   const front = await relay(t, target);
@@ -55,7 +53,7 @@ t.test('the server restarts mid-game: the bridge reconnects and the game ends no
   target.port = 0;
   await server.stop('SIGTERM');
   front.cut();
-  server = await h.start(oneShard); // no house delay now: the rest of the game goes fast
+  server = await h.start(); // no house delay now: the rest of the game goes fast
   target.port = server.port;
   await b.done(90_000);
   t.ok(b.events.some((e) => e.event === 'reconnecting'), 'the bridge saw the server go and reconnected');

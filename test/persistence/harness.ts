@@ -51,7 +51,7 @@ export interface Harness {
   /** args are appended to the default flags, so they override them (e.g. ['--port', '8123']). */
   start(env?: Record<string, string>, args?: string[]): Promise<ServerProcess>;
   /** Runs `serve` that should exit during start-up; bounded like start(). */
-  startRefused(args?: string[], env?: Record<string, string>): Promise<Refusal>;
+  startRefused(args?: string[]): Promise<Refusal>;
 }
 
 /** Environment of every child: no seed grace, house bots answer at once, two game shards (two LMDB writer threads beside main). */
@@ -100,8 +100,8 @@ export function harness(t: Teardown, prefix: string): Harness {
   };
   return {
     dir,
-    async startRefused(args = [], env = {}) {
-      const io = spawnServe(env, args);
+    async startRefused(args = []) {
+      const io = spawnServe({}, args);
       for (let i = 0; i < 2400 && io.gone === undefined; i++) {
         if (/"msg":"listening on /.test(io.stdout)) {
           io.child.kill('SIGKILL');

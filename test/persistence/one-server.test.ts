@@ -8,12 +8,6 @@ import { join } from 'node:path';
 import { freePort } from '../helpers/http.js';
 import { harness, type Refusal, type ServerProcess } from './harness.js';
 
-/**
- * One game shard per server: what is checked here (the port, the directory lock) is the same with any
- * number of shards, and each start is cheaper (the crash and restart tests run with two).
- */
-const ONE_SHARD = { DICECHESS_SHARDS: '1' };
-
 /** The lines a refused start wrote to stderr, blank ones dropped. */
 const stderrLines = (r: Refusal): string[] => r.stderr.split('\n').filter((l) => l.trim() !== '');
 
@@ -32,9 +26,9 @@ async function servesAlone(t: Tap.Test, p: ServerProcess): Promise<void> {
 t.test('a second server on a busy port exits non-zero with "port N is already in use"', async (t) => {
   // A port given on the command line, as in production: a socket bound to port 0 is never shared
   // with another anyway, so the hole this test guards against needs a fixed port.
-  const first = await harness(t, 'port-a').start(ONE_SHARD, ['--port', String(await freePort())]);
+  const first = await harness(t, 'port-a').start({}, ['--port', String(await freePort())]);
   const other = harness(t, 'port-b');
-  const r = await other.startRefused(['--port', String(first.port)], ONE_SHARD);
+  const r = await other.startRefused(['--port', String(first.port)]);
   t.not(r.exit, undefined, `the second server did not start (its output: ${r.stdout}${r.stderr})`);
   t.equal(r.exit?.code, 1, 'exit code 1');
   const lines = stderrLines(r);
@@ -46,8 +40,8 @@ t.test('a second server on a busy port exits non-zero with "port N is already in
 
 t.test('a second server on the same data directory exits non-zero naming the directory and the holder', async (t) => {
   const h = harness(t, 'dir');
-  const first = await h.start(ONE_SHARD);
-  const r = await h.startRefused([], ONE_SHARD); // its own port 0, the same --data
+  const first = await h.start();
+  const r = await h.startRefused(); // its own port 0, the same --data
   t.not(r.exit, undefined, `the second server did not start (its output: ${r.stdout}${r.stderr})`);
   t.equal(r.exit?.code, 1, 'exit code 1');
   const lines = stderrLines(r);
@@ -59,25 +53,25 @@ t.test('a second server on the same data directory exits non-zero naming the dir
 
 t.test('after kill -9 of the holder the next server starts at once, and holds the directory in turn', async (t) => {
   const h = harness(t, 'dir-kill');
-  const first = await h.start(ONE_SHARD);
+  const first = await h.start();
   // Registered tokens survive a restart (anonymous ones do not), so this one tells the directory apart.
   const reg = await first.req('POST', '/bot/register', { body: { team: 'lock', name: 'survivor' } });
   t.equal(reg.status, 201);
   t.same(await first.stop('SIGKILL'), { code: null, signal: 'SIGKILL' });
 
-  const second = await h.start(ONE_SHARD);
+  const second = await h.start();
   const me = await second.req('GET', '/bot/account', { token: (reg.json as { token: string }).token });
   t.equal(me.status, 200, 'the directory is the same one: the token registered before the kill still works');
 
-  const third = await h.startRefused([], ONE_SHARD);
+  const third = await h.startRefused();
   t.equal(third.exit?.code, 1, 'a third server is refused: the new holder has the lock');
   t.match(stderrLines(third)[0] ?? '', new RegExp(`pid ${second.pid}\\b`), 'and it names the new holder');
 });
 
 t.test('a clean stop lets go of the directory as well', async (t) => {
   const h = harness(t, 'dir-stop');
-  const first = await h.start(ONE_SHARD);
+  const first = await h.start();
   t.same(await first.stop('SIGTERM'), { code: 0, signal: null });
-  const second = await h.start(ONE_SHARD);
+  const second = await h.start();
   t.equal((await second.req('GET', '/health')).status, 200);
 });
