@@ -30,9 +30,10 @@ const jsm = await jetstreamManager(ncA, { timeout: 20_000 });
 /**
  * A store on buckets no other test uses, closed when `t` ends; the buckets are then removed, so the
  * servers do not carry every earlier test's streams (creating a stream slows down as they pile up).
+ * Three replicas unless told otherwise.
  */
-async function fresh(t: Parameters<Parameters<typeof storeSuite>[1]>[0], prefix = `t${++buckets}_`, nc = ncA): Promise<ClusterStore> {
-  const s = await ClusterStore.open(nc, { replicas: 3, prefix, timeoutMs: 20_000 });
+async function fresh(t: Parameters<Parameters<typeof storeSuite>[1]>[0], prefix = `t${++buckets}_`, nc = ncA, replicas = 3): Promise<ClusterStore> {
+  const s = await ClusterStore.open(nc, { replicas, prefix, timeoutMs: 20_000 });
   t.teardown(async () => {
     await s.close();
     if (!removing.has(prefix)) {
@@ -44,15 +45,18 @@ async function fresh(t: Parameters<Parameters<typeof storeSuite>[1]>[0], prefix 
 }
 const removing = new Set<string>();
 
+// The behavioural suites check what the store does, not how NATS replicates it: their buckets have
+// one replica (on whichever server NATS places them, reached through server A), which spares the
+// cluster dozens of three-way stream groups. Replication is what the tests after them are about.
 t.test('shared store suite', async (t) => {
   storeSuite(t, async (t) => {
-    const s = await fresh(t);
+    const s = await fresh(t, undefined, ncA, 1);
     t.equal(s.persistent, true);
     return s;
   });
 });
 
-t.test('ratings suite', async (t) => ratingsSuite(t, (t) => fresh(t)));
+t.test('ratings suite', async (t) => ratingsSuite(t, (t) => fresh(t, undefined, ncA, 1)));
 
 const A = bot('alpha', 'one');
 const B = bot('beta', 'two');

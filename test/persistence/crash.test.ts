@@ -10,7 +10,8 @@ import { harness, nextEvent, randomPath, type ServerProcess, type Tree } from '.
 import { getJson, readGame, type GameStateJson, type HistoryJson } from './play.js';
 import { consistentDfen, replayProblems, revealProblems, type HistoryEntry } from './replay.js';
 
-const ROUNDS = 5;
+/** Kill-and-restart rounds: each kills at a fresh random moment of play (three keep the file short). */
+const ROUNDS = 3;
 
 type Seat = 'White' | 'Black';
 

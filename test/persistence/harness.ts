@@ -102,7 +102,7 @@ export function harness(t: Teardown, prefix: string): Harness {
     dir,
     async startRefused(args = []) {
       const io = spawnServe({}, args);
-      for (let i = 0; i < 600 && io.gone === undefined; i++) {
+      for (let i = 0; i < 2400 && io.gone === undefined; i++) {
         if (/"msg":"listening on /.test(io.stdout)) {
           io.child.kill('SIGKILL');
           await io.exited;
@@ -112,7 +112,7 @@ export function harness(t: Teardown, prefix: string): Harness {
       }
       if (io.gone === undefined) {
         io.child.kill('SIGKILL');
-        throw new Error(`serve neither started nor exited within 30 s:\n${io.out}`);
+        throw new Error(`serve neither started nor exited within 120 s:\n${io.out}`);
       }
       return { exit: io.gone, stdout: io.stdout, stderr: io.stderr };
     },
@@ -121,7 +121,7 @@ export function harness(t: Teardown, prefix: string): Harness {
       const { child, exited } = io;
       // Start-up: poll for the one "listening" line, bounded (a loaded machine may take seconds).
       let port: number | undefined;
-      for (let i = 0; i < 600 && port === undefined; i++) {
+      for (let i = 0; i < 2400 && port === undefined; i++) {
         const m = /"msg":"listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(io.out);
         if (m) port = Number(m[1]);
         else if (io.gone) throw new Error(`server exited during start-up (${JSON.stringify(io.gone)}):\n${io.out}`);
@@ -129,7 +129,7 @@ export function harness(t: Teardown, prefix: string): Harness {
       }
       if (port === undefined) {
         child.kill('SIGKILL');
-        throw new Error(`server did not report its port within 30 s:\n${io.out}`);
+        throw new Error(`server did not report its port within 120 s:\n${io.out}`);
       }
       const base = `http://127.0.0.1:${port}`;
       return {

@@ -125,6 +125,9 @@ async function runStreamBot(app: TestApp, gate: Gate, p: Player, acct: EventStre
 
 /** A polling bot: lists its games, reads each game it must move in, plays, until told to stop. */
 async function runPollingBot(app: TestApp, gate: Gate, p: Player, random: () => number, stop: () => boolean): Promise<void> {
+  // Idle polls back off (1, 2, 4, … 32 ms) until the bot has something to do: a fixed 5 ms poll of
+  // three bots spent much of the file's CPU on empty game lists while the others played.
+  let idle = 1;
   for (;;) {
     const mine = await p.bot.myGames();
     if (mine.length === 0 && stop()) return;
@@ -136,7 +139,11 @@ async function runPollingBot(app: TestApp, gate: Gate, p: Player, random: () => 
       await turn(app, gate, p, g.gameId, s.legalMoves, random);
       acted = true;
     }
-    if (!acted) await sleep(5); // nothing to do: do not spin
+    if (acted) idle = 1;
+    else {
+      await sleep(idle); // nothing to do: do not spin
+      idle = Math.min(idle * 2, 32);
+    }
   }
 }
 
@@ -243,9 +250,10 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
     return made;
   };
   const waitUntil = async (what: string, done: (live: Json[]) => boolean): Promise<void> => {
-    for (let i = 0; i < 20_000; i++) {
+    // Polls back off from 10 ms to 50 ms: the games take seconds, and each poll lists every live game.
+    for (let i = 0, wait = 10; i < 20_000; i++, wait = Math.min(wait + 10, 50)) {
       if (done(await liveGames())) return;
-      await sleep(10);
+      await sleep(wait);
     }
     throw new Error(`gave up waiting for ${what}`);
   };
@@ -268,9 +276,9 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
   t.equal(await runRound(), 3, 'the first round pairs all six');
   t.ok((await runRound()) >= 1, 'the second round pairs bots already in a pair');
   await countBatch();
-  // Then four batches of three rounds: a round, another once some of its games have ended while
-  // others still run, and one more after all have ended.
-  for (let k = 0; k < 4; k++) {
+  // Then three batches of three rounds: a round, another once some of its games have ended while
+  // others still run, and one more after all have ended. (A fourth such batch proved nothing new.)
+  for (let k = 0; k < 3; k++) {
     await runRound();
     const ids = new Set([...games].filter(([, g]) => g.round === round).map(([id]) => id));
     await waitUntil('two games of the round to end', (live) => ids.size === 0 || live.filter((g) => ids.has(g.gameId)).length <= ids.size - 2);
@@ -386,7 +394,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
 
   const board = (await app.req('GET', '/leaderboard')).json as Json;
   const listed = [...ref].filter(([, r]) => r.rd <= 110).sort(([na, a], [nb, b]) => b.r - a.r || a.rd - b.rd || (na < nb ? -1 : 1));
-  t.ok(listed.length > 0, `${listed.length} bots have rd ≤ 110 after five batches`);
+  t.ok(listed.length > 0, `${listed.length} bots have rd ≤ 110 after four batches`);
   t.equal(board.total, listed.length, `${listed.length} bots are listed`);
   t.same(
     board.leaders.map((l: Json) => [l.rank, `${l.team} ${l.name}`, l.games, l.wins, l.draws, l.losses, l.onLadder]),
@@ -397,7 +405,7 @@ t.test('six bots (streams and polling) play a ladder; ratings agree with a refer
     'the leaderboard: the reference order and counts; the stream bots left the ladder',
   );
   t.ok(board.leaders.every((l: Json) => close(l.rating, ref.get(`${l.team} ${l.name}`)!.r) && close(l.rd, ref.get(`${l.team} ${l.name}`)!.rd)), 'rows carry the reference ratings');
-  t.same(batchSizes.map((n) => n > 0), [true, true, true, true, true], `five batches (${batchSizes.join(', ')} games)`);
+  t.same(batchSizes.map((n) => n > 0), [true, true, true, true], `four batches (${batchSizes.join(', ')} games)`);
 
   await app.server.close(); // ends the account streams, so the stream bots' loops finish
   await Promise.all(streaming);

@@ -79,25 +79,28 @@ for (const kind of ['memory', 'lmdb'] as const) {
   });
 }
 
-t.test('a mirror pair shares one shard and plays the same dice in worker threads', async (t) => {
+// One server with worker shards for the two checks below (each only reads, or adds its own games).
+t.test('worker shards of one server', async (t) => {
   const app = await bootApp(t, { rules: 'workers', overrides: { shards: SHARDS } });
-  const alice = await Bot.anon(app, 'alice');
-  const bob = await Bot.anon(app, 'bob');
-  const [a, b] = await app.server.registry.createMirrorPair({ white: alice.seat, black: bob.seat, timeControl: { Unlimited: {} }, rated: false });
-  t.equal(shardIndex(shardKey(a.id, b.id), SHARDS), shardIndex(shardKey(b.id, a.id), SHARDS), 'one shard for both');
-  const [sa, sb] = await Promise.all([pendingOrOver(app, a.id), pendingOrOver(app, b.id)]);
-  t.equal(sa.dfen, sb.dfen, 'the opening position and roll are the same in both games');
-  t.equal(a.white.id, b.black.id, 'colours are swapped');
-});
 
-t.test('/metrics shows the V8 heap of the main thread and of every shard', async (t) => {
-  const app = await bootApp(t, { rules: 'workers', overrides: { shards: SHARDS } });
-  const heap = (thread: string, kind: string): Promise<number> => metric(app, `dicechess_thread_heap_bytes{thread="${thread}",kind="${kind}"}`);
-  t.ok((await heap('main', 'used')) > 0, 'main thread heap in use');
-  for (let i = 0; i < SHARDS; i++) {
-    // A shard reports with its stats, once a second.
-    const used = await until(async () => ((await heap(`shard-${i}`, 'used')) > 0 ? heap(`shard-${i}`, 'used') : undefined), `shard-${i}'s heap`, 20_000);
-    const total = await heap(`shard-${i}`, 'total');
-    t.ok(used > 0 && total >= used, `shard-${i}: ${used} of ${total} bytes`);
-  }
+  t.test('a mirror pair shares one shard and plays the same dice in worker threads', async (t) => {
+    const alice = await Bot.anon(app, 'alice');
+    const bob = await Bot.anon(app, 'bob');
+    const [a, b] = await app.server.registry.createMirrorPair({ white: alice.seat, black: bob.seat, timeControl: { Unlimited: {} }, rated: false });
+    t.equal(shardIndex(shardKey(a.id, b.id), SHARDS), shardIndex(shardKey(b.id, a.id), SHARDS), 'one shard for both');
+    const [sa, sb] = await Promise.all([pendingOrOver(app, a.id), pendingOrOver(app, b.id)]);
+    t.equal(sa.dfen, sb.dfen, 'the opening position and roll are the same in both games');
+    t.equal(a.white.id, b.black.id, 'colours are swapped');
+  });
+
+  t.test('/metrics shows the V8 heap of the main thread and of every shard', async (t) => {
+    const heap = (thread: string, kind: string): Promise<number> => metric(app, `dicechess_thread_heap_bytes{thread="${thread}",kind="${kind}"}`);
+    t.ok((await heap('main', 'used')) > 0, 'main thread heap in use');
+    for (let i = 0; i < SHARDS; i++) {
+      // A shard reports with its stats, once a second.
+      const used = await until(async () => ((await heap(`shard-${i}`, 'used')) > 0 ? heap(`shard-${i}`, 'used') : undefined), `shard-${i}'s heap`, 20_000);
+      const total = await heap(`shard-${i}`, 'total');
+      t.ok(used > 0 && total >= used, `shard-${i}: ${used} of ${total} bytes`);
+    }
+  });
 });
