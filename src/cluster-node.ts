@@ -196,13 +196,13 @@ export class ClusterNode {
 
 /** `batch` with, after each update that ends a game, the game's final record for every node. */
 export function withEndings(batch: ShardReply[], final: (id: string) => GameRecord | undefined): ShardReply[] {
-  if (!batch.some((r) => r.t === 'update' && !('Active' in r.head.status))) return batch;
+  if (!batch.some((r) => r.t === 'update' && 'Ended' in r.head.status)) return batch;
   const out: ShardReply[] = [];
   for (const r of batch) {
     out.push(r);
-    if (r.t !== 'update' || 'Active' in r.head.status) continue;
+    if (r.t !== 'update' || !('Ended' in r.head.status)) continue;
     const rec = final(r.id);
-    if (rec && !('Active' in rec.status)) out.push({ t: 'ended', rec });
+    if (rec && 'Ended' in rec.status) out.push({ t: 'ended', rec });
   }
   return out;
 }
