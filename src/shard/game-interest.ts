@@ -21,8 +21,11 @@ export interface GameInterestDeps {
   subscribers(id: string): number;
   /** Starts or stops receiving the game's updates; resolves once in effect. */
   subscribe(id: string, on: boolean): Promise<void>;
-  /** Brings the game's replica up to date from its owner; resolves when done, also when that failed. */
-  refresh(id: string): Promise<void>;
+  /**
+   * Starts receiving the game's updates, then brings its replica up to date from its owner (no update
+   * is applied before that answer); resolves when done, also when that failed.
+   */
+  catchUp(id: string): Promise<void>;
 }
 
 interface Followed {
@@ -68,11 +71,7 @@ export class GameInterest {
     const f: Followed = { lastUse: now, ready: null };
     this.followed.set(id, f);
     this.follows++;
-    const ready = (async () => {
-      await this.d.subscribe(id, true);
-      // Subscribed first, so no update after the owner's answer is missed.
-      if (this.followed.get(id) === f) await this.d.refresh(id);
-    })()
+    const ready = this.d.catchUp(id)
       .catch(() => {})
       .finally(() => {
         if (f.ready === ready) f.ready = null;

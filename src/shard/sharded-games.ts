@@ -80,7 +80,15 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       owned: (id) => this.ownedShards.has(this.shardOfLive(id).index),
       subscribers: (id) => this.shelf.get(id)?.subscriberCount ?? 0,
       subscribe: (id, on) => this.shardOfLive(id).channel.follow?.(id, on) ?? Promise.resolve(),
-      refresh: (id) => this.feed.refresh(id),
+      catchUp: async (id) => {
+        const g = this.shelf.get(id);
+        if (!g) return;
+        // Updates that arrive before the owner's answer are not applied (they may skip some): subscribed
+        // first, so none after that answer is missed.
+        g.syncing = true;
+        await this.shardOfLive(id).channel.follow?.(id, true).catch(() => {});
+        await this.feed.refresh(id);
+      },
     }) : undefined;
     this.feed = new ReplicaFeed({
       shelf: this.shelf, store: d.store, clock: d.clock, log: d.log, link: this, requests: this.requests,
