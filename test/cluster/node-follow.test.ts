@@ -33,6 +33,10 @@ async function metric(node: ClusterNodeProc, name: string): Promise<number> {
 }
 const APPLIED = 'dicechess_replica_updates_applied_total';
 
+/** Whether GET /games on `node` (the public listing: it follows no game) lists `gameId` live. */
+const publicListed = async (node: ClusterNodeProc, gameId: string): Promise<boolean> =>
+  (((await call(node, 'GET', '/games')).json as Json)?.games ?? []).some((g: Json) => g.gameId === gameId);
+
 const stream = async (node: ClusterNodeProc, path: string, token?: string): Promise<EventStream> =>
   new EventStream(await openLines(node.url + path, token ? { authorization: `Bearer ${token}` } : {}), 30_000);
 
@@ -53,8 +57,9 @@ t.test('a node asked nothing about a game applies none of its updates; a stream 
   const owner = nodes[shardIndex(shardKey(gameId, null), SHARDS) % 3];
   const Y = nodes.find((n) => n !== owner && n !== P)!;
   t.comment(`game ${gameId}: owner ${owner.name}, player's node ${P.name}, idle node ${Y.name}`);
-  // Y still knows the game is live (its start reached every node): it lists it for the bot.
-  t.ok(await eventually(async () => (((await call(Y, 'GET', '/bot/games', token)).json as Json)?.games ?? []).some((g: Json) => g.gameId === gameId)), 'Y lists the game live');
+  // Y still knows the game is live (its start reached every node): the public listing, which
+  // follows nothing, shows it.
+  t.ok(await eventually(async () => await publicListed(Y, gameId)), 'Y lists the game live');
   const appliedBefore = await metric(Y, APPLIED);
   const followsBefore = await metric(Y, 'dicechess_replica_follows{kind="started"}');
 
@@ -130,9 +135,8 @@ t.test('a game nobody asks about any more is dropped after followIdleMs, and fol
   t.equal((await call(Y, 'GET', `/games/${gameId}`)).status, 200, 'a read after the drop is answered (followed again)');
   t.ok(await eventually(async () => (await metric(Y, 'dicechess_replica_follows{kind="dropped"}')) > dropped + 1, 10_000), 'and dropped again once idle');
   t.equal((await call(P, 'POST', `/bot/game/${gameId}/resign`, token)).status, 202, 'resigned through P');
-  // The listing reads Y's record of the game without following it: the ending reached Y anyway.
-  const listed = async (): Promise<boolean> => (((await call(Y, 'GET', '/bot/games', token)).json as Json)?.games ?? []).some((g: Json) => g.gameId === gameId);
-  t.ok(await eventually(async () => !(await listed()), 10_000), 'Y no longer lists it live');
+  // The public listing reads Y's record of the game without following it: the ending reached Y anyway.
+  t.ok(await eventually(async () => !(await publicListed(Y, gameId)), 10_000), 'Y no longer lists it live');
   const h = (await call(Y, 'GET', `/games/${gameId}/history`)).json as Json;
   t.ok(h?.status && 'Ended' in h.status, 'Y shows it ended');
 });
