@@ -23,6 +23,8 @@ import { ResultsQueue } from './cluster/results.js';
 import { ResultsFeed } from './cluster/rating-feed.js';
 import { ShardHost } from './shard/host.js';
 import type { ShardedGames } from './shard/sharded-games.js';
+import type { ShardReply } from './shard/protocol.js';
+import type { GameRecord } from './domain/records.js';
 
 /** A service that runs on one node of the cluster at a time. */
 export interface ClusterSingleton {
@@ -120,6 +122,8 @@ export class ClusterNode {
       log,
       leaseHeld: (s) => this.ownership?.owns(s) === true,
       open: async (shard, post, fenced) => {
+        // Every update of the shard's games comes here from now on (before the host announces them).
+        await parts.registry.followShard(shard, true);
         // Taking the shard over: a marker after each live game's last version, then its replay.
         const games = await LogGameStore.open(this.gameLog, {
           node: config.node,
@@ -134,6 +138,9 @@ export class ClusterNode {
           onFinished: (game, results) => this.store.finishGame(game, results),
           archive: this.store,
           clock,
+        }).catch(async (e: unknown) => {
+          await parts.registry.followShard(shard, false);
+          throw e;
         });
         const host = new ShardHost({
           store: { mode: 'shared', games },
@@ -144,12 +151,21 @@ export class ClusterNode {
           random: parts.random,
           statsEveryMs: 0,
           later: (fn) => setImmediate(fn),
-          post,
+          // A game's last update is followed by its final record for every node (the others may not
+          // follow the game): read from this shard's store, which holds it before the update is sent.
+          post: (batch) => post(withEndings(batch, (id) => games.getGame(id))),
           // Update counts start past any an earlier owner reached (1,024 per millisecond of its clock),
           // so the other nodes' replicas see a gap and resync rather than drop the new owner's updates.
           seqBase: () => clock.now() * 1024,
         });
-        return { receive: (b) => host.receive(b), live: games.listLiveGames(), close: () => games.close() };
+        return {
+          receive: (b) => host.receive(b),
+          live: games.listLiveGames(),
+          close: async () => {
+            await games.close();
+            await parts.registry.followShard(shard, false);
+          },
+        };
       },
     });
     const kv = leaseBucket(await openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
@@ -169,7 +185,8 @@ export class ClusterNode {
       log,
     });
     this.ownership.start();
-    // The games live now on any shard: this node keeps a replica of each (asked of its owner).
+    // The games live now on any shard: this node keeps a record of each (asked of its owner), and
+    // follows their updates only while it is asked about them or owns their shard.
     for (let shard = 0; shard < config.shards; shard++) {
       for (const id of await this.liveIndex.list(shard)) parts.registry.adopt(id, shard);
     }
@@ -189,4 +206,17 @@ export class ClusterNode {
   async disconnect(): Promise<void> {
     await this.nc.drain().catch(() => {});
   }
+}
+
+/** `batch` with, after each update that ends a game, the game's final record for every node. */
+export function withEndings(batch: ShardReply[], final: (id: string) => GameRecord | undefined): ShardReply[] {
+  if (!batch.some((r) => r.t === 'update' && 'Ended' in r.head.status)) return batch;
+  const out: ShardReply[] = [];
+  for (const r of batch) {
+    out.push(r);
+    if (r.t !== 'update' || !('Ended' in r.head.status)) continue;
+    const rec = final(r.id);
+    if (rec && 'Ended' in rec.status) out.push({ t: 'ended', rec });
+  }
+  return out;
 }

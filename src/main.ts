@@ -132,6 +132,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ],
     unsentBytes: () => edge.sendBudget?.unsent() ?? 0,
     shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
+    replicas: () => registry.replicaStats(),
   });
   const store = metrics.timedStore(openedStore);
 
@@ -208,6 +209,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
     adoptUnknown: cluster !== undefined,
+    followIdleMs: config.cluster.followIdleMs,
+    followMax: config.cluster.followMax,
     ...(cluster ? { requestTimeoutMs: 30_000 } : {}), // across a network, an answer may be lost
   });
   const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);

@@ -22,6 +22,8 @@ export interface MetricsSources {
   unsentBytes: () => number;
   /** Main-thread seconds spent on the shards: crossing the channel, and applying what comes back. */
   shardTime: () => { dispatch: number; apply: number };
+  /** Game updates applied to this node's replicas, and (cluster mode) the games it follows one by one. */
+  replicas?: () => { applied: number; followed: number; follows: number; drops: number };
 }
 
 export class ServiceMetrics {
@@ -93,6 +95,27 @@ export class ServiceMetrics {
         this.set({ part: 'apply' }, t.apply);
       },
     });
+    const replicas = sources.replicas;
+    if (replicas) {
+      new Gauge({
+        name: 'dicechess_replica_updates_applied_total',
+        help: 'Game updates applied to this node\'s replicas (in a cluster: only of the games it follows or whose shard it owns)',
+        registers,
+        collect() { this.set(replicas().applied); },
+      });
+      new Gauge({
+        name: 'dicechess_replica_follows',
+        help: 'Cluster mode: games followed one by one because someone asked this node about them: now, started and dropped so far',
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          const r = replicas();
+          this.set({ kind: 'now' }, r.followed);
+          this.set({ kind: 'started' }, r.follows);
+          this.set({ kind: 'dropped' }, r.drops);
+        },
+      });
+    }
     this.shardRestarts = new Counter({
       name: 'dicechess_shard_restarts_total',
       help: 'Game shards started again after dying (an uncaught error in the worker)',

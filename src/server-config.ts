@@ -113,6 +113,10 @@ export const ConfigSchema = z.object({
     replicas: z.union([z.literal(1), z.literal(3), z.literal(5)]),
     /** How long a node's shard and membership leases live without renewal (a dead node's games move after it). */
     leaseTtlMs: z.number().int().min(1000),
+    /** A game nobody asked this node about (stream, read, command) for this long stops being followed here. */
+    followIdleMs: z.number().int().min(1000),
+    /** Games a node follows one by one at most (the least recently asked go first). */
+    followMax: z.number().int().min(1),
   }).refine((c) => c.servers.length === 0 || c.node !== '', { message: 'cluster.node is needed with cluster.servers', path: ['node'] }),
 });
 

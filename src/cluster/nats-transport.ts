@@ -3,8 +3,11 @@
 // `dc.shard.<s>`, re-routed when the shard moves, retried with the same id); the owner's replies come
 // back on one subject per shard, `dc.out.<s>`, that every node subscribes to.
 //
-// Every node gets every game update, so every node keeps a replica of every live game and can serve
-// any route. Answers to requests (verdicts, done, failed, synced) name the node that asked: request
+// A game's updates go on a subject of their own, `dc.out.<s>.<game>`: a node receives them only while
+// it follows the game (`follow`: someone asks this node about it) or owns its shard (`followAll`, a
+// wildcard). Everything else (announcements, answers, `heads`, endings) goes on `dc.out.<s>` to every
+// node, so every node knows every live game (who plays, when it started and ended) without applying
+// its turns. Answers to requests (verdicts, done, failed, synced) name the node that asked: request
 // ids are only unique within one node, so a batch carries its sender's name and the owner (see
 // shard-hosts.ts) tags each answer with it; the others drop it.
 //
@@ -40,6 +43,8 @@ export const encodeReplies = (w: ReplyWire): Uint8Array => new Uint8Array(packr.
 export const decodeReplies = (b: Uint8Array): ReplyWire => packr.unpack(b) as ReplyWire;
 
 export const outSubject = (prefix: string, shard: number): string => `${prefix}.${shard}`;
+/** The subject of one game's updates (game ids are base62: valid subject tokens). */
+export const gameSubject = (prefix: string, shard: number, id: string): string => `${prefix}.${shard}.${id}`;
 
 export interface NatsShardTransportOptions {
   nc: NatsConnection;
@@ -70,21 +75,26 @@ export class NatsShardTransport implements ShardTransport {
   }
 
   open(index: number, events: ShardEvents): ShardChannel {
-    const { node } = this.o;
+    const { node, nc } = this.o;
     let closed = false;
-    const sub: Subscription = this.o.nc.subscribe(outSubject(this.outPrefix, index), {
-      callback: (err, m) => {
-        if (err !== null || closed) return;
-        let w: ReplyWire;
-        try {
-          w = decodeReplies(m.data);
-        } catch {
-          return; // not a reply batch: nothing of it can be trusted
-        }
-        const mine = w.r.filter((_, i) => w.to[i] === '' || w.to[i] === node || (w.to[i].startsWith('!') && w.to[i] !== `!${node}`));
-        if (mine.length > 0) events.replies(mine);
-      },
-    });
+    const callback = (err: Error | null, m: { data: Uint8Array }): void => {
+      if (err !== null || closed) return;
+      let w: ReplyWire;
+      try {
+        w = decodeReplies(m.data);
+      } catch {
+        return; // not a reply batch: nothing of it can be trusted
+      }
+      const mine = w.r.filter((_, i) => w.to[i] === '' || w.to[i] === node || (w.to[i].startsWith('!') && w.to[i] !== `!${node}`));
+      if (mine.length > 0) events.replies(mine);
+    };
+    const sub: Subscription = nc.subscribe(outSubject(this.outPrefix, index), { callback });
+    // The games followed one by one, and the whole shard's (a wildcard) while this node owns it.
+    const games = new Map<string, Subscription>();
+    let all: Subscription | undefined;
+    const settle = async (): Promise<void> => {
+      if (!closed && !nc.isClosed()) await nc.flush().catch(() => {});
+    };
     let queue: Command[] = [];
     let sending = false;
     const pump = async (): Promise<void> => {
@@ -121,9 +131,31 @@ export class NatsShardTransport implements ShardTransport {
         if (local.length > 0) setImmediate(() => !closed && events.replies(local));
         void pump();
       },
+      follow: async (id, on) => {
+        const had = games.get(id);
+        if (on === (had !== undefined) || closed) return;
+        if (on) games.set(id, nc.subscribe(gameSubject(this.outPrefix, index, id), { callback }));
+        else {
+          games.delete(id);
+          had?.unsubscribe();
+        }
+        await settle();
+      },
+      followAll: async (on) => {
+        if (on === (all !== undefined) || closed) return;
+        if (on) all = nc.subscribe(gameSubject(this.outPrefix, index, '*'), { callback });
+        else {
+          all?.unsubscribe();
+          all = undefined;
+        }
+        await settle();
+      },
       close: async () => {
         closed = true;
         queue = [];
+        for (const g of games.values()) g.unsubscribe();
+        games.clear();
+        all?.unsubscribe();
         await sub.unsubscribe();
       },
     };

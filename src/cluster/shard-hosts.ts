@@ -1,7 +1,9 @@
 // The owner's side of the logical shards a node holds: for each shard gained, a shard host (the same
 // ShardHost a worker thread runs, built by the composition root through `open`) fed with the command
 // batches that reach `dc.shard.<s>` (a ShardServer), its replies published on `dc.out.<s>` for every
-// node (see nats-transport.ts). On a drain or a loss the host is stopped and the subject unserved.
+// node, except a game's updates, which go on `dc.out.<s>.<game>` for the nodes that follow it (see
+// nats-transport.ts); the order of the host's replies is kept across the two. On a drain or a loss
+// the host is stopped and the subject unserved.
 //
 // Request ids are unique per sending node only: each command that asks for an answer gets an id of
 // this owner's own before the host sees it, and the answer goes out under the sender's id, tagged with
@@ -13,7 +15,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { GameRecord } from '../domain/records.js';
 import type { Command, ShardReply } from '../shard/protocol.js';
-import { decodeCommands, encodeReplies, outSubject } from './nats-transport.js';
+import { decodeCommands, encodeReplies, gameSubject, outSubject } from './nats-transport.js';
 import { ShardServer } from './shard-link.js';
 
 /** What `open` builds for a shard: something that takes command batches, and its live games. */
@@ -230,10 +232,23 @@ export class ShardHosts {
   }
 
   private post(h: Hosted, batch: ShardReply[]): void {
-    const r: ShardReply[] = [];
-    const to: string[] = [];
+    // Runs of consecutive replies for one subject, published in the host's order: a game's updates
+    // on its own subject, the rest on the shard's.
+    let r: ShardReply[] = [];
+    let to: string[] = [];
+    let game: string | null = null;
+    const flush = (): void => {
+      if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to }, game);
+      r = [];
+      to = [];
+    };
     for (const reply of batch) {
       if (reply.t === 'stats') continue;
+      const subject = reply.t === 'update' ? reply.id : null;
+      if (subject !== game) {
+        flush();
+        game = subject;
+      }
       if (!('rid' in reply)) {
         r.push(reply);
         to.push('');
@@ -259,20 +274,20 @@ export class ShardHosts {
         }
       }
     }
-    if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to });
+    flush();
   }
 
   /** One message per batch, split in halves while too big for the servers (a large resume). */
-  private publish(shard: number, w: { r: ShardReply[]; to: string[] }): void {
+  private publish(shard: number, w: { r: ShardReply[]; to: string[] }, game: string | null = null): void {
     const bytes = encodeReplies(w);
     if (bytes.byteLength > MAX_MESSAGE_BYTES && w.r.length > 1) {
       const half = Math.ceil(w.r.length / 2);
-      this.publish(shard, { r: w.r.slice(0, half), to: w.to.slice(0, half) });
-      this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) });
+      this.publish(shard, { r: w.r.slice(0, half), to: w.to.slice(0, half) }, game);
+      this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) }, game);
       return;
     }
     try {
-      this.o.nc.publish(outSubject(this.outPrefix, shard), bytes);
+      this.o.nc.publish(game === null ? outSubject(this.outPrefix, shard) : gameSubject(this.outPrefix, shard, game), bytes);
     } catch (e) {
       this.o.log.warn({ shard, err: String(e) }, 'could not publish shard replies');
     }

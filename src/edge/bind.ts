@@ -117,5 +117,15 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
     if (!parsed.ok) return problem(400, 'invalid_query', parsed.detail);
     query = parsed.value as Record<string, string | undefined>;
   }
+  // The routes of one game, in a cluster: this node's replica of it is brought up to date first.
+  if (GAME_ROUTES.has(spec.operationId) && ctx.params.id !== undefined) {
+    const wait = deps.games.ready?.(ctx.params.id);
+    if (wait !== undefined) await wait;
+  }
   return handler({ ctx, principal, body, query, params: ctx.params });
 }
+
+/** Routes that read or command one game, named by their `id` parameter. */
+const GAME_ROUTES: ReadonlySet<string> = new Set([
+  'submitSeed', 'submitMove', 'resign', 'getGame', 'getLegalMoves', 'getGameHistory', 'streamGameEvents', 'streamPublicGameEvents',
+]);

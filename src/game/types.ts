@@ -127,6 +127,11 @@ export interface GameDirectory {
   ended(id: string): GameRecord | undefined;
   /** A live game, or a read-only handle on an ended one. */
   find(id: string): GameHandle | undefined;
+  /**
+   * Cluster mode: undefined when this node's replica of live game `id` is current, else a promise
+   * that it will be (the node follows a game only while asked about it); the game routes wait for it.
+   */
+  ready?(id: string): Promise<void> | undefined;
 }
 
 /** Hooks the services use: GameStart to account streams, results to the ladder. */

@@ -109,6 +109,11 @@ export type ShardReply =
    * would show the gap).
    */
   | { t: 'heads'; seqs: [string, number][] }
+  /**
+   * Cluster mode: a game ended, its final record as stored, for every node (the owner adds it after
+   * the game's last update). A node that was not following the game retires its replica with it.
+   */
+  | { t: 'ended'; rec: GameRecord }
   /** Every second: the shard thread's CPU time so far (seconds) and its V8 heap. */
   | { t: 'stats'; cpuSeconds: number; heapUsed: number; heapTotal: number };
 
@@ -175,6 +180,7 @@ export function messageBytes(m: Command | ShardReply): number {
     }
     case 'started':
     case 'write':
+    case 'ended':
       return recordBytes(m.rec);
     case 'resumed':
     case 'synced':

@@ -28,11 +28,20 @@ export interface ReplicaFeedDeps {
   write(p: Promise<void>, id: string): void;
   /** Cluster mode: a game named by its owner that this node has no replica of is asked for. */
   adopt?: (id: string, shard: number) => void;
+  /** Cluster mode: whether this node follows the game now (game-interest.ts); else its updates are not applied. */
+  followed?: (id: string) => boolean;
+  /** A replica retired (its game ended). */
+  retired?: (id: string) => void;
   onTree?: (seconds: number) => void;
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
 }
 
 export class ReplicaFeed {
+  /** Updates applied to replicas since the start (for /metrics: in a cluster, only followed games'). */
+  applied = 0;
+  /** Games asked for by `adoptUnknown`, until their answer. */
+  private readonly adopting = new Set<string>();
+
   constructor(private readonly d: ReplicaFeedDeps) {}
 
   /** A game's whole record, announced (or fetched) at its `seq`: a new replica, or one started over. */
@@ -57,6 +66,7 @@ export class ReplicaFeed {
   }
 
   private ended(g: GameReplica, rec: GameRecord): void {
+    this.d.retired?.(g.id); // before the shelf forgets which shard the game is on
     this.d.shelf.retire(g, rec);
     // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
     if (rec.mirrorOf !== null) this.d.shelf.forget(rec.mirrorOf);
@@ -66,10 +76,13 @@ export class ReplicaFeed {
   update(u: Extract<ShardReply, { t: 'update' }>, shard: number): void {
     const g = this.d.shelf.get(u.id);
     if (!g) return this.d.adopt?.(u.id, shard);
+    // A game this node stopped following: one still on its way is not applied (its replica stays as it was).
+    if (this.d.followed && !this.d.followed(u.id)) return;
     // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
     if (u.seq <= g.seq || g.syncing) return;
     if (u.seq !== g.seq + 1) return this.resync(g);
     g.seq = u.seq;
+    this.applied++;
     const rec = g.recordOf(u);
     if (u.wrote) this.d.onStoreWrite?.(u.wrote[0], u.wrote[1]);
     if (u.treeSeconds !== undefined) this.d.onTree?.(u.treeSeconds);
@@ -100,6 +113,64 @@ export class ReplicaFeed {
     if (!sent) g.syncDone();
   }
 
+  /**
+   * Cluster mode: a live game this node has no replica of (created before it started, elsewhere, or
+   * its announcement lost) is asked of its owner (shard `index`); the answer makes its replica. Also
+   * at start, for the live games the cluster lists.
+   */
+  adoptUnknown(id: string, index: number): void {
+    if (this.d.shelf.get(id) || this.adopting.has(id)) return;
+    this.adopting.add(id);
+    const sent = this.d.requests.open(index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+      settle: (r) => {
+        this.adopting.delete(id);
+        if (r.t !== 'synced' || this.d.shelf.get(r.rec.id) || isEnded(r.rec)) return;
+        this.announced(r.rec, r.tree, 'gameResumed', r.seq);
+      },
+      fail: () => this.adopting.delete(id),
+    });
+    if (!sent) this.adopting.delete(id);
+  }
+
+  /**
+   * Cluster mode: a game followed again after a while (game-interest.ts), brought up to date from its
+   * owner; resolves when done, also when that failed (the replica then stays as it was).
+   */
+  refresh(id: string): Promise<void> {
+    const g = this.d.shelf.get(id);
+    if (!g) return Promise.resolve();
+    g.syncing = true;
+    return new Promise((resolve) => {
+      const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+        settle: (r) => {
+          if (r.t === 'synced') this.synced(r);
+          else this.d.shelf.get(id)?.syncDone();
+          resolve();
+        },
+        fail: () => {
+          this.d.shelf.get(id)?.syncDone();
+          resolve();
+        },
+      });
+      if (!sent) {
+        g.syncDone();
+        resolve();
+      }
+    });
+  }
+
+  /**
+   * Cluster mode: the owner says the game ended, with its final record. A replica that has not ended
+   * yet (this node did not follow the game, or missed its last update) ends with it.
+   */
+  endedElsewhere(rec: GameRecord): void {
+    const g = this.d.shelf.get(rec.id);
+    if (!g || !isEnded(rec)) return;
+    if (g.record().version !== rec.version) g.closeSubscribers();
+    g.reset(rec, null);
+    this.ended(g, rec);
+  }
+
   /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
   refetchTree(id: string): void {
     const g = this.d.shelf.get(id);
@@ -124,7 +195,7 @@ export class ReplicaFeed {
     const again: string[] = [];
     for (const id of shard.reported) {
       const g = this.d.shelf.get(id);
-      if (!g || g.headSeq <= g.seq) continue;
+      if (!g || g.headSeq <= g.seq || (this.d.followed && !this.d.followed(id))) continue;
       if (g.syncing) again.push(id);
       else this.resync(g);
     }
@@ -135,6 +206,7 @@ export class ReplicaFeed {
         this.d.adopt?.(id, shard.index);
         continue;
       }
+      if (this.d.followed && !this.d.followed(id)) continue;
       g.headSeq = Math.max(g.headSeq, seq);
       if (!again.includes(id)) shard.reported.push(id);
     }

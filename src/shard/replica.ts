@@ -196,6 +196,11 @@ export class GameReplica extends CommandedGame implements GameHandle {
     this.syncing = false;
   }
 
+  /** Streams and other subscribers on this replica now. */
+  get subscriberCount(): number {
+    return this.subs.size;
+  }
+
   /** Ends every subscription (the game ended, the server stops, or its shard was lost). */
   closeSubscribers(): void {
     this.subs.closeAll();

@@ -19,51 +19,16 @@ import { isEnded } from '../game/view.js';
 import type { Store } from '../store/types.js';
 import type { GameReplica, ReplicaLink } from './replica.js';
 import { ReplicaFeed } from './replica-feed.js';
+import { GameInterest } from './game-interest.js';
 import { shardIndex, shardKey, type Command, type ShardReply } from './protocol.js';
 import { Requests } from './requests.js';
 import { ShardLinks, type ShardLink } from './shard-links.js';
-import type { ShardTransport } from './transport.js';
 import { againIfMoved } from './moved.js';
+import type { ShardedGamesDeps } from './sharded-games-deps.js';
 
 export { HELD_MAX } from './shard-links.js';
 
-export interface ShardedGamesDeps {
-  transport: ShardTransport;
-  shards: number;
-  /** The server's store: main reads games from it, and writes them there when `forwarded`. */
-  store: Store;
-  /** The shards' writes arrive with their versions (a memory store lives on this thread only). */
-  forwarded: boolean;
-  clock: Clock;
-  config: GameConfig;
-  listeners: GameLifecycleListener[];
-  newId: () => string;
-  log: Logger;
-  /** A shard was restarted after dying. */
-  onRestart?: (index: number, err: Error) => void;
-  /** A shard built a roll's legal-move tree in this many seconds (reported with its version). */
-  onTree?: (seconds: number) => void;
-  /** A shard's store write (reported with the version it persisted). */
-  onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
-  /** Wraps the handling of each batch of replies (the edge gathers the stream writes it makes). */
-  aroundBatch?: (fn: () => void) => void;
-  /** A game command (a move…) not answered in this long gets its `lost` answer, 'busy' for a move (default 30 s); a sync too. */
-  verdictTimeoutMs?: number;
-  /** Control requests (create, pair, resume, idle, stop) fail after this long (default 5 min). */
-  requestTimeoutMs?: number;
-  /** Requests waiting for an answer, across shards (default PENDING_MAX). */
-  pendingMax?: number;
-  /** A command not answered in this long is sent again, the pause doubling each time (default 1 s). */
-  resendMs?: number;
-  /** Sends of one command at most, the first included (default 8). */
-  maxSends?: number;
-  /**
-   * Cluster mode: shards run on other nodes too, and every node sees every game's updates. An update
-   * or a `heads` naming a game this node has no replica of makes it ask the owner for the game
-   * (`sync`) and keep a replica from then on.
-   */
-  adoptUnknown?: boolean;
-}
+export type { ShardedGamesDeps } from './sharded-games-deps.js';
 
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
 export const PENDING_MAX = 100_000;
@@ -80,8 +45,9 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   private stopping = false;
   private readonly verdictTimeoutMs: number;
   private readonly requestTimeoutMs: number;
-  /** Games asked for by `adopt`, until their answer. */
-  private readonly adopting = new Set<string>();
+  /** Cluster mode: the games followed, and the shards owned here (all of their updates arrive). */
+  private readonly interest: GameInterest | undefined;
+  private readonly ownedShards = new Set<number>();
 
   constructor(private readonly d: ShardedGamesDeps) {
     super();
@@ -110,12 +76,29 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       stopping: () => this.stopping,
     });
     this.shards = this.links.all;
+    this.interest = d.adoptUnknown ? new GameInterest({
+      clock: d.clock, idleMs: d.followIdleMs ?? 60_000, max: d.followMax ?? 10_000,
+      owned: (id) => this.ownedShards.has(this.shardOfLive(id).index),
+      subscribers: (id) => this.shelf.get(id)?.subscriberCount ?? 0,
+      subscribe: (id, on) => this.shardOfLive(id).channel.follow?.(id, on) ?? Promise.resolve(),
+      catchUp: async (id) => {
+        const g = this.shelf.get(id);
+        if (!g) return;
+        // Updates that arrive before the owner's answer are not applied (they may skip some): subscribed
+        // first, so none after that answer is missed.
+        g.syncing = true;
+        await this.shardOfLive(id).channel.follow?.(id, true).catch(() => {});
+        await this.feed.refresh(id);
+      },
+    }) : undefined;
     this.feed = new ReplicaFeed({
       shelf: this.shelf, store: d.store, clock: d.clock, log: d.log, link: this, requests: this.requests,
       inlineLeafCap: this.cfg.inlineLeafCap, syncTimeoutMs: this.verdictTimeoutMs,
       shardOf: (id) => this.shardOfLive(id).index,
       write: (p, id) => this.write(p, id),
       adopt: d.adoptUnknown ? (id, index) => this.adopt(id, index) : undefined,
+      followed: this.interest ? (id) => this.interest!.has(id) : undefined,
+      retired: (id) => this.interest?.ended(id),
       onTree: d.onTree, onStoreWrite: d.onStoreWrite,
     });
   }
@@ -150,18 +133,30 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
    * the live games the cluster lists.
    */
   adopt(id: string, index?: number): void {
-    if (!this.d.adoptUnknown || this.stopping || this.shelf.get(id) || this.adopting.has(id)) return;
-    const shard = index === undefined ? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null) : this.shards[index];
-    this.adopting.add(id);
-    const sent = this.requests.open(shard.index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.verdictTimeoutMs }, {
-      settle: (r) => {
-        this.adopting.delete(id);
-        if (r.t !== 'synced' || this.shelf.get(r.rec.id) || isEnded(r.rec)) return;
-        this.feed.announced(r.rec, r.tree, 'gameResumed', r.seq);
-      },
-      fail: () => this.adopting.delete(id),
-    });
-    if (!sent) this.adopting.delete(id);
+    if (!this.d.adoptUnknown || this.stopping) return;
+    this.feed.adoptUnknown(id, index ?? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null).index);
+  }
+
+  /** Cluster mode: undefined when game `id`'s replica is current, else a promise that it will be (GameDirectory.ready). */
+  ready(id: string): Promise<void> | undefined {
+    return this.shelf.get(id) ? this.interest?.touch(id) : undefined;
+  }
+
+  /** Cluster mode: this node owns shard `index` now (`on`: every update of its games comes here) or no longer. */
+  async followShard(index: number, on: boolean): Promise<void> {
+    const shard = this.shards[index];
+    if (on) this.ownedShards.add(index);
+    else {
+      this.ownedShards.delete(index);
+      // The streams still open here on its games go on following them one by one.
+      for (const g of this.shelf.live()) if (g.subscriberCount > 0 && this.shardOfLive(g.id) === shard) this.interest?.keep(g.id);
+    }
+    await shard.channel.followAll?.(on);
+  }
+
+  /** Updates applied to replicas since the start, games followed one by one now, follows and drops so far (/metrics). */
+  replicaStats(): { applied: number; followed: number; follows: number; drops: number } {
+    return { applied: this.feed.applied, followed: this.interest?.size ?? 0, follows: this.interest?.follows ?? 0, drops: this.interest?.drops ?? 0 };
   }
 
   /** The shard of a game main knows as live (its record says whether it has a mirror-pair twin). */
@@ -253,6 +248,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   /** Stops every shard's actors (their timers, their running commands), closes the subscribers. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.interest?.stop();
     await Promise.all(
       this.shards.filter((s) => !s.restarting).map((s) => this.request(s, (rid) => ({ t: 'stop', rid })).catch(() => {})),
     );
@@ -273,6 +269,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     const spec = commandSpec(name);
     if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
     const shard = this.shardOfLive(id);
+    void this.interest?.touch(id); // a command through this node: its player reads the game here
     return new Promise((resolve) => {
       const sent = this.requests.open(shard.index, (rid) => ({ t: 'game', rid, id, name, payload }), { timeoutMs: this.verdictTimeoutMs }, {
         settle: (r) => resolve(r.t === 'answer' ? r.reply : spec.lost),
@@ -348,6 +345,8 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
         return this.requests.answer(r);
       case 'heads':
         return this.feed.heads(this.shards[index], r.seqs);
+      case 'ended':
+        return this.feed.endedElsewhere(r.rec);
       case 'stats':
         this.shards[index].cpuSeconds = r.cpuSeconds;
         this.shards[index].heap = { used: r.heapUsed, total: r.heapTotal };

@@ -19,6 +19,14 @@ export interface ShardChannel {
   send(batch: Command[]): void;
   /** Ends the shard (after its `stop` was answered, or to give up on it). */
   close(): Promise<void>;
+  /**
+   * Cluster mode only: start (`on`) or stop receiving the updates of one game of this shard (a node
+   * keeps a current replica only of the games it is asked about); resolves once the change is in
+   * effect. Without it every update reaches main.
+   */
+  follow?(id: string, on: boolean): Promise<void>;
+  /** Cluster mode only: the same for every game of the shard (this node owns it). */
+  followAll?(on: boolean): Promise<void>;
 }
 
 export interface ShardTransport {

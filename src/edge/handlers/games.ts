@@ -74,8 +74,12 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       return json(202, {});
     },
 
-    listMyGames: (call) => {
+    listMyGames: async (call) => {
       const id = call.principal.id;
+      // In a cluster, the caller's games are brought up to date here first (the polling path reads
+      // whose turn it is from this list); each is then followed on this node for a while.
+      const waits = deps.games.ready ? deps.games.liveFor(id).map((g) => deps.games.ready!(g.id)).filter((w) => w !== undefined) : [];
+      if (waits.length > 0) await Promise.all(waits);
       const games = deps.games.liveFor(id).map((g) => myGame(g.summary(), g.seatOf(id) as Seat));
       return json(200, { games });
     },
