@@ -28,8 +28,9 @@ function makeRun(vars: string[], env: Record<string, string> = {}): string[] {
   for (const k of ['PORT', 'HOST', 'DATA', 'MAKEFLAGS', 'MFLAGS']) delete clean[k];
   const r = spawnSync('make', ['-n', '-s', 'run', ...vars], { cwd: ROOT, encoding: 'utf8', env: { ...clean, ...env } });
   if (r.status !== 0) throw new Error(`make -n run failed: ${r.stderr}`);
-  // `node [V8 flags] dist/src/cli.js serve [flags]`: the flags after `serve` are what is checked.
-  const line = r.stdout.split('\n').find((l) => /^node (-\S+ )*dist\/src\/cli\.js serve\b/.test(l));
+  // `[VAR=value …] node [V8 flags] dist/src/cli.js serve [flags]` (the variables are glibc's malloc
+  // settings): the flags after `serve` are what is checked.
+  const line = r.stdout.split('\n').find((l) => /^(\w+=\S* )*node (-\S+ )*dist\/src\/cli\.js serve\b/.test(l));
   if (line === undefined) throw new Error(`no serve line in:\n${r.stdout}`);
   const words = line.trim().split(/\s+/);
   return words.slice(words.indexOf('serve') + 1);
