@@ -1,6 +1,6 @@
 // The composition root: from the Config it is given, opens the store, starts the game shards, builds
-// the services, resumes live games, and listens. Besides the Config it reads
-// only the package's version (package.json) and the built web page.
+// the services, resumes live games, and listens. Besides the Config it reads only the package's
+// version (package.json) and the built web page.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import type { Config } from './server-config.js';
@@ -166,8 +166,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       })
     : null;
   webhooks?.registerMetrics(metrics.registry);
-  // Games run in shards; a memory server's shards send their writes here, to the one MemoryStore.
-  // Loopback shards write straight into a store the caller handed in (tests that watch or hold writes).
+  // Games run in shards; a memory server's send their writes to the one MemoryStore, loopback ones to the caller's.
   const forwarded = !cluster && !openedStore.persistent && !(opts.shards === 'loopback' && opts.store !== undefined);
   const shardCount = cluster ? cluster.shards : config.shards === 'auto' ? Math.max(1, availableParallelism() - 1) : config.shards;
   let transport: ShardTransport;
@@ -209,8 +208,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
     adoptUnknown: cluster !== undefined,
-    followIdleMs: config.cluster.followIdleMs,
-    followMax: config.cluster.followMax,
+    followIdleMs: config.cluster.followIdleMs, followMax: config.cluster.followMax,
     ...(cluster ? { requestTimeoutMs: 30_000 } : {}), // across a network, an answer may be lost
   });
   const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
@@ -359,8 +357,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           eventBook.closeAll();
           await scheduler.stop();
           await eventScheduler.stop();
-          // Deliveries in flight are cut off first and not marked finished: after a restart their
-          // rolls are delivered again.
+          // Deliveries in flight are cut off first, not marked finished: after a restart they go again.
           await webhooks?.stop();
           await cluster?.close(); // its shards handed back (drained) for other nodes to resume
           await registry.stop();
