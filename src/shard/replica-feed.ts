@@ -36,11 +36,20 @@ export interface ReplicaFeedDeps {
   onStoreWrite?: (op: 'putGame' | 'finishGame', seconds: number) => void;
 }
 
+/** How many games' early `seq`s are kept (see ReplicaFeed.early). */
+const EARLY_KEPT = 10_000;
+
 export class ReplicaFeed {
   /** Updates applied to replicas since the start (for /metrics: in a cluster, only followed games'). */
   applied = 0;
   /** Games asked for by `adoptUnknown`, until their answer. */
   private readonly adopting = new Set<string>();
+  /**
+   * The newest `seq` an update or a `heads` named for a game before this node had its replica (its
+   * announcement delayed or lost, overtaken by them): the announcement then knows it is already
+   * behind. Bounded, oldest first out.
+   */
+  private readonly early = new Map<string, number>();
 
   constructor(private readonly d: ReplicaFeedDeps) {}
 
@@ -60,9 +69,21 @@ export class ReplicaFeed {
       g.seq = seq;
       if (!isEnded(rec)) shelf.add(g);
     }
+    const early = this.early.get(rec.id);
+    this.early.delete(rec.id);
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
     if (isEnded(rec)) return this.ended(g, rec);
     shelf.notify(hook, g);
+    // Updates already came and went for it (no later one may come: the game waits on a move this
+    // replica cannot show): ask for the whole state now.
+    if (early !== undefined && early > seq && !g.syncing) this.resync(g);
+  }
+
+  private noteEarly(id: string, seq: number): void {
+    if (seq <= (this.early.get(id) ?? 0)) return;
+    this.early.delete(id);
+    this.early.set(id, seq);
+    if (this.early.size > EARLY_KEPT) this.early.delete(this.early.keys().next().value!);
   }
 
   private ended(g: GameReplica, rec: GameRecord): void {
@@ -75,7 +96,10 @@ export class ReplicaFeed {
 
   update(u: Extract<ShardReply, { t: 'update' }>, shard: number): void {
     const g = this.d.shelf.get(u.id);
-    if (!g) return this.d.adopt?.(u.id, shard);
+    if (!g) {
+      this.noteEarly(u.id, u.seq);
+      return this.d.adopt?.(u.id, shard);
+    }
     // A game this node stopped following: one still on its way is not applied (its replica stays as it was).
     if (this.d.followed && !this.d.followed(u.id)) return;
     // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
@@ -203,6 +227,7 @@ export class ReplicaFeed {
     for (const [id, seq] of seqs) {
       const g = this.d.shelf.get(id);
       if (!g) {
+        this.noteEarly(id, seq);
         this.d.adopt?.(id, shard.index);
         continue;
       }
