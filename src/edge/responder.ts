@@ -2,6 +2,7 @@
 // onAborted or after end(); touching it then throws from native code. So every write goes through
 // here, checks the state first, and is corked (late writes outside cork are slow and warned about).
 import type { HttpResponse } from 'uWebSockets.js';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Logger } from '../domain/log.js';
 import type { TimerHandle } from '../domain/clock.js';
 import { internalError, json, noContent, statusLine, tooManyRequests, type Headers, type Reply } from './reply.js';
@@ -14,7 +15,10 @@ export type BugLog = Pick<Logger, 'error'>;
 export type HeaderList = ReadonlyArray<readonly [string, string]>;
 export const NO_HEADERS: HeaderList = [];
 
-/** Called after every non-stream response the toolkit sends (conformance tests hook in here). */
+/**
+ * Called after every non-stream response the toolkit sends (conformance tests hook in here), with
+ * the body as the client reads it: a compressed body is handed over decompressed.
+ */
 export type SendObserver = (status: number, contentType: string | undefined, body: string) => void;
 
 /** 'sending': a large body is still leaving (tryEnd/onWritable); the request holds its places until it has. */
@@ -276,7 +280,7 @@ export class Responder {
 
   private observe(r: Reply): void {
     try {
-      const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : Buffer.from(r.body).toString('utf8');
+      const body = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : decoded(r.body, r.headers?.['content-encoding']).toString('utf8');
       this.observer?.(r.status, r.contentType, body);
     } catch (err) {
       this.logger?.error({ err }, 'response observer failed');
@@ -310,4 +314,11 @@ export class Responder {
       this.logger?.error({ err }, 'abort handler failed');
     }
   }
+}
+
+/** The bytes a client reads from a body sent with `encoding` (only the observer needs them). */
+function decoded(body: Uint8Array, encoding: string | undefined): Buffer {
+  if (encoding === 'br') return brotliDecompressSync(body);
+  if (encoding === 'gzip') return gunzipSync(body);
+  return Buffer.from(body);
 }

@@ -1,6 +1,7 @@
 // The router over real HTTP: 404/405 problems, params and query, replies as values, thrown handlers
 // turned into a 500 that leaks nothing while the server keeps serving, and the observe hook.
 import t from 'tap';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { bearerToken, json, noContent, tooManyRequests, unauthorized, type ObservedResponse } from '../../src/edge/toolkit.js';
 import { rawConnect, request, serve } from '../helpers/http.js';
 
@@ -29,6 +30,12 @@ async function toy(t: Parameters<typeof serve>[0], observe?: (o: ObservedRespons
         return token === undefined ? unauthorized() : json(200, { token });
       });
       r.get('/limited', () => tooManyRequests(2.2));
+      r.get('/zipped/:how', (ctx) => {
+        const text = Buffer.from('{"zipped":true}');
+        const how = ctx.params.how;
+        const body = how === 'br' ? brotliCompressSync(text) : gzipSync(text);
+        return { status: 200, body, contentType: 'application/json', headers: { 'content-encoding': how } };
+      });
       r.get('/direct', (ctx) => {
         ctx.res.send(202, { direct: true }, { 'x-extra': 'yes' });
       });
@@ -179,6 +186,16 @@ t.test('the observer sees every response the toolkit sends', async (t) => {
   );
   t.equal(seen[0].body, '{"hi":"x"}');
   t.equal(seen[4].body, '');
+});
+
+t.test('the observer reads a compressed body as the client does: decompressed', async (t) => {
+  const seen: ObservedResponse[] = [];
+  const s = await toy(t, (o) => seen.push(o));
+  for (const how of ['br', 'gzip']) {
+    const r = await request('GET', `${s.base}/zipped/${how}`, { headers: { 'accept-encoding': how } });
+    t.equal(r.headers['content-encoding'], how, `${how} went out compressed`);
+  }
+  t.same(seen.map((o) => o.body), ['{"zipped":true}', '{"zipped":true}']);
 });
 
 t.test('registering the same route twice is a programming error', async (t) => {
