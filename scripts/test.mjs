@@ -1,38 +1,155 @@
-// Runs the tap suite (compiled tests in dist/test). Prints one line per test file as it finishes,
-// the whole TAP text of every failure, and closes with one plain line, "N passed, N failed", that
-// CI and humans can read. The exit code is tap's own; the full TAP output is kept in .tap-output.log.
+// Runs the compiled test files (dist/test/**/*.test.js), several at a time, each as a plain
+// `node file` process: a tap test file is a program that prints TAP and exits non-zero when a check
+// fails. tap's own runner is not used because it loads a coverage and process-tracking hook into every
+// test process and every child process a test starts, which cost about as much CPU as the tests of a
+// small file did.
+//
+// Prints one line per file as it finishes ("ok N - file # time=…ms"), then the failing checks of
+// every failed file with the tail of its stderr, and closes with one plain line, "tests: N passed,
+// N failed", that CI and humans can read. Exit code: 0 when every file passed. The whole output of
+// every file is kept in .tap-output.log.
+//
+// Each file runs in its own process group; when it exits, anything it left running (a server, a
+// nats-server) is killed with the group and named in the output; a file that runs past the time
+// limit is killed the same way and fails.
+//
+//   node scripts/test.mjs [--jobs N] [--timeout SECONDS] [file or directory ...]
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 
-const child = spawn('npx', ['tap', '--reporter=tap', ...process.argv.slice(2)], { stdio: ['ignore', 'pipe', 'inherit'] });
-const lines = [];
-let partial = '';
-child.stdout.on('data', (chunk) => {
-  partial += chunk.toString('utf8');
-  let nl;
-  while ((nl = partial.indexOf('\n')) >= 0) {
-    const line = partial.slice(0, nl);
-    partial = partial.slice(nl + 1);
-    lines.push(line);
-    // Top-level lines are one per test file (plus the plan and the summary).
-    if (/^(ok|not ok) \d+ /.test(line)) console.log(line);
+const root = resolve(new URL('..', import.meta.url).pathname);
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const value = Number(args[i + 1]);
+  args.splice(i, 2);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
+  return value;
+};
+const jobs = option('--jobs', 4);
+const timeoutSeconds = option('--timeout', 240);
+
+/** Every *.test.js under `dir`, sorted. */
+function testFiles(dir) {
+  const out = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...testFiles(path));
+    else if (name.endsWith('.test.js')) out.push(path);
   }
-});
-child.on('close', (code, signal) => {
-  if (partial) lines.push(partial);
-  writeFileSync('.tap-output.log', lines.join('\n'));
-  const failures = [];
-  lines.forEach((line, i) => {
-    if (/^\s*not ok /.test(line)) failures.push(lines.slice(i, i + 40).join('\n'));
+  return out;
+}
+
+const targets = args.length > 0 ? args : ['dist/test'];
+const files = targets
+  .flatMap((t) => (statSync(resolve(root, t)).isDirectory() ? testFiles(resolve(root, t)) : [resolve(root, t)]))
+  .map((f) => relative(root, f));
+if (files.length === 0) throw new Error('no test files found');
+
+// Longest files first, so that the last ones to finish are short: the times of the last run on this
+// checkout when there is one, else the ones recorded in the repository.
+const TIMES_LOCAL = join(root, '.test-times.json');
+const TIMES_KEPT = join(root, 'scripts', 'test-times.json');
+const readTimes = (path) => (existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {});
+const times = { ...readTimes(TIMES_KEPT), ...readTimes(TIMES_LOCAL) };
+const queue = [...files].sort((a, b) => (times[b] ?? 10_000) - (times[a] ?? 10_000));
+
+const env = {
+  ...process.env,
+  // A tap file's own time limit (seconds); the runner's hard limit comes a little after it.
+  TAP_TIMEOUT: String(timeoutSeconds),
+};
+
+const results = new Map();
+let finished = 0;
+
+/** Whether any process of the group is still running. */
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function killGroup(pgid) {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+function runFile(file) {
+  return new Promise((done) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    let timedOut = false;
+    const limit = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, (timeoutSeconds + 30) * 1000);
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      const ms = Date.now() - started;
+      const leftOver = groupAlive(child.pid);
+      if (leftOver) killGroup(child.pid);
+      const stdout = Buffer.concat(out).toString('utf8');
+      const stderr = Buffer.concat(err).toString('utf8');
+      const ok = code === 0 && !timedOut;
+      const counts = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/m.exec(stdout);
+      const r = { file, ok, ms, code, signal, timedOut, leftOver, stdout, stderr, counts };
+      results.set(file, r);
+      finished++;
+      const note = [timedOut ? ' (killed: over the time limit)' : '', leftOver ? ' (left processes running: killed)' : ''].join('');
+      console.log(`${ok ? 'ok' : 'not ok'} ${finished} - ${file} # time=${ms}ms${note}`);
+      done();
+    });
   });
-  if (failures.length) console.log(`\nFAILURES:\n${failures.join('\n---\n')}`);
-  const summary = lines.map((l) => /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(l)).filter(Boolean).pop();
-  if (summary) {
-    const passed = Number(summary[2]);
-    const failed = summary[3] !== undefined ? Number(summary[3]) : Number(summary[1]) - passed;
-    console.log(`tests: ${passed} passed, ${failed} failed`);
-  } else {
-    console.log('tests: no summary from tap (see .tap-output.log)');
+}
+
+const startedAll = Date.now();
+await Promise.all(
+  Array.from({ length: Math.min(jobs, queue.length) }, async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) await runFile(file);
+  }),
+);
+
+let passed = 0;
+let failed = 0;
+const log = [];
+const failures = [];
+for (const file of files) {
+  const r = results.get(file);
+  log.push(`# Subtest: ${file}`, r.stdout, r.stderr ? `# stderr:\n${r.stderr}` : '', `# exit ${r.code ?? r.signal}${r.timedOut ? ' (timed out)' : ''}`);
+  let fileFailed = 0;
+  if (r.counts) {
+    passed += Number(r.counts[2]);
+    fileFailed = r.counts[3] !== undefined ? Number(r.counts[3]) : Number(r.counts[1]) - Number(r.counts[2]);
   }
-  process.exit(code ?? (signal ? 1 : 0));
-});
+  // A file that crashed, timed out or left no summary counts as one failure at least.
+  if (!r.ok && fileFailed === 0) fileFailed = 1;
+  failed += fileFailed;
+  if (r.ok) continue;
+  const lines = r.stdout.split('\n');
+  const notOk = [];
+  lines.forEach((line, i) => {
+    if (/^\s*not ok /.test(line)) notOk.push(lines.slice(i, i + 40).join('\n'));
+  });
+  const why = r.timedOut ? `killed after ${timeoutSeconds + 30} s` : `exit ${r.code ?? r.signal}`;
+  const tail = r.stderr.trim().split('\n').slice(-30).join('\n');
+  failures.push([`# ${file}: ${why}`, ...notOk, tail ? `# stderr (last lines):\n${tail}` : ''].join('\n'));
+}
+writeFileSync(join(root, '.tap-output.log'), log.join('\n'));
+writeFileSync(TIMES_LOCAL, JSON.stringify(Object.fromEntries(files.map((f) => [f, results.get(f).ms])), null, 1));
+if (failures.length) console.log(`\nFAILURES:\n${failures.join('\n---\n')}`);
+console.log(`# ${files.length} files in ${Math.round((Date.now() - startedAll) / 1000)} s, ${jobs} at a time`);
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(failures.length === 0 ? 0 : 1);
