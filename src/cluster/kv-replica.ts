@@ -278,6 +278,10 @@ export class KvReplica {
    * Read-modify-write of one key, serialised across nodes (see the top of the file): `change` sees
    * the value as last stored (undefined when absent) and returns the replacement, or null to leave
    * it. Resolves with the value stored afterwards.
+   *
+   * Gives up after `maxAttempts` tries, but never before a ticket's lifetime has passed since the
+   * first: a writer killed between taking its ticket and updating leaves the ticket behind, and the
+   * key cannot be written from that revision until the ticket expires.
    */
   async ticketedModify(
     tickets: KV,
@@ -286,8 +290,9 @@ export class KvReplica {
     change: (cur: Uint8Array | undefined) => Uint8Array | null,
     maxAttempts = 200,
   ): Promise<Uint8Array | undefined> {
-    for (let attempt = 0; attempt < maxAttempts; attempt++) {
-      if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(50, attempt * 2), () => r()));
+    const outlast = clock.now() + TICKET_TTL_MS + 5_000;
+    for (let attempt = 0; attempt < maxAttempts || clock.now() < outlast; attempt++) {
+      if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(attempt < 100 ? 50 : 250, attempt * 2), () => r()));
       const e = await retryTransient(() => this.kv.get(key));
       const live = e && e.operation === 'PUT' ? e : null;
       if (e) this.apply(e);
@@ -335,7 +340,7 @@ export class KvReplica {
         throw err;
       }
     }
-    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts`);
+    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts and a ticket's lifetime`);
   }
 
   close(): void {

@@ -37,8 +37,22 @@ export async function openBucket(nc: NatsConnection, o: BucketOptions): Promise<
   const js = jetstream(nc, { timeout: o.timeoutMs ?? 5000 });
   // allow_direct off: a key is read from the stream's leader, never from a replica a write behind (a
   // read-modify-write computed from a stale value may conclude there is nothing to write).
-  return new Kvm(js).create(o.bucket, { replicas: o.replicas, history: 1, ttl: o.ttlMs ?? 0, allow_direct: false });
+  const kv = await new Kvm(js).create(o.bucket, { replicas: o.replicas, history: 1, ttl: o.ttlMs ?? 0, allow_direct: false });
+  // A bucket just made can be "not found" for a moment by the server asked next (seen on a loaded
+  // cluster): it is asked again for up to about five seconds before that counts as an error.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await kv.status();
+      return kv;
+    } catch (e) {
+      if (!(e instanceof JetStreamApiError) || e.code !== STREAM_NOT_FOUND || attempt >= 20) throw e;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
+
+/** The JetStream API's error code for a stream that does not exist. */
+const STREAM_NOT_FOUND = 10059;
 
 /**
  * The keys of a bucket (matching `filter`, a key pattern with * and >) that hold a value or a marker,

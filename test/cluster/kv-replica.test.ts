@@ -62,6 +62,18 @@ t.test('ticketed read-modify-writes from two replicas lose nothing', async (t) =
   t.equal(text(a.get('x.count')), '20');
 });
 
+t.test('a ticket left by a writer killed before its update holds the key only until it expires', async (t) => {
+  const { a } = await pair(t);
+  // A tickets bucket whose keys live 3 s (the service's live TICKET_TTL_MS), so the test is short.
+  const tickets = await openBucket(nc, { bucket: `kvrd${n}`, replicas: 3, ttlMs: 3_000 });
+  await a.put('x.stuck', bytes('1'));
+  // The dead writer took the ticket for the revision it read, and died before its update.
+  await tickets.create(`x.stuck.${a.revisionOf('x.stuck')!}`, bytes('dead writer'));
+  const stored = await a.ticketedModify(tickets, systemClock, 'x.stuck', (cur) => bytes(String(Number(text(cur)) + 1)), 5);
+  t.equal(text(stored), '2', 'the write went through once the dead writer\'s ticket expired, not refused after 5 tries');
+  t.equal(text(a.get('x.stuck')), '2');
+});
+
 t.test('a watch that stops delivering is replaced and the replica catches up', async (t) => {
   const { a, b } = await pair(t, 100);
   await a.put('x.before', bytes('1'));
