@@ -43,8 +43,6 @@ import { ForwardingStore } from './shard/forwarding-store.js';
 import { ShardedGames } from './shard/sharded-games.js';
 import { LoopbackTransport, type ShardTransport } from './shard/transport.js';
 import { WorkerTransport } from './shard/worker-transport.js';
-import { armMainHeapSnapshots } from './debug-heap.js';
-import { armIdleCollection } from './idle-memory.js';
 import { threadCpuSeconds, threadHeapBytes } from './shard/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
@@ -369,32 +367,4 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         })()),
     },
   };
-}
-
-/** `dicechess serve`: runs until SIGINT/SIGTERM, then shuts down cleanly. Returns the exit code. */
-export async function serveUntilSignal(config: Config): Promise<number> {
-  const log = createLogger(config.logLevel);
-  const started = await startServer(config, { log });
-  if (!started.ok) {
-    log.error({}, started.error);
-    // The log goes to stdout as JSON; whoever started the server reads one plain line on stderr.
-    process.stderr.write(`dicechess: ${started.error}\n`);
-    return 1;
-  }
-  const server = started.value;
-  const disarm = armMainHeapSnapshots((path) => log.info({ path }, 'heap snapshot written'));
-  const disarmIdle = armIdleCollection((freed) => log.info({ thread: 'main', freedMb: Math.round(freed / 1048576) }, 'idle: heap collected'));
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down');
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  disarm();
-  disarmIdle();
-  await server.close();
-  log.info({}, 'stopped');
-  return 0;
 }

@@ -63,7 +63,7 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
       io.error(problem);
       return 1;
     }
-    const { serveUntilSignal } = await import('../main.js');
+    const { serveUntilSignal } = await import('../serve.js');
     const code = await serveUntilSignal(config.value);
     // Everything is closed and flushed; idle keep-alive connections that this uWS build cannot
     // close would otherwise hold the process until their idle timeout.
