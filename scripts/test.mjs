@@ -148,7 +148,7 @@ for (const file of files) {
   failures.push([`# ${file}: ${why}`, ...notOk, tail ? `# stderr (last lines):\n${tail}` : ''].join('\n'));
 }
 writeFileSync(join(root, '.tap-output.log'), log.join('\n'));
-writeFileSync(TIMES_LOCAL, JSON.stringify(Object.fromEntries(files.map((f) => [f, results.get(f).ms])), null, 1));
+writeFileSync(TIMES_LOCAL, JSON.stringify({ ...readTimes(TIMES_LOCAL), ...Object.fromEntries(files.map((f) => [f, results.get(f).ms])) }, null, 1));
 if (failures.length) console.log(`\nFAILURES:\n${failures.join('\n---\n')}`);
 console.log(`# ${files.length} files in ${Math.round((Date.now() - startedAll) / 1000)} s, ${jobs} at a time`);
 console.log(`tests: ${passed} passed, ${failed} failed`);
