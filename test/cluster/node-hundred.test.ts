@@ -32,7 +32,7 @@ const MIRROR_PAIRS = 10;
 const SLOW_MS = 40;
 
 const { nodes } = await startNodeCluster(t, 'dc-hundred', {
-  cluster: { shards: SHARDS, leaseTtlMs: 3000 },
+  cluster: { shards: SHARDS, leaseTtlMs: 10_000 },
   limits: {
     registrationsPerHour: 100_000, webhookRegistrationsPerHour: 100_000, challengesPerHour: 100_000, ladderChangesPerHour: 100_000,
     liveGamesPerIdentity: { anonymous: 16, registered: 64, guest: 2 },

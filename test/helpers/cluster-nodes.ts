@@ -1,12 +1,13 @@
 // Starts real `dicechess serve --cluster … --node NAME` processes for the whole-cluster tests: port 0,
 // a settings file of the test's, the URL read from the node's "listening" log line. Every process is
 // stopped by its PID (SIGTERM, then SIGKILL if it lingers); a test may kill -9 one.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually, startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { spawnBound } from './spawn-bound.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
@@ -46,7 +47,7 @@ export function settingsFile(settings: Record<string, unknown>): { file: string;
 
 /** Starts one node and resolves once it listens (or rejects with its log if it exits first). */
 export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 60_000): Promise<ClusterNodeProc> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
+  const child = spawnBound(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DICECHESS_LOG_LEVEL: 'info' },
