@@ -50,13 +50,29 @@ export async function follow(
   nodes: readonly ClusterNodeProc[],
   gameId: string,
   i: number,
-  play?: { token: string; seat: Seat; onAck(): void; gate?: Promise<void> },
+  play?: {
+    token: string;
+    seat: Seat;
+    onAck(): void;
+    gate?: Promise<void>;
+    /** Resign (again at each later turn until the game ends) once `moves` more are acknowledged after `when()` first holds. */
+    resignAfter?: { when: () => boolean; moves: number };
+  },
 ): Promise<Followed> {
   const random = prng(7000 + i);
   const p: Followed = { gameId, seat: play?.seat ?? null, segments: [], acked: [], submitted: new Set(), ended: undefined };
+  let armedAt: number | undefined;
   const act = async (v: number, inline: Tree | null): Promise<void> => {
     if (!play) return;
     await play.gate;
+    if (play.resignAfter?.when()) {
+      armedAt ??= p.acked.length;
+      if (p.acked.length - armedAt >= play.resignAfter.moves) {
+        // Fire and forget, like a real bot's: a resignation lost in a takeover is sent again at the next turn.
+        await anyNode(nodes, i + 1, (n) => call(n, 'POST', `/bot/game/${gameId}/resign`, play.token));
+        return;
+      }
+    }
     const tree = inline ?? (((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json).legalMoves as Tree);
     if (Object.keys(tree).length === 0) return;
     const moves = randomPath(tree, random);

@@ -140,7 +140,12 @@ export async function startNodeCluster(
     await nats.stop();
     file.remove();
   });
-  for (const node of ['a', 'b', 'c']) nodes.push(await startNode(node, nats.urls, file.file));
+  // Started together: each joins once and takes its share, rather than each later one making the
+  // earlier ones drain shards they had just taken.
+  const started = await Promise.allSettled(['a', 'b', 'c'].map((node) => startNode(node, nats.urls, file.file)));
+  for (const s of started) if (s.status === 'fulfilled') nodes.push(s.value);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) throw failed.reason;
   // Shards move while nodes join (drained, then taken): a test plays once each node serves its share.
   if (!(await eventually(() => settled(nodes, settings.cluster.shards), 60_000))) throw new Error('the shards never settled');
   return { nats, nodes };
