@@ -46,7 +46,7 @@ export function settingsFile(settings: Record<string, unknown>): { file: string;
 }
 
 /** Starts one node and resolves once it listens (or rejects with its log if it exits first). */
-export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 60_000): Promise<ClusterNodeProc> {
+export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 120_000): Promise<ClusterNodeProc> {
   const child = spawnBound(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
