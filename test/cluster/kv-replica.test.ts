@@ -1,7 +1,8 @@
 // KvReplica against a real nats-server: a writer reads its own writes at once and another replica
 // shortly after; a delete is not undone by a late delivery of the value it removed; a read-modify-
-// write from two replicas at once loses nothing; and a watch that stops delivering (as when the
-// server holding its consumer dies) is replaced, the replica catching up from the revision it had.
+// write from two replicas at once loses nothing, and one blocked by the ticket of a writer that died
+// waits until it expires; and a watch that stops delivering (as when the server holding its consumer
+// dies) is replaced, the replica catching up from the revision it had.
 import t from 'tap';
 import type { Test } from 'tap';
 import { connectCluster, openBucket } from '../../src/cluster/nats.js';
@@ -60,6 +61,19 @@ t.test('ticketed read-modify-writes from two replicas lose nothing', async (t) =
   await Promise.all(work);
   t.ok(await eventually(() => text(a.get('x.count')) === '20' && text(b.get('x.count')) === '20'), 'twenty increments counted');
   t.equal(text(a.get('x.count')), '20');
+});
+
+t.test('a ticket left by a writer that died is waited out, not given up on', async (t) => {
+  const { a } = await pair(t);
+  // A tickets bucket whose keys live 2 s (the store's live a minute): enough to see the wait.
+  const tickets = await openBucket(nc, { bucket: `kvrt${n}`, replicas: 3, ttlMs: 2_000 });
+  await a.put('x.held', bytes('before'));
+  // What a writer killed between its ticket and its update leaves: the ticket for the revision it read.
+  await tickets.create(`x.held.${a.revisionOf('x.held')}`, bytes('dead writer'));
+  // Few tries allowed: before, the writer gave up once they were spent, ticket still held.
+  const after = await a.ticketedModify(tickets, systemClock, 'x.held', () => bytes('after'), 5);
+  t.equal(text(after), 'after', 'the change is made once the dead writer\'s ticket expired');
+  t.equal(text(a.get('x.held')), 'after');
 });
 
 t.test('a watch that stops delivering is replaced and the replica catches up', async (t) => {
