@@ -86,11 +86,7 @@ export async function startRestartableCluster(
   // Every shard served, not the exact share of each node: on a busy machine a short lease lapses now
   // and then and shards move back and forth for a while, which changes nothing for the players.
   const settle = (timeoutMs = 90_000) => eventually(() => covered(nodes, settings.cluster.shards), timeoutMs);
-  // Started together (see startNodeCluster); `nodes` keeps the order of `names`.
-  const started = await Promise.allSettled(names.map((node) => startNode(node, nats.urls, file.file)));
-  for (const s of started) if (s.status === 'fulfilled') nodes.push(s.value);
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) throw failed.reason;
+  for (const node of names) nodes.push(await startNode(node, nats.urls, file.file));
   if (!(await settle())) throw new Error('some shard was never served');
   return {
     nats,
