@@ -270,7 +270,12 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     const h = await historyOf(nodes, g.id);
     histories.set(g.id, h);
     t.ok(h?.status && 'Ended' in h.status, `${g.id} (${g.kind}): ended`);
-    t.notOk(['Aborted', 'Timeout'].includes(h?.status?.Ended?.over?.termination), `${g.id}: not aborted nor lost on time (${JSON.stringify(h?.status?.Ended?.over)})`);
+    if (!t.notOk(['Aborted', 'Timeout'].includes(h?.status?.Ended?.over?.termination), `${g.id}: not aborted nor lost on time (${JSON.stringify(h?.status?.Ended?.over)})`)) {
+      // The evidence: the nodes' lines about this game, the webhook turns it got, and each node's ownership changes.
+      console.error(nodes.map((n) => `--- ${n.name} on ${g.id}\n${n.log.filter((l) => l.includes(g.id)).slice(-20).join('\n')}`).join('\n'));
+      console.error(`turns delivered: ${hub.turns.filter((x) => x.gameId === g.id).map((x) => `r${x.roll}v${x.version}#${x.n}${x.moves.length ? '' : '(none)'}`).join(' ')}; ${hub.turns.length} in all, ${turnsAtKill} at the kill`);
+      dump();
+    }
     for (const f of followed[k]) {
       checkStreams(t, f);
       if (f.seat) checkMoves(t, f, h);
