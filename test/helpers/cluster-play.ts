@@ -102,8 +102,10 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
   const random = prng(5000 + i);
   const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined };
   const act = async (v: number, inline: Tree | null): Promise<void> => {
-    const tree = inline ?? (((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json).legalMoves as Tree);
-    if (Object.keys(tree).length === 0) return;
+    // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
+    // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
+    const tree = inline ?? ((((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json)?.legalMoves ?? null) as Tree | null);
+    if (tree === null || Object.keys(tree).length === 0) return;
     const moves = randomPath(tree, random);
     p.submitted.add(v);
     for (let attempt = 0; attempt < 60; attempt++) {
