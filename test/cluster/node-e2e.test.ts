@@ -21,6 +21,7 @@ import { randomPath, type Tree } from '../helpers/play.js';
 import { prng } from '../helpers/prng.js';
 import { versionGaps } from '../helpers/audit.js';
 import { eventually } from '../helpers/nats-cluster.js';
+import { DEFAULT_RATING } from '../../src/domain/records.js';
 
 type Json = any;
 const GAMES = 12;
@@ -243,7 +244,9 @@ t.test('ladder games across nodes are rated once, the same on every node', async
     const views = await Promise.all(nodes.map((node) => profile(node, bot.team)));
     t.ok(rated, `${bot.team}: ${n} rated games counted on every node (${views.map((v) => v?.games).join(', ')})`);
     t.ok(views[0].ratingHistory.length >= 1, `${bot.team}: a rating history`);
-    t.not(views[0].rating, 1500, `${bot.team}: rated away from the start`);
+    // Its rating may stay at 1500 (a mirror pair split one win each way leaves equal ratings where they
+    // were); its deviation narrows with any rated game.
+    t.ok(views[0].rd < DEFAULT_RATING.rd, `${bot.team}: rated (deviation ${views[0].rd} from ${DEFAULT_RATING.rd})`);
     for (const v of views.slice(1)) {
       t.same([v.rating, v.rd, v.games, v.wins, v.draws, v.losses, v.ratingHistory], [views[0].rating, views[0].rd, views[0].games, views[0].wins, views[0].draws, views[0].losses, views[0].ratingHistory], `${bot.team}: the same on every node`);
     }
