@@ -21,6 +21,7 @@ import { LogGameStore } from './cluster/log-game-store.js';
 import { Singletons } from './cluster/singletons.js';
 import { ResultsQueue } from './cluster/results.js';
 import { ResultsFeed } from './cluster/rating-feed.js';
+import { isTransient } from './cluster/kv-replica.js';
 import { ShardHost } from './shard/host.js';
 import type { ShardedGames } from './shard/sharded-games.js';
 import type { ShardReply } from './shard/protocol.js';
@@ -41,6 +42,9 @@ export interface ClusterParts {
   random?: () => number;
   singletons: ClusterSingleton[];
 }
+
+/** How long a node keeps trying to open the cluster's store when its requests go unanswered. */
+const OPEN_RETRY_MS = 60_000;
 
 export class ClusterNode {
   readonly transport: NatsShardTransport;
@@ -67,25 +71,34 @@ export class ClusterNode {
    * `maxResultsInFlight`: results the rater may hold unacknowledged (its largest batch).
    */
   static async open(config: Config['cluster'], clock: Clock, log: Logger, o: { maxResultsInFlight?: number } = {}): Promise<Result<ClusterNode, string>> {
-    let nc: NatsConnection;
-    try {
-      nc = await connectCluster(config.servers, `dicechess-${config.node}`);
-    } catch (e) {
-      return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
-    }
-    try {
-      const { replicas } = config;
-      // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
-      const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });
-      const [store, gameLog, liveIndex] = await Promise.all([
-        ClusterStore.open(nc, { replicas, clock, results }),
-        GameLog.open(nc, { replicas }),
-        openLiveIndex(nc, { replicas }),
-      ]);
-      return { ok: true, value: new ClusterNode(config, nc, store, results, gameLog, liveIndex, clock, log) };
-    } catch (e) {
-      await nc.close().catch(() => {});
-      return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
+    // A busy cluster (servers electing leaders, several nodes creating the buckets at once, a loaded
+    // machine) may leave a request of the opening unanswered: the whole opening is tried again on a
+    // fresh connection for up to OPEN_RETRY_MS before the node gives up.
+    const giveUpAt = Date.now() + OPEN_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      let nc: NatsConnection;
+      try {
+        nc = await connectCluster(config.servers, `dicechess-${config.node}`);
+      } catch (e) {
+        return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
+      }
+      try {
+        const { replicas } = config;
+        // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
+        const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });
+        const [store, gameLog, liveIndex] = await Promise.all([
+          ClusterStore.open(nc, { replicas, clock, results }),
+          GameLog.open(nc, { replicas }),
+          openLiveIndex(nc, { replicas }),
+        ]);
+        return { ok: true, value: new ClusterNode(config, nc, store, results, gameLog, liveIndex, clock, log) };
+      } catch (e) {
+        // Closing the connection drops whatever this attempt opened on it.
+        await nc.close().catch(() => {});
+        if (!isTransient(e) || Date.now() >= giveUpAt) return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
+        log.warn({ attempt, err: (e as Error).message }, 'cluster: opening the store went unanswered; trying again');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
     }
   }
 

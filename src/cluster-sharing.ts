@@ -10,6 +10,7 @@ import { AccountBus } from './cluster/account-bus.js';
 import { TokenBus } from './cluster/token-bus.js';
 import { SeenBus } from './cluster/seen-bus.js';
 import { EventBus } from './cluster/event-bus.js';
+import { retryTransient } from './cluster/kv-replica.js';
 import { heldService, remoteService } from './cluster/service-proxy.js';
 import type { SingletonService } from './cluster/singletons.js';
 import { serviceUnavailable, type Unavailable } from './services/remote.js';
@@ -24,13 +25,21 @@ export interface Sharing {
   close(): Promise<void>;
 }
 
+/** How long opening the buses is tried again while the cluster leaves its requests unanswered. */
+const OPEN_RETRY_MS = 60_000;
+
 /** The buses of a cluster node; none on one machine. */
 export async function openSharing(cluster: ClusterNode | undefined, config: Config, clock: Clock, log: Logger): Promise<Sharing> {
   if (!cluster) return { close: async () => {} };
   const { nc } = cluster;
   const { node, replicas } = config.cluster;
-  const accountBus = await AccountBus.open(nc, { node, replicas, clock, log });
-  const tokenBus = await TokenBus.open(nc, { replicas, clock, log, ttlMs: Math.max(config.identity.anonTtlMs, 24 * 3_600_000) });
+  // Their buckets are made or found on opening; on a busy cluster (nodes starting together, leaders
+  // being elected) a request of it may go unanswered: it is sent again for up to a minute.
+  const accountBus = await retryTransient(() => AccountBus.open(nc, { node, replicas, clock, log }), OPEN_RETRY_MS);
+  const tokenBus = await retryTransient(
+    () => TokenBus.open(nc, { replicas, clock, log, ttlMs: Math.max(config.identity.anonTtlMs, 24 * 3_600_000) }),
+    OPEN_RETRY_MS,
+  );
   const seenBus = new SeenBus(nc);
   const eventBus = new EventBus(nc);
   return {

@@ -25,6 +25,9 @@ import { isRevisionConflict } from './lease.js';
 /** The tickets bucket's key lifetime (ms); it must be opened with this TTL. */
 export const TICKET_TTL_MS = 60_000;
 
+/** How long past a ticket's life a writer still waits for a key another writer's ticket holds. */
+const TICKET_GRACE_MS = 10_000;
+
 /** How long a write caught by a leader election (unanswered, or no responders) is sent again. */
 export const WRITE_RETRY_MS = 15_000;
 
@@ -278,10 +281,6 @@ export class KvReplica {
    * Read-modify-write of one key, serialised across nodes (see the top of the file): `change` sees
    * the value as last stored (undefined when absent) and returns the replacement, or null to leave
    * it. Resolves with the value stored afterwards.
-   *
-   * Gives up after `maxAttempts` tries, but never before a ticket's lifetime has passed since the
-   * first: a writer killed between taking its ticket and updating leaves the ticket behind, and the
-   * key cannot be written from that revision until the ticket expires.
    */
   async ticketedModify(
     tickets: KV,
@@ -290,9 +289,14 @@ export class KvReplica {
     change: (cur: Uint8Array | undefined) => Uint8Array | null,
     maxAttempts = 200,
   ): Promise<Uint8Array | undefined> {
-    const outlast = clock.now() + TICKET_TTL_MS + 5_000;
-    for (let attempt = 0; attempt < maxAttempts || clock.now() < outlast; attempt++) {
-      if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(attempt < 100 ? 50 : 250, attempt * 2), () => r()));
+    // A writer that died between its ticket and its update (kill -9 mid-batch) leaves the ticket
+    // held until the bucket expires it: the others wait that out (a few polls a second) rather than
+    // give up, so the writer gives up only after `maxAttempts` tries AND more than a ticket's life.
+    const since = clock.now();
+    let blocked = false;
+    for (let attempt = 0; attempt < maxAttempts || clock.now() - since <= TICKET_TTL_MS + TICKET_GRACE_MS; attempt++) {
+      if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(blocked ? 250 : 50, attempt * 2), () => r()));
+      blocked = false;
       const e = await retryTransient(() => this.kv.get(key));
       const live = e && e.operation === 'PUT' ? e : null;
       if (e) this.apply(e);
@@ -311,7 +315,10 @@ export class KvReplica {
         if (!isRevisionConflict(err)) throw err;
         // Refused: another writer's ticket, or our own (a try answered late, then sent again).
         const held = await retryTransient(() => tickets.get(ticket));
-        if (!held || held.operation !== 'PUT' || !sameBytes(held.value, mark)) continue;
+        if (!held || held.operation !== 'PUT' || !sameBytes(held.value, mark)) {
+          blocked = true;
+          continue;
+        }
       }
       if (clock.now() - ticketAt > TICKET_TTL_MS / 2) continue;
       let mayHaveLanded = false;
@@ -340,7 +347,7 @@ export class KvReplica {
         throw err;
       }
     }
-    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts and a ticket's lifetime`);
+    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts and ${clock.now() - since} ms`);
   }
 
   close(): void {

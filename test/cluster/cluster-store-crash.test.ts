@@ -3,7 +3,6 @@
 // others not. The next batch on another node completes it: every game rated once, every bot's
 // rating, counts and history exactly as one uninterrupted batch leaves them.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectCluster } from '../../src/cluster/nats.js';
@@ -13,6 +12,7 @@ import { eachLimited } from '../../src/cluster/kv-replica.js';
 import { computeBatch } from '../../src/services/ratings.js';
 import type { GameRecord } from '../../src/domain/records.js';
 import { startNatsCluster } from '../helpers/nats-cluster.js';
+import { spawnBound } from '../helpers/spawn-bound.js';
 import { bot, ended, game, linesFor, seat } from '../store/fixtures.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'cluster-store-child.js');
@@ -43,13 +43,13 @@ t.test('a batch cut off by kill -9 is completed by the next one, each game rated
 
   const raw = await openLeaderBucket(nc, `${PREFIX}store`, 3, 0, 20_000);
   const journal = journalKey(batchId(expected));
-  const child = spawn(process.execPath, [CHILD, cluster.urls.join(','), PREFIX, String(AT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnBound(process.execPath, [CHILD, cluster.urls.join(','), PREFIX, String(AT)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((res) => child.once('exit', () => res()));
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   // Kill it once the first of its games is rated (the last of its steps has begun), so that it dies
   // with its bots rated and counted and its games partly marked.
   for (let i = 0; i < 12_000 && store.pendingRatings(5_000).length === 1200; i++) await new Promise((r) => setTimeout(r, 5));

@@ -2,13 +2,13 @@
 // contenders holds a key; a holder process paused with SIGSTOP past its TTL is replaced by another,
 // and when it resumes it notices the loss itself and its stale write is refused by the bucket.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../src/domain/clock.js';
 import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/nats.js';
 import { Lease, LeaseCandidate } from '../../src/cluster/lease.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
+import { spawnBound } from '../helpers/spawn-bound.js';
 
 const TTL = 1500;
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'lease-child.js');
@@ -43,14 +43,14 @@ t.test('of five contenders racing for one key, exactly one holds it', async (t) 
 });
 
 t.test('a paused holder process is replaced, then notices and drops the lease', async (t) => {
-  const child = spawn(process.execPath, [CHILD, cluster.urls.join(','), 'leases', 'paused', String(TTL)], {
+  const child = spawnBound(process.execPath, [CHILD, cluster.urls.join(','), 'leases', 'paused', String(TTL)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   t.teardown(() => {
     if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
   });
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString('utf8')));
   t.ok(await eventually(() => out.includes('held\n')), 'the child holds the lease');
   let gained = false;
   const taker = new LeaseCandidate({ kv, key: 'paused', holder: 'taker', ttlMs: TTL, clock: systemClock, retryMs: 100, onGained: () => (gained = true) });

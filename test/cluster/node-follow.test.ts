@@ -19,7 +19,7 @@ type Json = any;
 const SHARDS = 6;
 
 const { nodes } = await startNodeCluster(t, 'dc-follow', {
-  cluster: { shards: SHARDS, leaseTtlMs: 3_000, followIdleMs: 1_000 },
+  cluster: { shards: SHARDS, leaseTtlMs: 10_000, followIdleMs: 1_000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 0, seedGraceMs: 0 },
 });

@@ -15,7 +15,7 @@ const GAMES = 6;
 const SHARDS = 6;
 
 const { nats, nodes } = await startNodeCluster(t, 'dc-natskill', {
-  cluster: { shards: SHARDS, leaseTtlMs: 3000 },
+  cluster: { shards: SHARDS, leaseTtlMs: 10_000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 150, seedGraceMs: 0 },
 });

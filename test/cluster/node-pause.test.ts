@@ -1,4 +1,4 @@
-// Pause, not death. Three nats-server, three `dicechess serve --cluster` nodes with a 3 s lease; bots
+// Pause, not death. Three nats-server, three `dicechess serve --cluster` nodes with a 5 s lease; bots
 // play house games with their streams and moves spread over the nodes. The node owning the shards of
 // the most live games is stopped with SIGSTOP and kept stopped past its leases (at least twice the
 // TTL), until the other nodes serve its shards; then it gets SIGCONT. Its timers fire late, its
@@ -18,7 +18,7 @@ import { auditLog, linesFrom, pauseNode, resumeNode, startRestartableCluster } f
 
 const GAMES = 6;
 const SHARDS = 6;
-const TTL_MS = 3000;
+const TTL_MS = 5000;
 
 // (A cluster whose teardown also resumes a node left stopped.)
 const { nats, nodes } = await startRestartableCluster(t, 'dc-pause', {

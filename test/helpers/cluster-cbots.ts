@@ -50,15 +50,33 @@ export async function follow(
   nodes: readonly ClusterNodeProc[],
   gameId: string,
   i: number,
-  play?: { token: string; seat: Seat; onAck(): void; gate?: Promise<void> },
+  play?: {
+    token: string;
+    seat: Seat;
+    onAck(): void;
+    gate?: Promise<void>;
+    /** Resign (again at each later turn until the game ends) once `moves` more are acknowledged after `when()` first holds. */
+    resignAfter?: { when: () => boolean; moves: number };
+  },
 ): Promise<Followed> {
   const random = prng(7000 + i);
   const p: Followed = { gameId, seat: play?.seat ?? null, segments: [], acked: [], submitted: new Set(), ended: undefined };
+  let armedAt: number | undefined;
   const act = async (v: number, inline: Tree | null): Promise<void> => {
     if (!play) return;
     await play.gate;
-    const tree = inline ?? (((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json).legalMoves as Tree);
-    if (Object.keys(tree).length === 0) return;
+    if (play.resignAfter?.when()) {
+      armedAt ??= p.acked.length;
+      if (p.acked.length - armedAt >= play.resignAfter.moves) {
+        // Fire and forget, like a real bot's: a resignation lost in a takeover is sent again at the next turn.
+        await anyNode(nodes, i + 1, (n) => call(n, 'POST', `/bot/game/${gameId}/resign`, play.token));
+        return;
+      }
+    }
+    // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
+    // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
+    const tree = inline ?? ((((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json)?.legalMoves ?? null) as Tree | null);
+    if (tree === null || Object.keys(tree).length === 0) return;
     const moves = randomPath(tree, random);
     p.submitted.add(v);
     for (let attempt = 0; attempt < 60; attempt++) {

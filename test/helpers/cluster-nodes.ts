@@ -1,12 +1,13 @@
 // Starts real `dicechess serve --cluster … --node NAME` processes for the whole-cluster tests: port 0,
 // a settings file of the test's, the URL read from the node's "listening" log line. Every process is
 // stopped by its PID (SIGTERM, then SIGKILL if it lingers); a test may kill -9 one.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { eventually, startNatsCluster, type NatsCluster } from './nats-cluster.js';
+import { spawnBound } from './spawn-bound.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CLI = join(ROOT, 'dist', 'src', 'cli.js');
@@ -45,8 +46,8 @@ export function settingsFile(settings: Record<string, unknown>): { file: string;
 }
 
 /** Starts one node and resolves once it listens (or rejects with its log if it exits first). */
-export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 60_000): Promise<ClusterNodeProc> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
+export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 120_000): Promise<ClusterNodeProc> {
+  const child = spawnBound(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DICECHESS_LOG_LEVEL: 'info' },
@@ -139,6 +140,7 @@ export async function startNodeCluster(
     await nats.stop();
     file.remove();
   });
+  // One after the other: the first creates the cluster's buckets and streams, the others find them.
   for (const node of ['a', 'b', 'c']) nodes.push(await startNode(node, nats.urls, file.file));
   // Shards move while nodes join (drained, then taken): a test plays once each node serves its share.
   if (!(await eventually(() => settled(nodes, settings.cluster.shards), 60_000))) throw new Error('the shards never settled');

@@ -80,21 +80,32 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
   const reg = await anyNode(nodes, i, (n) => call(n, 'POST', '/bot/register', undefined, { team: `${team}${i}`, name: 'p' }));
   const token = (reg.json as Json).token as string;
   await eventually(async () => (await anyNode(nodes, i + 2, (n) => call(n, 'GET', '/bot/games', token))).status === 200);
-  const ch = await anyNode(nodes, i, (n) => call(n, 'POST', '/bot/challenge', token, { team: 'house', name: 'random' }));
-  if (ch.status !== 201) throw new Error(`challenge: ${ch.status} ${ch.text}`);
+  // A house bot's game that could not be made (a nats-server dying under its first write) is
+  // declined to the challenger: like a real bot, this one challenges again when no game comes.
   let gameId = '';
-  await eventually(async () => {
-    const games = ((await anyNode(nodes, i, (n) => call(n, 'GET', '/bot/games', token))).json as Json)?.games ?? [];
-    gameId = games[0]?.gameId ?? '';
-    return gameId !== '';
-  });
-  if (gameId === '') throw new Error(`game ${i} never listed`);
+  let last = '';
+  for (let attempt = 0; gameId === '' && attempt < 4; attempt++) {
+    const ch = await anyNode(nodes, i + attempt, (n) => call(n, 'POST', '/bot/challenge', token, { team: 'house', name: 'random' }));
+    last = `${ch.status} ${ch.text}`;
+    if (ch.status !== 201) {
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    await eventually(async () => {
+      const games = ((await anyNode(nodes, i, (n) => call(n, 'GET', '/bot/games', token))).json as Json)?.games ?? [];
+      gameId = games[0]?.gameId ?? '';
+      return gameId !== '';
+    }, 30_000);
+  }
+  if (gameId === '') throw new Error(`game ${i} never listed (last challenge: ${last})`);
   onListed();
   const random = prng(5000 + i);
   const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined };
   const act = async (v: number, inline: Tree | null): Promise<void> => {
-    const tree = inline ?? (((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json).legalMoves as Tree);
-    if (Object.keys(tree).length === 0) return;
+    // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
+    // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
+    const tree = inline ?? ((((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json)?.legalMoves ?? null) as Tree | null);
+    if (tree === null || Object.keys(tree).length === 0) return;
     const moves = randomPath(tree, random);
     p.submitted.add(v);
     for (let attempt = 0; attempt < 60; attempt++) {

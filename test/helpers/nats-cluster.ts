@@ -2,13 +2,14 @@
 // free ports, a temp store dir and config file each, ready once every server answers JetStream
 // (meta leader elected). Stops them by PID; a test may also kill -9, pause (SIGSTOP) or resume
 // (SIGCONT) one of them, or start a stopped one again on the same ports and store.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { StorageType, jetstreamManager } from '@nats-io/jetstream';
+import { spawnBound } from './spawn-bound.js';
 
 export const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
@@ -141,7 +142,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
   }
 
   const launch = (s: NatsServerProc) => {
-    const child = spawn(NATS_SERVER, ['-c', s.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawnBound(NATS_SERVER, ['-c', s.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr?.on('data', (d: Buffer) => {
       if (err.length < 4000) err += d.toString('utf8');
