@@ -35,6 +35,8 @@ export const SEEN_MAX = 10_000;
 const RUNNING = 'running' as const;
 /** How many `heads` in a row name a game after its last update. */
 const HEADS_REPEAT = 3;
+/** How many games each `heads` names besides the recently updated ones (every game in turn). */
+export const HEADS_SWEEP = 64;
 
 export interface ShardHostDeps {
   store: ShardStore;
@@ -43,6 +45,8 @@ export interface ShardHostDeps {
   log: Logger;
   housePlayers: Map<string, HouseKind>;
   random?: () => number;
+  /** New games' server seeds (tests: a fixed sequence, so a run can be replayed); random by default. */
+  serverSeed?: () => Uint8Array;
   /** Sends one batch of replies to main. */
   post(batch: ShardReply[]): void;
   /** Runs `fn` after the current event-loop turn (setImmediate in a server). */
@@ -109,6 +113,10 @@ export class ShardHost {
    */
   private readonly touched = new Map<string, number>();
   private heads: { cancel(): void } | null = null;
+  /** The games still to be named in the current round of `heads` (see sendHeads). */
+  private round: string[] = [];
+  /** Stopped: no `heads` any more. */
+  private halted = false;
   private readonly registry: GameRegistry;
   private out: ShardReply[] = [];
   private flushing = false;
@@ -140,6 +148,7 @@ export class ShardHost {
       log: d.log,
       housePlayers: d.housePlayers,
       random: d.random,
+      serverSeed: d.serverSeed,
       // Ids are chosen by main, which routes by them; a shard never makes one up.
       newId: () => {
         throw new Error('a shard is always given its game ids');
@@ -221,6 +230,7 @@ export class ShardHost {
       case 'stop':
         this.request(c.rid, [], async () => {
           if (this.stats) clearInterval(this.stats);
+          this.halted = true;
           this.heads?.cancel();
           this.heads = null;
           await this.registry.stop();
@@ -275,17 +285,39 @@ export class ShardHost {
     this.emit(seq === 0 ? r : { ...r, seq });
   }
 
+  /**
+   * Names the newest `seq` of the games updated lately (each in HEADS_REPEAT reports after its last
+   * update) and of HEADS_SWEEP others, every live and recently ended game in turn, as long as the
+   * shard has any. The report is the only way main learns that a game's last update was lost (no
+   * later update shows the gap, and the game may then wait forever on a move main cannot show), and
+   * reports are lost too: a fixed number of them after the last update (what this did before) left
+   * the game stuck when all of them were lost, which an unreliable transport does now and then. So
+   * no game stops being named while it may still be behind on main: a live one is named at least
+   * once a round for as long as it lives, an ended one while the shard keeps it for a late `sync`.
+   */
   private sendHeads(): void {
     this.heads = null;
-    const seqs: [string, number][] = [];
+    if (this.halted) return;
+    const seqs: ShardReply & { t: 'heads' } = { t: 'heads', seqs: [] };
+    const named = new Set<string>();
+    const name = (id: string): void => {
+      if (named.has(id)) return;
+      const live = this.known.get(id);
+      const ended = live ? undefined : this.ended.get(id);
+      if (!live && !ended) return;
+      named.add(id);
+      seqs.seqs.push(live ? [id, live.seq] : [id, ended!.seq, 1]);
+    };
     for (const [id, left] of this.touched) {
-      seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
+      name(id);
       if (left > 1) this.touched.set(id, left - 1);
       else this.touched.delete(id);
     }
-    this.emit({ t: 'heads', seqs });
-    // One more after the last games updated (an empty one), so main checks those against it.
-    if (seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+    if (this.round.length === 0) this.round = [...this.known.keys(), ...this.ended.keys()];
+    for (let n = 0; n < HEADS_SWEEP && this.round.length > 0; n++) name(this.round.pop()!);
+    this.emit(seqs);
+    // One more after the last games went (an empty one), so main checks those against it.
+    if (seqs.seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
   /** A game's whole state again, for main after a gap (see the `sync` command). */
@@ -346,7 +378,7 @@ export class ShardHost {
     known.hist = rec.history.length;
     this.emit(update);
     this.touched.set(game.id, HEADS_REPEAT);
-    this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+    if (!this.halted) this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
   private emit(r: ShardReply): void {
