@@ -113,9 +113,8 @@ export class ShardHost {
    */
   private readonly touched = new Map<string, number>();
   private heads: { cancel(): void } | null = null;
-  /** The games still to be named in the current round of `heads` (see sendHeads). */
+  /** The games still to be named in the current round of `heads` (see sendHeads); halted: no more. */
   private round: string[] = [];
-  /** Stopped: no `heads` any more. */
   private halted = false;
   private readonly registry: GameRegistry;
   private out: ShardReply[] = [];
@@ -286,14 +285,11 @@ export class ShardHost {
   }
 
   /**
-   * Names the newest `seq` of the games updated lately (each in HEADS_REPEAT reports after its last
-   * update) and of HEADS_SWEEP others, every live and recently ended game in turn, as long as the
-   * shard has any. The report is the only way main learns that a game's last update was lost (no
-   * later update shows the gap, and the game may then wait forever on a move main cannot show), and
-   * reports are lost too: a fixed number of them after the last update (what this did before) left
-   * the game stuck when all of them were lost, which an unreliable transport does now and then. So
-   * no game stops being named while it may still be behind on main: a live one is named at least
-   * once a round for as long as it lives, an ended one while the shard keeps it for a late `sync`.
+   * The newest `seq` of the games updated lately (in HEADS_REPEAT reports after each update) and of
+   * HEADS_SWEEP others, every live and kept ended game in turn, while the shard has any. Only this
+   * shows main that a game's last update was lost (the game then waits on a move main cannot show),
+   * and reports are lost too: naming a game a fixed number of times after its last update left it
+   * stuck whenever all of those were lost. So a game is named for as long as it may be behind.
    */
   private sendHeads(): void {
     this.heads = null;
@@ -301,20 +297,22 @@ export class ShardHost {
     const seqs: ShardReply & { t: 'heads' } = { t: 'heads', seqs: [] };
     const named = new Set<string>();
     const name = (id: string): void => {
-      if (named.has(id)) return;
-      const live = this.known.get(id);
-      const ended = live ? undefined : this.ended.get(id);
-      if (!live && !ended) return;
+      const live = this.known.get(id)?.seq, ended = this.ended.get(id)?.seq;
+      if (named.has(id) || (live ?? ended) === undefined) return;
       named.add(id);
-      seqs.seqs.push(live ? [id, live.seq] : [id, ended!.seq, 1]);
+      seqs.seqs.push(live !== undefined ? [id, live] : [id, ended!, 1]);
     };
     for (const [id, left] of this.touched) {
       name(id);
       if (left > 1) this.touched.set(id, left - 1);
       else this.touched.delete(id);
     }
-    if (this.round.length === 0) this.round = [...this.known.keys(), ...this.ended.keys()];
-    for (let n = 0; n < HEADS_SWEEP && this.round.length > 0; n++) name(this.round.pop()!);
+    // A new round at most once a report (one left with gone games only still names the live ones).
+    for (let n = 0, refilled = false; n < HEADS_SWEEP; n++) {
+      if (this.round.length === 0 && !refilled) [this.round, refilled] = [[...this.known.keys(), ...this.ended.keys()], true];
+      if (this.round.length === 0) break;
+      name(this.round.pop()!);
+    }
     this.emit(seqs);
     // One more after the last games went (an empty one), so main checks those against it.
     if (seqs.seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
