@@ -314,8 +314,11 @@ export class ShardHost {
       name(this.round.pop()!);
     }
     this.emit(seqs);
-    // One more after the last games went (an empty one), so main checks those against it.
-    if (seqs.seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+    // One more after the last games went (empty); timed from the next turn, so a clock moved a day at once makes one.
+    if (seqs.seqs.length === 0) return;
+    let off = false;
+    this.heads = { cancel: () => void (off = true) };
+    this.d.later(() => void (off || this.halted || (this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads()))));
   }
 
   /** A game's whole state again, for main after a gap (see the `sync` command). */
