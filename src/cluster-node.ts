@@ -52,6 +52,7 @@ export class ClusterNode {
   private hosts: ShardHosts | undefined;
   private singletons: Singletons | undefined;
   private parts: ClusterParts | undefined;
+  private readonly ownedListeners: GameLifecycleListener[] = [];
 
   private constructor(
     readonly config: Config['cluster'],
@@ -116,13 +117,33 @@ export class ClusterNode {
     return this.ownership?.owns(this.parts?.registry.shardOfGame(g.id) ?? -1) === true;
   }
 
-  /** A lifecycle listener that sees only the games whose shard this node owns (webhook deliveries). */
+  /**
+   * A lifecycle listener that sees only the games whose shard this node owns (webhook deliveries).
+   * When this node takes a shard over, it sees the shard's live games resumed (see tookOver).
+   */
   ownedOnly(l: GameLifecycleListener): GameLifecycleListener {
+    this.ownedListeners.push(l);
     return {
       gameStarted: (g) => this.ownsGame(g) && l.gameStarted?.(g),
       gameResumed: (g) => this.ownsGame(g) && l.gameResumed?.(g),
       gameEnded: (g, rec) => l.gameEnded?.(g, rec),
     };
+  }
+
+  /**
+   * A shard was taken over with these live games: the owned-only listeners see each resumed, so that a
+   * roll the dead owner had not delivered is delivered from here (a game this node already followed
+   * is not announced to it again). A game not on this node's replicas yet is looked for again a
+   * little later, ten times at most.
+   */
+  private tookOver(ids: string[], tries = 0): void {
+    const missing: string[] = [];
+    for (const id of ids) {
+      const g = this.parts?.registry.find(id);
+      if (g === undefined) missing.push(id);
+      else if (g.isActive() && this.ownsGame(g)) for (const l of this.ownedListeners) l.gameResumed?.(g);
+    }
+    if (missing.length > 0 && tries < 10) this.clock.schedule(500, () => this.tookOver(missing, tries + 1));
   }
 
   /** Joins shard ownership, adopts the cluster's live games, and runs the singletons on the leader. */
@@ -134,6 +155,7 @@ export class ClusterNode {
       clock,
       log,
       leaseHeld: (s) => this.ownership?.owns(s) === true,
+      served: (_shard, ids) => this.tookOver(ids),
       open: async (shard, post, fenced) => {
         // Every update of the shard's games comes here from now on (before the host announces them).
         await parts.registry.followShard(shard, true);

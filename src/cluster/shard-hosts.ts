@@ -42,6 +42,8 @@ export interface ShardHostsOptions {
   outPrefix?: string;
   /** Requests waiting for their host's answer, remembered at most (default 100,000). */
   maxWaiting?: number;
+  /** The shard is served here now, with the ids of the live games it resumed (taken over). */
+  served?(shard: number, liveIds: string[]): void;
 }
 
 /** The largest reply batch published as one message (the servers' default limit is 1 MiB). */
@@ -148,6 +150,7 @@ export class ShardHosts {
     // then the log taken over and the games resumed, then the subject answered.
     const servingAt = this.o.clock.now();
     this.o.log.info({ shard: h.shard, games: live.length, gainedAt: h.gainedAt, servingAt, openMs: servingAt - h.gainedAt }, 'shard taken over');
+    if (live.length > 0) this.o.served?.(h.shard, live.map((g) => g.id));
   }
 
   /** The shard goes (drained, or its lease lost): stop serving it, stop its host, close its store. */

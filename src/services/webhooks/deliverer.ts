@@ -54,6 +54,7 @@ const SEATS: readonly Seat[] = ['White', 'Black'];
 interface Task {
   botId: string;
   gameId: string;
+  ply: number;
   /** When the roll joined the queue (injected clock): the wait until it leaves is credited back. */
   queuedAt: number;
   run: (queuedMs: number) => Promise<void>;
@@ -76,6 +77,8 @@ export class WebhookDeliverer implements GameLifecycleListener {
   /** Bots with deliveries waiting, in round-robin order: a bot joins at the back, and goes back there once served. */
   private readonly ready = new Map<string, BotQueue>();
   private readonly watches = new Map<string, GameWatch>();
+  /** The ply of each game whose delivery is in flight: the same roll seen again is not sent twice. */
+  private readonly delivering = new Map<string, number>();
   private stopped = false;
 
   constructor(private readonly d: DelivererDeps) {}
@@ -137,12 +140,13 @@ export class WebhookDeliverer implements GameLifecycleListener {
     if (this.d.delivers && !this.d.delivers(game)) return; // another node owns the game: it delivers
     const done = this.d.store.webhookDelivered(game.id);
     if (done !== undefined && done >= ply) return; // delivered before a restart
+    if (this.delivering.get(game.id) === ply) return; // on its way (the game watched afresh meanwhile)
     let q = this.bots.get(botId);
     if (!q) {
       q = { waiting: new Map(), inFlight: 0 };
       this.bots.set(botId, q);
     }
-    const task: Task = { botId, gameId: game.id, queuedAt: this.d.clock.now(), run: (queuedMs) => this.deliver(game, seat, botId, ply, queuedMs) };
+    const task: Task = { botId, gameId: game.id, ply, queuedAt: this.d.clock.now(), run: (queuedMs) => this.deliver(game, seat, botId, ply, queuedMs) };
     if (q.waiting.has(game.id)) {
       // A newer roll of a game still waiting replaces the older one (which could only be refused): its place in line is kept.
       q.waiting.set(game.id, task);
@@ -191,12 +195,14 @@ export class WebhookDeliverer implements GameLifecycleListener {
     this.inFlight++;
     if (q.inFlight > 0) this.extraInFlight++;
     q.inFlight++;
+    this.delivering.set(task.gameId, task.ply);
     const queuedMs = Math.max(0, this.d.clock.now() - task.queuedAt);
     // Never inside the caller's stack (the actor's publish): start on a later microtask.
     void Promise.resolve()
       .then(() => task.run(queuedMs))
       .catch((e: unknown) => this.d.log.warn({ err: String(e) }, 'webhook delivery failed'))
       .finally(() => {
+        if (this.delivering.get(task.gameId) === task.ply) this.delivering.delete(task.gameId);
         this.inFlight--;
         if (q.inFlight > 1) this.extraInFlight--;
         q.inFlight--;
