@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { createConformance, type Conformance } from './conformance.js';
-import { openLines, request, type HttpResult, type LineReader, type Teardown } from './http.js';
+import { keepAliveAgent, openLines, request, type HttpResult, type LineReader, type Teardown } from './http.js';
 
 export interface BootOptions {
   overrides?: Record<string, unknown>;
@@ -80,7 +80,10 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
   });
   if (!started.ok) throw new Error(started.error);
   const server = started.value;
+  // The test's requests share kept-alive connections (streams still get one each).
+  const agent = keepAliveAgent();
   t.teardown(async () => {
+    agent.destroy();
     await server.close();
     const bad = conformance.mismatches();
     if (bad.length) throw new Error(`responses that do not match the OpenAPI document:\n${bad.join('\n')}`);
@@ -101,7 +104,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
         body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
         if (typeof o.body !== 'string' || !headers['content-type']) headers['content-type'] ??= 'application/json';
       }
-      return request(method, base + path, { headers, body });
+      return request(method, base + path, { headers, body, agent });
     },
     async stream(path, token) {
       const reader = await openLines(base + path, token ? { authorization: `Bearer ${token}` } : undefined);

@@ -73,7 +73,14 @@ function setup(): NonNullable<typeof shared> {
   return shared;
 }
 
+// The validator of each schema object of the document, found without rewriting it again: every
+// response of every server test is checked, and rewriting plus serialising its schema each time
+// was a large part of a busy test's CPU.
+const byObject = new WeakMap<JsonObject, ValidateFunction>();
+
 function validator(schema: JsonObject): ValidateFunction {
+  const known = byObject.get(schema);
+  if (known) return known;
   const s = setup();
   const rewritten = rewrite(schema) as JsonObject;
   const key = JSON.stringify(rewritten);
@@ -82,14 +89,28 @@ function validator(schema: JsonObject): ValidateFunction {
     v = s.ajv.compile(rewritten);
     s.validators.set(key, v);
   }
+  byObject.set(schema, v);
   return v;
 }
 
 const mediaType = (ct: string): string => ct.split(';')[0]!.trim().toLowerCase();
 const isJson = (mt: string): boolean => mt === 'application/json' || mt.endsWith('+json');
 
+/** The document's path template of each pattern or concrete path seen (bounded: a test sees finitely many). */
+const templates = new Map<string, string | undefined>();
+const TEMPLATE_CACHE_MAX = 50_000;
+
 function templateFor(paths: Doc['paths'], pattern: string): string | undefined {
-  const path = toOpenApiPath(pattern.split('?')[0]!);
+  const key = pattern.split('?')[0]!;
+  if (templates.has(key)) return templates.get(key);
+  const found = findTemplate(paths, key);
+  if (templates.size >= TEMPLATE_CACHE_MAX) templates.clear();
+  templates.set(key, found);
+  return found;
+}
+
+function findTemplate(paths: Doc['paths'], pattern: string): string | undefined {
+  const path = toOpenApiPath(pattern);
   if (paths[path]) return path;
   // A concrete path: match segment by segment, literal segments first.
   const segs = path.split('/');
