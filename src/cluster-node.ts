@@ -138,11 +138,16 @@ export class ClusterNode {
    */
   private tookOver(ids: string[], tries = 0): void {
     const missing: string[] = [];
+    const resumed: string[] = [];
     for (const id of ids) {
       const g = this.parts?.registry.find(id);
       if (g === undefined) missing.push(id);
-      else if (g.isActive() && this.ownsGame(g)) for (const l of this.ownedListeners) l.gameResumed?.(g);
+      else if (g.isActive() && this.ownsGame(g)) {
+        resumed.push(id);
+        for (const l of this.ownedListeners) l.gameResumed?.(g);
+      }
     }
+    this.log.info({ resumed, missing, tries }, 'taken-over games resumed here');
     if (missing.length > 0 && tries < 10) this.clock.schedule(500, () => this.tookOver(missing, tries + 1));
   }
 
