@@ -9,7 +9,7 @@
 // N failed", that CI and humans can read. Exit code: 0 when every file passed. The whole output of
 // every file is kept in .tap-output.log.
 //
-// Files that start a whole cluster count as two of the places. Each file runs in its own process group; when it exits, anything it left running (a server, a
+// Files that start a whole cluster count as two of the places and get twice the time limit. Each file runs in its own process group; when it exits, anything it left running (a server, a
 // nats-server) is killed with the group and named in the output; a file that runs past the time
 // limit is killed the same way and fails.
 //
@@ -88,7 +88,14 @@ function killGroup(pgid) {
 function runFile(file) {
   return new Promise((done) => {
     const started = Date.now();
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A whole-cluster file's time limit is doubled with its places: it does several files' work.
+    const limitSeconds = timeoutSeconds * weight(file);
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      cwd: root,
+      env: { ...env, TAP_TIMEOUT: String(limitSeconds) },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = [];
     const err = [];
     child.stdout.on('data', (c) => out.push(c));
@@ -97,7 +104,7 @@ function runFile(file) {
     const limit = setTimeout(() => {
       timedOut = true;
       killGroup(child.pid);
-    }, (timeoutSeconds + 30) * 1000);
+    }, (limitSeconds + 30) * 1000);
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       const ms = Date.now() - started;
@@ -165,7 +172,7 @@ for (const file of files) {
   lines.forEach((line, i) => {
     if (/^\s*not ok /.test(line)) notOk.push(lines.slice(i, i + 40).join('\n'));
   });
-  const why = r.timedOut ? `killed after ${timeoutSeconds + 30} s` : `exit ${r.code ?? r.signal}`;
+  const why = r.timedOut ? `killed after ${timeoutSeconds * weight(file) + 30} s` : `exit ${r.code ?? r.signal}`;
   const tail = r.stderr.trim().split('\n').slice(-30).join('\n');
   failures.push([`# ${file}: ${why}`, ...notOk, tail ? `# stderr (last lines):\n${tail}` : ''].join('\n'));
 }
