@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test test-hundred browser-deps nats-deps newer-node screenshots run cluster bench bench-cluster clean bridge-example
+.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run cluster bench bench-cluster clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -32,11 +32,6 @@ typecheck: install
 # The cluster tests start real nats-server processes (Debian's nats-server, installed likewise).
 test: build browser-deps nats-deps newer-node
 	node scripts/test.mjs
-
-# A hundred games with stream and webhook bots on a three-node cluster through kill -9 of a node
-# (about 2.5 minutes alone); not part of `make test` until it passes there reliably.
-test-hundred: build nats-deps
-	node scripts/test.mjs dist/test/cluster/node-hundred.test.js
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \
