@@ -21,7 +21,7 @@ import { LogGameStore } from './cluster/log-game-store.js';
 import { Singletons } from './cluster/singletons.js';
 import { ResultsQueue } from './cluster/results.js';
 import { ResultsFeed } from './cluster/rating-feed.js';
-import { isTransient } from './cluster/kv-replica.js';
+import { isTransient, OPEN_RETRY_MS } from './cluster/kv-replica.js';
 import { ShardHost } from './shard/host.js';
 import type { ShardedGames } from './shard/sharded-games.js';
 import type { ShardReply } from './shard/protocol.js';
@@ -43,8 +43,6 @@ export interface ClusterParts {
   singletons: ClusterSingleton[];
 }
 
-/** How long a node keeps trying to open the cluster's store when its requests go unanswered. */
-const OPEN_RETRY_MS = 60_000;
 
 export class ClusterNode {
   readonly transport: NatsShardTransport;

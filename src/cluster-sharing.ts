@@ -10,7 +10,7 @@ import { AccountBus } from './cluster/account-bus.js';
 import { TokenBus } from './cluster/token-bus.js';
 import { SeenBus } from './cluster/seen-bus.js';
 import { EventBus } from './cluster/event-bus.js';
-import { retryTransient } from './cluster/kv-replica.js';
+import { OPEN_RETRY_MS, retryTransient } from './cluster/kv-replica.js';
 import { heldService, remoteService } from './cluster/service-proxy.js';
 import type { SingletonService } from './cluster/singletons.js';
 import { serviceUnavailable, type Unavailable } from './services/remote.js';
@@ -25,8 +25,6 @@ export interface Sharing {
   close(): Promise<void>;
 }
 
-/** How long opening the buses is tried again while the cluster leaves its requests unanswered. */
-const OPEN_RETRY_MS = 60_000;
 
 /** The buses of a cluster node; none on one machine. */
 export async function openSharing(cluster: ClusterNode | undefined, config: Config, clock: Clock, log: Logger): Promise<Sharing> {

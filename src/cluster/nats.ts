@@ -2,6 +2,7 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   DeliverPolicy,
+  JetStreamApiCodes,
   JetStreamApiError,
   jetstream,
   jetstreamManager,
@@ -45,14 +46,11 @@ export async function openBucket(nc: NatsConnection, o: BucketOptions): Promise<
       await kv.status();
       return kv;
     } catch (e) {
-      if (!(e instanceof JetStreamApiError) || e.code !== STREAM_NOT_FOUND || attempt >= 20) throw e;
+      if (!(e instanceof JetStreamApiError) || e.code !== JetStreamApiCodes.StreamNotFound || attempt >= 20) throw e;
       await new Promise((r) => setTimeout(r, 250));
     }
   }
 }
-
-/** The JetStream API's error code for a stream that does not exist. */
-const STREAM_NOT_FOUND = 10059;
 
 /**
  * The keys of a bucket (matching `filter`, a key pattern with * and >) that hold a value or a marker,
