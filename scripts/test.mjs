@@ -64,6 +64,11 @@ const env = {
   TAP_TIMEOUT: String(timeoutSeconds),
 };
 
+// Files that start a whole cluster (three nats-servers and three server processes) take two of the
+// places: two of them beside each other and anything else starved the machine's two cores.
+const HEAVY = [/\/cluster\/node-/];
+const weight = (file) => Math.min(jobs, HEAVY.some((re) => re.test(file)) ? 2 : 1);
+
 const results = new Map();
 let finished = 0;
 
@@ -124,10 +129,6 @@ function runFile(file) {
   });
 }
 
-// Files that start a whole cluster (three nats-servers and three server processes) take two of the
-// places: two of them beside each other and anything else starved the machine's two cores.
-const HEAVY = [/\/cluster\/node-/, /\/cluster\/shared-e2e/];
-const weight = (file) => Math.min(jobs, HEAVY.some((re) => re.test(file)) ? 2 : 1);
 
 const startedAll = Date.now();
 await new Promise((allDone) => {
