@@ -28,6 +28,8 @@ export interface RegistryDeps {
   housePlayers?: Map<string, HouseKind>;
   /** RNG of the house players (tests inject a seeded one). */
   random?: () => number;
+  /** Where new games' server seeds come from (fresh random bytes unless a test injects its own, to replay a game). */
+  serverSeed?: () => Uint8Array;
   /** Sees every adopted version of every game (a shard forwards them to the main thread). */
   onShow?: ActorDeps['onShow'];
   /** Hears how long each roll's tree took to build (the shard reports it with the version). */
@@ -56,7 +58,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
 
   async create(spec: NewGameSpec, id: string = this.deps.newId()): Promise<GameActor> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const rec = this.newRecord(spec, id, newServerSeed());
+    const rec = this.newRecord(spec, id, this.newSeed());
     await this.deps.store.putGame(rec);
     const actor = this.register(rec);
     this.attachHouse(actor);
@@ -75,7 +77,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
     ids: readonly [string, string] = [this.deps.newId(), this.deps.newId()],
   ): Promise<[GameActor, GameActor]> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const seed = (spec.fair && hexToSeed(spec.fair.serverSeed)) || newServerSeed();
+    const seed = (spec.fair && hexToSeed(spec.fair.serverSeed)) || this.newSeed();
     const clientSeeds = spec.fair?.clientSeeds ?? { white: randomBytes(16).toString('hex'), black: randomBytes(16).toString('hex') };
     const recs = [
       { ...this.newRecord(spec, ids[0], seed), clientSeeds, mirrorOf: ids[1] },
@@ -88,6 +90,10 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
     for (const a of actors) this.notify('gameStarted', a);
     for (const a of actors) a.start();
     return [actors[0], actors[1]];
+  }
+
+  private newSeed(): Uint8Array {
+    return this.deps.serverSeed?.() ?? newServerSeed();
   }
 
   private newRecord(spec: NewGameSpec, id: string, seed: Uint8Array): GameRecord {

@@ -35,6 +35,8 @@ export const SEEN_MAX = 10_000;
 const RUNNING = 'running' as const;
 /** How many `heads` in a row name a game after its last update. */
 const HEADS_REPEAT = 3;
+/** How many games each `heads` names besides the recently updated ones (every game in turn). */
+export const HEADS_SWEEP = 64;
 
 export interface ShardHostDeps {
   store: ShardStore;
@@ -43,6 +45,8 @@ export interface ShardHostDeps {
   log: Logger;
   housePlayers: Map<string, HouseKind>;
   random?: () => number;
+  /** New games' server seeds (tests: a fixed sequence, so a run can be replayed); random by default. */
+  serverSeed?: () => Uint8Array;
   /** Sends one batch of replies to main. */
   post(batch: ShardReply[]): void;
   /** Runs `fn` after the current event-loop turn (setImmediate in a server). */
@@ -109,6 +113,9 @@ export class ShardHost {
    */
   private readonly touched = new Map<string, number>();
   private heads: { cancel(): void } | null = null;
+  /** The games still to be named in the current round of `heads` (see sendHeads); halted: no more. */
+  private round: string[] = [];
+  private halted = false;
   private readonly registry: GameRegistry;
   private out: ShardReply[] = [];
   private flushing = false;
@@ -140,6 +147,7 @@ export class ShardHost {
       log: d.log,
       housePlayers: d.housePlayers,
       random: d.random,
+      serverSeed: d.serverSeed,
       // Ids are chosen by main, which routes by them; a shard never makes one up.
       newId: () => {
         throw new Error('a shard is always given its game ids');
@@ -221,6 +229,7 @@ export class ShardHost {
       case 'stop':
         this.request(c.rid, [], async () => {
           if (this.stats) clearInterval(this.stats);
+          this.halted = true;
           this.heads?.cancel();
           this.heads = null;
           await this.registry.stop();
@@ -275,17 +284,41 @@ export class ShardHost {
     this.emit(seq === 0 ? r : { ...r, seq });
   }
 
+  /**
+   * The newest `seq` of the games updated lately (in HEADS_REPEAT reports after each update) and of
+   * HEADS_SWEEP others, every live and kept ended game in turn, while the shard has any. Only this
+   * shows main that a game's last update was lost (the game then waits on a move main cannot show),
+   * and reports are lost too: naming a game a fixed number of times after its last update left it
+   * stuck whenever all of those were lost. So a game is named for as long as it may be behind.
+   */
   private sendHeads(): void {
     this.heads = null;
-    const seqs: [string, number][] = [];
+    if (this.halted) return;
+    const seqs: ShardReply & { t: 'heads' } = { t: 'heads', seqs: [] };
+    const named = new Set<string>();
+    const name = (id: string): void => {
+      const live = this.known.get(id)?.seq, ended = this.ended.get(id)?.seq;
+      if (named.has(id) || (live ?? ended) === undefined) return;
+      named.add(id);
+      seqs.seqs.push(live !== undefined ? [id, live] : [id, ended!, 1]);
+    };
     for (const [id, left] of this.touched) {
-      seqs.push([id, this.known.get(id)?.seq ?? this.ended.get(id)?.seq ?? 0]);
+      name(id);
       if (left > 1) this.touched.set(id, left - 1);
       else this.touched.delete(id);
     }
-    this.emit({ t: 'heads', seqs });
-    // One more after the last games updated (an empty one), so main checks those against it.
-    if (seqs.length > 0) this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+    // A new round at most once a report (one left with gone games only still names the live ones).
+    for (let n = 0, refilled = false; n < HEADS_SWEEP; n++) {
+      if (this.round.length === 0 && !refilled) [this.round, refilled] = [[...this.known.keys(), ...this.ended.keys()], true];
+      if (this.round.length === 0) break;
+      name(this.round.pop()!);
+    }
+    this.emit(seqs);
+    // One more after the last games went (empty); timed from the next turn, so a clock moved a day at once makes one.
+    if (seqs.seqs.length === 0) return;
+    let off = false;
+    this.heads = { cancel: () => void (off = true) };
+    this.d.later(() => void (off || this.halted || (this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads()))));
   }
 
   /** A game's whole state again, for main after a gap (see the `sync` command). */
@@ -346,7 +379,7 @@ export class ShardHost {
     known.hist = rec.history.length;
     this.emit(update);
     this.touched.set(game.id, HEADS_REPEAT);
-    this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+    if (!this.halted) this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
   private emit(r: ShardReply): void {

@@ -104,11 +104,11 @@ export type ShardReply =
   | { t: 'write'; rec: GameRecord; results?: ResultRecord[] }
   | { t: 'done'; rid: number }
   /**
-   * About once a second, the newest `seq` of every game updated since the last one: main resyncs a
-   * game still behind what the previous `heads` said (its last update was lost, and no later one
-   * would show the gap).
+   * About once a second, the newest `seq` of the games updated lately and of some others, every
+   * game of the shard in turn (host.ts: sendHeads): main resyncs a game still behind what the
+   * previous `heads` said (its last update was lost, and no later one would show the gap).
    */
-  | { t: 'heads'; seqs: [string, number][] }
+  | { t: 'heads'; seqs: HeadsEntry[] }
   /**
    * Cluster mode: a game ended, its final record as stored, for every node (the owner adds it after
    * the game's last update). A node that was not following the game retires its replica with it.
@@ -116,6 +116,9 @@ export type ShardReply =
   | { t: 'ended'; rec: GameRecord }
   /** Every second: the shard thread's CPU time so far (seconds) and its V8 heap. */
   | { t: 'stats'; cpuSeconds: number; heapUsed: number; heapTotal: number };
+
+/** A game named by `heads`: its id, its newest `seq`, and 1 when it has ended on its owner. */
+export type HeadsEntry = [id: string, seq: number, ended?: 1];
 
 /**
  * A pending roll's tree as it crosses: the position with dice, its leaf count, and its JSON text as

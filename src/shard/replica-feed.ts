@@ -9,7 +9,7 @@ import type { GameShelf } from '../game/shelf.js';
 import { isEnded, refusedMoveSeat } from '../game/view.js';
 import type { Store } from '../store/types.js';
 import { GameReplica, type ReplicaLink } from './replica.js';
-import type { ShardReply, TreeWire } from './protocol.js';
+import type { HeadsEntry, ShardReply, TreeWire } from './protocol.js';
 import type { Requests } from './requests.js';
 import type { ShardLink } from './shard-links.js';
 
@@ -213,7 +213,7 @@ export class ReplicaFeed {
   }
 
   /** A game behind what its owner reported a `heads` ago lost its last update(s): resync it. */
-  heads(shard: ShardLink, seqs: readonly [string, number][]): void {
+  heads(shard: ShardLink, seqs: readonly HeadsEntry[]): void {
     // The games of the previous report have had a whole period for their updates to arrive; one
     // still being synced is checked again at the next report (its sync may predate the update).
     const again: string[] = [];
@@ -224,15 +224,20 @@ export class ReplicaFeed {
       else this.resync(g);
     }
     shard.reported = again;
-    for (const [id, seq] of seqs) {
+    for (const [id, seq, ended] of seqs) {
       const g = this.d.shelf.get(id);
       if (!g) {
+        // An ended game with no live replica here: nothing to catch up (it was retired, or never
+        // followed); the owner names it only so that a replica still live here ends.
+        if (ended) continue;
         this.noteEarly(id, seq);
         this.d.adopt?.(id, shard.index);
         continue;
       }
       if (this.d.followed && !this.d.followed(id)) continue;
-      g.headSeq = Math.max(g.headSeq, seq);
+      // The owner's seq now (a report names a game again and again): not the greatest ever seen, so
+      // a late report from an earlier instance of the shard cannot keep a replica resyncing.
+      g.headSeq = seq;
       if (!again.includes(id)) shard.reported.push(id);
     }
   }

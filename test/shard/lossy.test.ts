@@ -1,201 +1,55 @@
 // The shard protocol over a transport that is not reliable: real shard hosts in this thread
 // (LoopbackTransport) behind a wrapper that, on a seed, drops, duplicates and delays (so reorders)
-// every message, commands and replies alike. Whole games (single games with client seeds, mirror
-// pairs, resignations) still end with the same transcript on the owner (its store) and on main (the
-// replica), every move gets exactly one answer, and nothing is left waiting on either side. Also:
-// the owner's clock alone charges the mover.
+// every message, commands and replies alike (test/helpers/lossy-games.ts). Whole games (single games
+// with client seeds, mirror pairs, resignations) still end with the same transcript on the owner (its
+// store) and on main (the replica), every move gets exactly one answer, and nothing is left waiting on
+// either side. Every run is fixed by its seed (faults, moves, dice): a failure replays. Also: a game
+// whose last update and the reports after it are all lost is caught up; the owner's clock alone
+// charges the mover.
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { silentLogger, type Logger } from '../../src/domain/log.js';
-import type { LegalMoveTree, MoveVerdict } from '../../src/domain/types.js';
+import { silentLogger } from '../../src/domain/log.js';
+import type { LegalMoveTree } from '../../src/domain/types.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { leafPaths } from '../../src/game/house.js';
-import type { GameHandle } from '../../src/game/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Command, ShardReply } from '../../src/shard/protocol.js';
 import { ShardedGames } from '../../src/shard/sharded-games.js';
 import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
+import type { GameReplica } from '../../src/shard/replica.js';
 import { tick } from '../helpers/poll.js';
-import { prng } from '../helpers/prng.js';
+import { lossyRun, stopRun, type Tally } from '../helpers/lossy-games.js';
 
 const seat = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
 
-interface Faults {
-  drop: number;
-  duplicate: number;
-  delay: number;
-}
-
-/**
- * Wraps a transport: each message, whatever its kind, is dropped, duplicated or delayed on the seed;
- * the first three of each kind are dropped, duplicated and delayed for sure (the games' dice are
- * random, so how many messages of a kind flow varies from run to run).
- */
-class FaultyTransport implements ShardTransport {
-  /** By message kind: how many were dropped, duplicated, delayed. */
-  readonly tally = new Map<string, { dropped: number; duplicated: number; delayed: number }>();
-
-  constructor(private readonly inner: ShardTransport, private readonly random: () => number, private readonly f: Faults) {}
-
-  open(index: number, events: ShardEvents) {
-    const channel = this.inner.open(index, {
-      replies: (batch) => this.pass(batch, (b) => events.replies(b)),
-      died: (err) => events.died(err),
-    });
-    return {
-      send: (batch: Command[]) => this.pass(batch, (b) => channel.send(b)),
-      close: () => channel.close(),
-    };
-  }
-
-  private count(kind: string, what: 'dropped' | 'duplicated' | 'delayed'): void {
-    const c = this.tally.get(kind) ?? { dropped: 0, duplicated: 0, delayed: 0 };
-    c[what]++;
-    this.tally.set(kind, c);
-  }
-
-  /** Messages seen by kind: the first of each kind is dropped, the second duplicated, the third delayed. */
-  private readonly seen = new Map<string, number>();
-
-  private pass<T extends Command | ShardReply>(batch: T[], deliver: (b: T[]) => void): void {
-    const now: T[] = [];
-    for (const m of batch) {
-      const nth = (this.seen.get(m.t) ?? 0) + 1;
-      this.seen.set(m.t, nth);
-      const forced = [0, this.f.drop / 2, this.f.drop + this.f.duplicate / 2, this.f.drop + this.f.duplicate + this.f.delay / 2][nth];
-      const r = forced ?? this.random();
-      if (r < this.f.drop) {
-        this.count(m.t, 'dropped');
-      } else if (r < this.f.drop + this.f.duplicate) {
-        this.count(m.t, 'duplicated');
-        now.push(m, structuredClone(m));
-      } else if (r < this.f.drop + this.f.duplicate + this.f.delay) {
-        this.count(m.t, 'delayed');
-        // Held back a few event-loop turns: later messages overtake it.
-        const turns = 1 + Math.floor(this.random() * 4);
-        const later = (n: number): void => void setImmediate(() => (n === 0 ? deliver([m]) : later(n - 1)));
-        later(turns);
-      } else {
-        now.push(m);
-      }
-    }
-    if (now.length > 0) deliver(now);
-  }
-}
-
-/** Counts warnings (a resync logs one). */
-function countingLog(): Logger & { warnings: string[] } {
-  const warnings: string[] = [];
-  return { ...silentLogger, warn: (_o: unknown, m?: string) => void warnings.push(m ?? ''), warnings };
-}
-
-/** Waits for `p`, moving the clock a second at a time (a lost command is sent again on it). */
-async function settled<T>(p: Promise<T>, clock: ManualClock): Promise<T> {
-  let done = false;
-  void p.then(() => (done = true), () => (done = true));
-  for (let i = 0; i < 600 && !done; i++) {
-    await tick();
-    if (!done) clock.advance(1000);
-  }
-  return p;
-}
-
-interface Plan {
-  /** Games whose White resigns once this many turns are on main. */
-  resignAfter: Map<string, number>;
-}
-
-/** Bots on main's side: answer each pending roll of their seats with a random path, naming the roll's version; retry on 'busy'. */
-async function playOut(games: ShardedGames, handles: GameHandle[], clock: ManualClock, random: () => number, plan: Plan, count: { asked: number; answers: number }): Promise<Map<string, MoveVerdict[]>> {
-  const applied = new Map<string, MoveVerdict[]>(handles.map((h) => [h.id, []]));
-  const inFlight = new Set<string>();
-  for (let turn = 0; turn < 20_000 && handles.some((h) => games.get(h.id) !== undefined); turn++) {
-    for (const h of handles) {
-      const g = games.get(h.id);
-      if (!g || inFlight.has(h.id)) continue;
-      const after = plan.resignAfter.get(h.id);
-      if (after !== undefined && g.history().length >= after) {
-        g.resign('White');
-        plan.resignAfter.delete(h.id);
-      }
-      const s = g.state();
-      if (!s.dicePending || !('Active' in s.status)) continue;
-      const paths = leafPaths(JSON.parse(g.moves().legalMovesJson) as LegalMoveTree);
-      if (paths.length === 0) continue;
-      const path = paths[Math.floor(random() * paths.length)];
-      count.asked++;
-      inFlight.add(h.id);
-      void g.move(s.activeSeat, path, s.version).then((v) => {
-        count.answers++;
-        inFlight.delete(h.id);
-        if (v !== 'busy' && v.applied) applied.get(h.id)!.push(v);
-      });
-    }
-    await tick();
-    // Time moves a little now and then: lost commands are sent again, deadlines pass.
-    if (turn % 50 === 49) clock.advance(1000);
-  }
-  return applied;
-}
-
 t.test('whole games over a transport that drops, repeats and reorders every message: same transcript on owner and main, one answer per move', async (t) => {
-  const faulted = new Map<string, { dropped: number; duplicated: number; delayed: number }>();
+  const faulted: Tally = new Map();
   for (const seed of [1, 2, 3, 4, 5]) {
-    const clock = new ManualClock();
-    const store = new MemoryStore();
-    const config = { ...DEFAULT_GAME_CONFIG, seedGraceMs: 120_000, maxRolls: 30, unlimitedCapMs: 3_600_000 };
-    const random = prng(seed);
-    const loopback = new LoopbackTransport({ clock, config, log: silentLogger, housePlayers: new Map(), storeFor: () => ({ mode: 'shared', games: store }) });
-    const transport = new FaultyTransport(loopback, random, { drop: 0.08, duplicate: 0.08, delay: 0.2 });
-    const log = countingLog();
-    let n = 0;
-    const games = new ShardedGames({
-      transport, shards: 2, store, forwarded: false, clock, config, listeners: [], newId: () => `s${seed}-g${++n}`, log,
-    });
-    const handles: GameHandle[] = [];
-    const seeds = new Map<string, { white: string; black: string }>();
-    for (let i = 0; i < 3; i++) {
-      const h = await settled(games.create({ white: seat(`w${i}`), black: seat(`b${i}`), timeControl: { Unlimited: {} }, rated: false }), clock);
-      // Client seeds: the game waits for both (the grace is long), so a lost one would show.
-      const s = { white: `${seed}-${i}-white-seed-0123456789abcdef`, black: `${seed}-${i}-black-seed-0123456789abcdef` };
-      h.seed('White', s.white);
-      h.seed('Black', s.black);
-      seeds.set(h.id, s);
-      handles.push(h);
-    }
-    const pair = await settled(games.createMirrorPair({ white: seat('pw'), black: seat('pb'), timeControl: { Unlimited: {} }, rated: true }), clock);
-    handles.push(...pair);
-    const plan: Plan = { resignAfter: new Map([[handles[2].id, 4]]) };
-    const count = { asked: 0, answers: 0 };
-    const applied = await playOut(games, handles, clock, random, plan, count);
-    for (let i = 0; i < 40 && count.answers < count.asked; i++) {
-      clock.advance(1000);
-      await tick();
-    }
+    const run = await lossyRun(seed);
+    const { count, store, games, handles, pair } = run;
     t.equal(count.answers, count.asked, `seed ${seed}: every move got exactly one answer (${count.answers} of ${count.asked})`);
     for (const h of handles) {
       const owner = store.getGame(h.id)!;
       const main = games.find(h.id)!.record();
-      const where = JSON.stringify({ v: owner.version, ply: owner.ply, dice: owner.dice, seq: games.get(h.id)?.seq, head: games.get(h.id)?.headSeq, syncing: games.get(h.id)?.syncing });
-      t.ok(!('Active' in owner.status), `seed ${seed}: ${h.id} ended on its owner (${where})`);
+      t.ok(!('Active' in owner.status), `seed ${seed}: ${h.id} ended on its owner (${run.where(h.id)})`);
       t.same(main.history, owner.history, `seed ${seed}: ${h.id}: main's transcript is the owner's (${owner.history.length} turns)`);
       t.same(main.status, owner.status, `seed ${seed}: ${h.id}: the same ending`);
       // A retried turn answers its original verdict (same version): every applied version is a turn of the transcript.
-      const played = new Set(applied.get(h.id)!.map((v) => v.version));
+      const played = new Set(run.applied.get(h.id)!.map((v) => v.version));
       t.ok(played.size <= owner.history.length, `seed ${seed}: ${h.id}: ${played.size} distinct turns applied, ${owner.history.length} in the transcript`);
-      const s = seeds.get(h.id);
+      const s = run.clientSeeds.get(h.id);
       if (s) t.same(owner.clientSeeds, s, `seed ${seed}: ${h.id}: both client seeds arrived`);
     }
-    t.match(store.getGame(handles[2].id)!.status, { Ended: { over: { termination: 'Resign' } } }, `seed ${seed}: the resignation arrived`);
+    t.match(store.getGame(run.resigned)!.status, { Ended: { over: { termination: 'Resign' } } }, `seed ${seed}: the resignation arrived`);
     t.equal(pair[0].record().mirrorOf, pair[1].id, `seed ${seed}: a mirror pair played`);
-    await settled(games.stop(), clock);
+    await stopRun(run);
     t.equal(games.waiting(), 0, `seed ${seed}: nothing is left waiting on main`);
-    t.same(loopback.hosts.map((h) => h.busy()), [0, 0], `seed ${seed}: nothing is left running on the shards`);
-    for (const [kind, c] of transport.tally) {
+    t.same(run.loopback.hosts.map((h) => h.busy()), [0, 0], `seed ${seed}: nothing is left running on the shards`);
+    for (const [kind, c] of run.tally) {
       const f = faulted.get(kind) ?? { dropped: 0, duplicated: 0, delayed: 0 };
       faulted.set(kind, { dropped: f.dropped + c.dropped, duplicated: f.duplicated + c.duplicated, delayed: f.delayed + c.delayed });
     }
-    t.ok(log.warnings.some((w) => /resync/.test(w)), `seed ${seed}: at least one gap was resynced (${log.warnings.length})`);
+    t.ok(run.warnings.some((w) => /resync/.test(w)), `seed ${seed}: at least one gap was resynced (${run.warnings.length})`);
   }
   // Every kind of message that flows in a game was dropped, duplicated and delayed (a pair is made
   // once a seed: dropped, then its resend duplicated).
@@ -203,6 +57,68 @@ t.test('whole games over a transport that drops, repeats and reorders every mess
     const f = faulted.get(kind);
     t.ok(f && f.dropped > 0 && f.duplicated > 0 && (f.delayed > 0 || kind === 'pair'), `${kind} faulted: ${JSON.stringify(f)}`);
   }
+});
+
+/**
+ * Loses, for one game, the update of its first roll and the first `reports` heads that name the game
+ * after it: main's replica sees no gap (no later update comes while the game waits on the move).
+ */
+class LastUpdateLost implements ShardTransport {
+  lostHeads = 0;
+  lostUpdate = false;
+
+  constructor(private readonly inner: ShardTransport, private readonly id: string, private readonly reports: number) {}
+
+  open(index: number, events: ShardEvents) {
+    const channel = this.inner.open(index, {
+      replies: (batch) => {
+        const kept = batch.filter((r) => !this.lose(r));
+        if (kept.length > 0) events.replies(kept);
+      },
+      died: (err) => events.died(err),
+    });
+    return { send: (batch: Command[]) => channel.send(batch), close: () => channel.close() };
+  }
+
+  private lose(r: ShardReply): boolean {
+    if (r.t === 'update' && r.id === this.id && !this.lostUpdate && r.tree) return (this.lostUpdate = true);
+    if (r.t === 'heads' && this.lostUpdate && this.lostHeads < this.reports && r.seqs.some(([id]) => id === this.id)) {
+      this.lostHeads++;
+      return true;
+    }
+    return false;
+  }
+}
+
+t.test('a game whose last update and the reports after it were all lost is caught up on main', async (t) => {
+  const clock = new ManualClock(undefined, { runDueTimers: true });
+  const store = new MemoryStore();
+  const config = { ...DEFAULT_GAME_CONFIG, seedGraceMs: 0 };
+  // Fixed dice: the first roll leaves White a move to make (the game waits on it).
+  const loopback = new LoopbackTransport({
+    clock, config, log: silentLogger, housePlayers: new Map(), storeFor: () => ({ mode: 'shared', games: store }), serverSeed: () => new Uint8Array(32).fill(7),
+  });
+  // The game's first roll (the game then waits for White's move) and the next five reports that name
+  // it are lost: more reports than the owner used to send after an update.
+  const transport = new LastUpdateLost(loopback, 'l1', 5);
+  const games = new ShardedGames({ transport, shards: 1, store, forwarded: false, clock, config, listeners: [], newId: () => 'l1', log: silentLogger });
+  const h = await games.create({ white: seat('w'), black: seat('b'), timeControl: { Unlimited: {} }, rated: false });
+  for (let i = 0; i < 100 && !transport.lostUpdate; i++) await tick();
+  t.ok(transport.lostUpdate, 'the first roll\'s update was lost');
+  const g = games.get('l1') as GameReplica;
+  for (let i = 0; i < 30 && !g.state().dicePending; i++) {
+    clock.advance(1000);
+    for (let j = 0; j < 5; j++) await tick();
+  }
+  t.equal(transport.lostHeads, 5, 'the reports naming it were lost');
+  t.ok(g.state().dicePending, `main shows the roll the game waits on (seq ${g.seq}, owner's version ${store.getGame('l1')!.version})`);
+  t.equal(g.record().version, store.getGame('l1')!.version, 'main holds the owner\'s version');
+  const s = g.state();
+  if (s.dicePending) {
+    const v = await h.move(s.activeSeat, leafPaths(JSON.parse(h.moves().legalMovesJson) as LegalMoveTree)[0], s.version);
+    t.ok(v !== 'busy' && v.applied, 'and the game goes on');
+  }
+  await games.stop();
 });
 
 t.test('the owner\'s clock charges the mover, whatever main\'s clock says', async (t) => {
