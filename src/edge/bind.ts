@@ -121,6 +121,11 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
   if (GAME_ROUTES.has(spec.operationId) && ctx.params.id !== undefined) {
     const wait = deps.games.ready?.(ctx.params.id);
     if (wait !== undefined) await wait;
+    // A live game this node could not get from its owner yet (its shard between owners): not
+    // unknown, only unavailable for now, so the client tries again rather than give the game up.
+    if (deps.games.awaiting?.(ctx.params.id) && deps.games.find(ctx.params.id) === undefined) {
+      return problem(503, 'game_unavailable', 'this game\'s shard is being taken over by another node; retry shortly', { 'retry-after': '1' });
+    }
   }
   return handler({ ctx, principal, body, query, params: ctx.params });
 }

@@ -132,6 +132,11 @@ export interface GameDirectory {
    * that it will be (the node follows a game only while asked about it); the game routes wait for it.
    */
   ready?(id: string): Promise<void> | undefined;
+  /**
+   * Cluster mode: true while game `id` is live in the cluster but this node has no replica of it
+   * yet (its shard is being taken over): the game routes answer 503, not 404.
+   */
+  awaiting?(id: string): boolean;
 }
 
 /** Hooks the services use: GameStart to account streams, results to the ladder. */

@@ -38,12 +38,25 @@ export interface ReplicaFeedDeps {
 
 /** How many games' early `seq`s are kept (see ReplicaFeed.early). */
 const EARLY_KEPT = 10_000;
+/** Games awaited at most (see ReplicaFeed.awaited): the cluster's live games, not clients', fill it. */
+export const AWAITED_KEPT = 100_000;
+/** How long a game named live by the cluster is awaited here without being named again. */
+export const AWAITED_MS = 5 * 60_000;
 
 export class ReplicaFeed {
   /** Updates applied to replicas since the start (for /metrics: in a cluster, only followed games'). */
   applied = 0;
-  /** Games asked for by `adoptUnknown`, until their answer. */
-  private readonly adopting = new Set<string>();
+  /** Games asked for by `adoptUnknown`, until their answer (reads of the game wait on `settled`). */
+  private readonly adopting = new Map<string, { settled: Promise<void>; done(): void }>();
+  /**
+   * Cluster mode: the games the cluster says are live (its live index, listed at start, or their
+   * owner naming them) that have no replica here yet, with their shard and when they were last
+   * named. Such a game is not unknown: its shard may be between two owners (after a whole-cluster
+   * restart, until the dead owner's lease runs out), so its reads wait for it rather than answer
+   * 404 (see `adoption`). Bounded, oldest first out; an entry goes when the replica is made or the
+   * game is known to have ended, or AWAITED_MS after it was last named.
+   */
+  private readonly awaited = new Map<string, { shard: number; at: number }>();
   /**
    * The newest `seq` an update or a `heads` named for a game before this node had its replica (its
    * announcement delayed or lost, overtaken by them): the announcement then knows it is already
@@ -71,6 +84,9 @@ export class ReplicaFeed {
     }
     const early = this.early.get(rec.id);
     this.early.delete(rec.id);
+    this.awaited.delete(rec.id);
+    // Reads waiting for this game's adoption go on now (the owner's announcement came first).
+    this.adopting.get(rec.id)?.done();
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
     if (isEnded(rec)) return this.ended(g, rec);
     shelf.notify(hook, g);
@@ -140,20 +156,65 @@ export class ReplicaFeed {
   /**
    * Cluster mode: a live game this node has no replica of (created before it started, elsewhere, or
    * its announcement lost) is asked of its owner (shard `index`); the answer makes its replica. Also
-   * at start, for the live games the cluster lists.
+   * at start, for the live games the cluster lists. Until the replica is made the game is awaited here.
    */
   adoptUnknown(id: string, index: number): void {
+    if (this.d.shelf.get(id)) return;
+    this.await(id, index);
+    this.ask(id, index);
+  }
+
+  /** Asks the owner for an awaited game's whole state (one request at a time). */
+  private ask(id: string, index: number): void {
     if (this.d.shelf.get(id) || this.adopting.has(id)) return;
-    this.adopting.add(id);
+    let done!: () => void;
+    const a = { settled: new Promise<void>((r) => (done = r)), done: () => done() };
+    this.adopting.set(id, a);
+    const over = (): void => {
+      if (this.adopting.get(id) === a) this.adopting.delete(id);
+      a.done();
+    };
     const sent = this.d.requests.open(index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
       settle: (r) => {
-        this.adopting.delete(id);
-        if (r.t !== 'synced' || this.d.shelf.get(r.rec.id) || isEnded(r.rec)) return;
-        this.announced(r.rec, r.tree, 'gameResumed', r.seq);
+        if (r.t === 'synced' && isEnded(r.rec)) this.awaited.delete(id);
+        if (r.t === 'synced' && !this.d.shelf.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
+        over();
       },
-      fail: () => this.adopting.delete(id),
+      fail: over,
     });
-    if (!sent) this.adopting.delete(id);
+    if (!sent) over();
+  }
+
+  private await(id: string, shard: number): void {
+    this.awaited.delete(id);
+    this.awaited.set(id, { shard, at: this.d.clock.now() });
+    if (this.awaited.size > AWAITED_KEPT) this.awaited.delete(this.awaited.keys().next().value!);
+  }
+
+  /** The awaited entry of a game with no replica here, unless it has lapsed. */
+  private awaitedEntry(id: string): { shard: number; at: number } | undefined {
+    const e = this.awaited.get(id);
+    if (e === undefined || this.d.shelf.get(id)) return undefined;
+    if (this.d.clock.now() - e.at < AWAITED_MS) return e;
+    this.awaited.delete(id);
+    return undefined;
+  }
+
+  /**
+   * Cluster mode: a read of game `id`, which this node has no replica of. When the cluster says the
+   * game is live, a promise that settles once its owner was asked for it (the replica is then made,
+   * unless the owner could not be reached: its shard not served yet); undefined otherwise.
+   */
+  adoption(id: string): Promise<void> | undefined {
+    const e = this.awaitedEntry(id);
+    if (e === undefined) return undefined;
+    this.ask(id, e.shard);
+    return this.adopting.get(id)?.settled;
+  }
+
+  /** Cluster mode: true while game `id` is live in the cluster and not on this node's replicas yet. */
+  awaiting(id: string): boolean {
+    return this.awaitedEntry(id) !== undefined;
   }
 
   /**
@@ -188,6 +249,7 @@ export class ReplicaFeed {
    * yet (this node did not follow the game, or missed its last update) ends with it.
    */
   endedElsewhere(rec: GameRecord): void {
+    if (isEnded(rec)) this.awaited.delete(rec.id);
     const g = this.d.shelf.get(rec.id);
     if (!g || !isEnded(rec)) return;
     if (g.record().version !== rec.version) g.closeSubscribers();
@@ -229,7 +291,10 @@ export class ReplicaFeed {
       if (!g) {
         // An ended game with no live replica here: nothing to catch up (it was retired, or never
         // followed); the owner names it only so that a replica still live here ends.
-        if (ended) continue;
+        if (ended) {
+          this.awaited.delete(id);
+          continue;
+        }
         this.noteEarly(id, seq);
         this.d.adopt?.(id, shard.index);
         continue;

@@ -27,7 +27,6 @@ import { againIfMoved } from './moved.js';
 import type { ShardedGamesDeps } from './sharded-games-deps.js';
 
 export { HELD_MAX } from './shard-links.js';
-
 export type { ShardedGamesDeps } from './sharded-games-deps.js';
 
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
@@ -127,20 +126,22 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     return this.shardOfLive(id).index;
   }
 
-  /**
-   * Cluster mode: a live game this node has no replica of (created before it started, elsewhere, or
-   * its announcement lost) is asked of its owner; the answer makes its replica. Also at start, for
-   * the live games the cluster lists.
-   */
+  /** Cluster mode: a live game with no replica here (ReplicaFeed.adoptUnknown), also each one the cluster lists at start. */
   adopt(id: string, index?: number): void {
     if (!this.d.adoptUnknown || this.stopping) return;
     this.feed.adoptUnknown(id, index ?? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null).index);
   }
 
-  /** Cluster mode: undefined when game `id`'s replica is current, else a promise that it will be (GameDirectory.ready). */
+  /**
+   * Cluster mode (GameDirectory.ready): undefined when game `id`'s replica is current, else a promise
+   * that it will be. A live game with no replica here yet (its shard between owners) is asked for.
+   */
   ready(id: string): Promise<void> | undefined {
-    return this.shelf.get(id) ? this.interest?.touch(id) : undefined;
+    return this.shelf.get(id) ? this.interest?.touch(id) : this.feed.adoption(id);
   }
+
+  /** Cluster mode (GameDirectory.awaiting): game `id` is live in the cluster, not on this node's replicas yet. */
+  awaiting = (id: string): boolean => this.feed.awaiting(id);
 
   /** Cluster mode: this node owns shard `index` now (`on`: every update of its games comes here) or no longer. */
   async followShard(index: number, on: boolean): Promise<void> {

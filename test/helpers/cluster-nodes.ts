@@ -2,7 +2,7 @@
 // a settings file of the test's, the URL read from the node's "listening" log line. Every process is
 // stopped by its PID (SIGTERM, then SIGKILL if it lingers); a test may kill -9 one.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,6 +55,9 @@ export function startNode(name: string, servers: string[], configFile: string, t
   live.add(child);
   child.once('exit', () => live.delete(child));
   const log: string[] = [];
+  // DC_NODE_LOGS=DIR: every line of every node also goes to DIR/NAME-PID.log (for a failure's post-mortem).
+  const logDir = process.env.DC_NODE_LOGS;
+  const logFile = logDir ? join(logDir, `${name}-${child.pid}.log`) : undefined;
   const serving = new Set<number>();
   const node: ClusterNodeProc = {
     name,
@@ -79,6 +82,7 @@ export function startNode(name: string, servers: string[], configFile: string, t
   return new Promise((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`node ${name} did not listen in time:\n${log.slice(-20).join('\n')}`)), timeoutMs);
     const take = (text: string) => {
+      if (logFile) appendFileSync(logFile, text.endsWith('\n') ? text : `${text}\n`);
       for (const line of text.split('\n')) {
         if (line === '') continue;
         if (log.length >= 2000) log.shift();

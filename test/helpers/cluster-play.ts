@@ -69,6 +69,8 @@ export interface Played {
   acked: { version: number; moves: string[] }[];
   submitted: Set<number>;
   ended: Ev | undefined;
+  /** How many stream connections each node refused, by node and status (`b 404`), for a failure's message. */
+  refused: Map<string, number>;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
   if (gameId === '') throw new Error(`game ${i} never listed (last challenge: ${last})`);
   onListed();
   const random = prng(5000 + i);
-  const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined };
+  const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined, refused: new Map() };
   const act = async (v: number, inline: Tree | null): Promise<void> => {
     // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
     // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
@@ -137,6 +139,10 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
     }
     const seg: Ev[] = [];
     p.segments.push(seg);
+    if (s.status !== 200) {
+      const key = `${node.name} ${s.status}`;
+      p.refused.set(key, (p.refused.get(key) ?? 0) + 1);
+    }
     for (;;) {
       const ev = await nextOrQuiet(s);
       if (ev === undefined || ev === 'quiet') break;
@@ -153,7 +159,8 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
 
 /** The checks of a game played through a failure: it ended, streams were whole, no acknowledged move lost or doubled. */
 export async function checkPlayed(t: Test, nodes: readonly ClusterNodeProc[], p: Played): Promise<void> {
-  t.ok(p.ended, `${p.gameId}: ended (${p.segments.length} stream connections)`);
+  const refused = [...p.refused].map(([k, n]) => `${k}: ${n}`).join(', ') || 'none';
+  t.ok(p.ended, `${p.gameId}: ended (${p.segments.length} stream connections; refused: ${refused})`);
   t.ok(p.segments.every((seg) => seg.length === 0 || kindOf(seg[0]) === 'Snapshot'), `${p.gameId}: every connection began with a Snapshot`);
   t.same(p.segments.flatMap((seg) => versionGaps(seg)), [], `${p.gameId}: within each connection, versions +1`);
   const h = (await anyNode(nodes, 0, (n) => call(n, 'GET', `/games/${p.gameId}/history`))).json as Json;

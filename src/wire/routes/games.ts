@@ -10,6 +10,9 @@ const GAME_ID = { id: 'Game id.' };
 
 const NOT_SEATED = 'The caller is not seated in this game.';
 
+/** A cluster node's answer for a live game it cannot reach yet (see bind.ts). */
+const UNAVAILABLE = 'Cluster mode: the game is live but its shard is between two nodes just now (`game_unavailable`); retry after `Retry-After`.';
+
 export const gameplay = [
   route({
     operationId: 'submitSeed', method: 'POST', path: '/bot/game/{id}/seed', auth: 'seatOrBearer',
@@ -20,7 +23,7 @@ export const gameplay = [
       '(a malformed one may surface as a Rejected event).',
     request: { body: Q.SeedRequest, lenient: true },
     ok: { 202: json(R.Empty, 'Received.') },
-    errors: { 403: NOT_SEATED, 404: 'Unknown game.' },
+    errors: { 403: NOT_SEATED, 404: 'Unknown game.', 503: UNAVAILABLE },
   }),
   route({
     operationId: 'submitMove', method: 'POST', path: '/bot/game/{id}/move', auth: 'seatOrBearer',
@@ -37,6 +40,7 @@ export const gameplay = [
       403: NOT_SEATED,
       404: 'Unknown game.',
       429: 'The game has too many commands waiting (a flood of requests); nothing was played. Retry after Retry-After.',
+      503: UNAVAILABLE,
     },
   }),
   route({
@@ -44,7 +48,7 @@ export const gameplay = [
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Resign; ignored (still 202) when the game has already ended.',
     ok: { 202: json(R.Empty, 'Received.') },
-    errors: { 403: NOT_SEATED, 404: 'Unknown game.' },
+    errors: { 403: NOT_SEATED, 404: 'Unknown game.', 503: UNAVAILABLE },
   }),
   route({
     operationId: 'listMyGames', method: 'GET', path: '/bot/games', auth: 'bearer', tag: 'Gameplay',
@@ -64,21 +68,21 @@ export const discovery = [
     params: GAME_ID,
     summary: 'Snapshot of a live or finished game, with the dice reveal once it is public.',
     ok: { 200: json(R.GameState, 'The game.') },
-    errors: { 404: 'Unknown game.' },
+    errors: { 404: 'Unknown game.', 503: UNAVAILABLE },
   }),
   route({
     operationId: 'getLegalMoves', method: 'GET', path: '/games/{id}/moves', auth: 'public', tag: 'Discovery',
     params: GAME_ID,
     summary: 'The full legal-move tree of the pending roll, never capped.',
     ok: { 200: json(R.LegalMovesResponse, 'The tree, tied to its roll by version and dfen.') },
-    errors: { 404: 'Unknown game.', 503: 'The tree could not be had from the game\'s shard just now (`tree_unavailable`); retry after `Retry-After`.' },
+    errors: { 404: 'Unknown game.', 503: `The tree could not be had from the game's shard just now (\`tree_unavailable\`); retry after \`Retry-After\`. ${UNAVAILABLE}` },
   }),
   route({
     operationId: 'getGameHistory', method: 'GET', path: '/games/{id}/history', auth: 'public', tag: 'Discovery',
     params: GAME_ID,
     summary: 'Transcript of a live or finished game.',
     ok: { 200: json(R.GameHistory, 'Every completed turn, with the reveal once public.') },
-    errors: { 404: 'Unknown game.' },
+    errors: { 404: 'Unknown game.', 503: UNAVAILABLE },
   }),
 ];
 
@@ -98,7 +102,7 @@ export const streams = [
     summary: 'Long-lived ndjson of one game, opening with a Snapshot (see the AsyncAPI document).',
     description: 'Closes after GameEnded. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 403: 'A guest’s seat token names another game (any bot token may watch any game).', 404: 'Unknown game.', 429: TOO_MANY_STREAMS },
+    errors: { 403: 'A guest’s seat token names another game (any bot token may watch any game).', 404: 'Unknown game.', 429: TOO_MANY_STREAMS, 503: UNAVAILABLE },
   }),
   route({
     operationId: 'streamPublicGameEvents', method: 'GET', path: '/games/{id}/stream', auth: 'public',
@@ -106,6 +110,6 @@ export const streams = [
     summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
     description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',
     ok: { 200: ndjson(GameEvent, 'The stream; the schema describes one line.') },
-    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game, from this address (20 by default) or on the server; see Retry-After.' },
+    errors: { 404: 'Unknown game.', 429: 'Too many spectators on this game, from this address (20 by default) or on the server; see Retry-After.', 503: UNAVAILABLE },
   }),
 ];
