@@ -42,9 +42,16 @@ t.test('every live game resumes and ends after kill -9 of every node and every n
   // The last entry of each in the log when everything died.
   const killLog = await GameLog.open(nc, { replicas: 3 });
   const lastAtKill = new Map<string, number>();
-  for (const id of liveAtKill) lastAtKill.set(id, await killLog.lastSeq(id));
+  // A game whose ending was in its log already is still listed until its owner drops the key: if
+  // the owner died in between, its bot may have seen the whole game on its first stream.
+  const endedAtKill = new Set<string>();
+  for (const id of liveAtKill) {
+    lastAtKill.set(id, await killLog.lastSeq(id));
+    const final = (await auditLog(killLog, id)).final;
+    if (final && 'Ended' in final.rec.status) endedAtKill.add(id);
+  }
   await nc.close();
-  t.ok(liveAtKill.length > 0, `${liveAtKill.length} games live when every node was killed -9 (after ${ackedAtKill} acknowledged moves)`);
+  t.ok(liveAtKill.length > endedAtKill.size, `${liveAtKill.length} games listed live when every node was killed -9, ${endedAtKill.size} of them with their ending logged (after ${ackedAtKill} acknowledged moves)`);
 
   for (let i = 0; i < nats.servers.length; i++) await nats.kill9(i);
   // All three at once: none of them serves JetStream before a majority is back.
@@ -65,6 +72,7 @@ t.test('every live game resumes and ends after kill -9 of every node and every n
     const p = played.find((x) => x.gameId === id);
     t.ok(p, `${id}: a bot's game`);
     if (!p) continue;
+    if (endedAtKill.has(id)) continue;
     const last = p.segments[p.segments.length - 1];
     t.ok(p.segments.length >= 2 && last.length > 0 && kindOf(last[0]) === 'Snapshot', `${id}: its stream reconnected after the restart and began with a Snapshot (events per connection: ${p.segments.map((x) => x.length).join(' ')})`);
   }

@@ -55,6 +55,8 @@ export function versionGaps(events: Ev[]): string[] {
   for (let i = 1; i < events.length; i++) {
     const a = vOf(events[i - 1]);
     const b = vOf(events[i]);
+    // A stream opened on a game already over: its Snapshot and GameEnded carry the final version both.
+    if (b === a && events[i].GameEnded && 'Ended' in (events[i - 1].Snapshot?.state?.status ?? {})) continue;
     if (b !== a + 1) bad.push(`${kindOf(events[i - 1])} v${a} -> ${kindOf(events[i])} v${b}`);
   }
   return bad;
