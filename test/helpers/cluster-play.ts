@@ -142,6 +142,11 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
     if (s.status !== 200) {
       const key = `${node.name} ${s.status}`;
       p.refused.set(key, (p.refused.get(key) ?? 0) + 1);
+      // A refused stream (a 503 while the game's shard changes owner) is tried again after a pause, as a
+      // bot would: without it a loaded machine lets the bot spend its connections within a takeover.
+      s.close();
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
     }
     for (;;) {
       const ev = await nextOrQuiet(s);
