@@ -58,7 +58,10 @@ export interface LeaseOptions {
    * inside the holder's own deadline when a server fails over; it must be below safety·TTL.
    */
   renewEveryMs?: number;
-  /** Called once each time a held lease is lost (never after release()). */
+  /**
+   * Called once each time a held lease is lost (never after release(); by release() itself when the
+   * lease had already run out unnoticed).
+   */
   onLost?: (why: LeaseLoss) => void;
 }
 
@@ -161,9 +164,15 @@ export class Lease {
     }
   }
 
-  /** Stops acting at once, then removes the key if it is still certainly ours. */
+  /**
+   * Stops acting at once, then removes the key if it is still certainly ours. A lease whose deadline
+   * passed before any timer could say so (the process was paused, and what it does first on waking
+   * is let the lease go) was lost, not released: onLost is told first, as its deadline timer would
+   * have, so whoever acted under it stops.
+   */
   async release(): Promise<void> {
     const wasHeld = this.held();
+    if (this.state === 'held' && !wasHeld) this.lose('expired');
     this.state = 'released';
     this.stopTimers();
     if (wasHeld) await this.kv.remove(this.key);
