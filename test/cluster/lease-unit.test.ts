@@ -79,6 +79,18 @@ t.test('a holder released after its deadline passed unseen is told it lost the l
   t.same(lost, ['expired'], 'told once');
 });
 
+t.test('a holder whose deadline passed unseen and who takes the lease again is told of the loss first', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  (clock as unknown as { t: number }).t += TTL;
+  t.ok(await a.acquire(), 'the key had expired: a takes it anew');
+  t.same(lost, ['expired'], 'the earlier hold ended in a loss');
+  await a.release();
+});
+
 t.test('a holder released while its lease holds is not told of a loss', async (t) => {
   const clock = new ManualClock();
   const kv = new FakeKv(clock, TTL);
