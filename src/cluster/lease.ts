@@ -10,7 +10,10 @@
 // send) and considers the lease lost at `safety`·TTL after it (safety < 1). It renews every TTL/3
 // (or `renewEveryMs`); a renewal refused while the key cannot be read is retried, not a loss. A
 // paused process (SIGSTOP, a long GC) whose deadline passed while it slept sees held() turn false at
-// once, before any timer runs, and its first renewal after waking fails on the revision check.
+// once, before any timer runs, and its first renewal after waking fails on the revision check. It
+// is told of the loss (onLost) whatever runs first on waking: the deadline timer, a renewal, or the
+// owner letting the lease go or taking it again before either (release() and acquire() report a
+// loss that passed unseen).
 //
 // On nats-server 2.9 (Debian's 2.9.10) this is sound although its replicated buckets check an update's
 // expected revision only on the leader before replicating (two concurrent updates naming the same
@@ -58,7 +61,10 @@ export interface LeaseOptions {
    * inside the holder's own deadline when a server fails over; it must be below safety·TTL.
    */
   renewEveryMs?: number;
-  /** Called once each time a held lease is lost (never after release()). */
+  /**
+   * Called once each time a held lease is lost (never after release(); by release() itself when the
+   * lease had already run out unnoticed).
+   */
   onLost?: (why: LeaseLoss) => void;
 }
 
@@ -144,6 +150,8 @@ export class Lease {
   /** One attempt to take the lease. True if it is now held by this holder. */
   async acquire(): Promise<boolean> {
     if (this.held()) return true;
+    // Held until a deadline that passed unseen: that was a loss, reported as such (see release()).
+    if (this.state === 'held') this.lose('expired');
     this.state = 'idle';
     const a = this.attempt();
     try {
@@ -161,9 +169,15 @@ export class Lease {
     }
   }
 
-  /** Stops acting at once, then removes the key if it is still certainly ours. */
+  /**
+   * Stops acting at once, then removes the key if it is still certainly ours. A lease whose deadline
+   * passed before any timer could say so (the process was paused, and what it does first on waking
+   * is let the lease go) was lost, not released: onLost is told first, as its deadline timer would
+   * have, so whoever acted under it stops.
+   */
   async release(): Promise<void> {
     const wasHeld = this.held();
+    if (this.state === 'held' && !wasHeld) this.lose('expired');
     this.state = 'released';
     this.stopTimers();
     if (wasHeld) await this.kv.remove(this.key);

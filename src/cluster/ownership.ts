@@ -157,7 +157,11 @@ export class ShardOwnership {
     const c = this.candidates.get(shard);
     if (!c) return;
     this.draining.add(shard);
+    this.o.log?.info({ shard, held: c.lease.held(), members: this.members }, 'shard ownership: handing the shard back');
     try {
+      // Drained only while held. A lease that ran out unnoticed (the process was paused, and this
+      // round's listing answered before the lease's own timers ran) is no hand-back but a loss:
+      // c.stop() reports it through onLost, so the shard stops here all the same.
       if (c.lease.held()) await this.o.drain(shard);
       await c.stop();
     } finally {

@@ -1,52 +1,10 @@
 // The lease holder's timing on a ManualClock, against an in-memory bucket that behaves like a NATS
-// KV with a max age (revision checks, keys expiring TTL after their last write) and that can be told
-// to stop answering. The real-cluster behaviour is in lease.test.ts.
+// KV with a max age (test/helpers/fake-lease-kv.ts) and that can be told to stop answering. The
+// real-cluster behaviour is in lease.test.ts.
 import t from 'tap';
-import { JetStreamApiError } from '@nats-io/jetstream';
 import { ManualClock } from '../../src/domain/clock.js';
-import { Lease, LeaseCandidate, type LeaseKv, type LeaseLoss } from '../../src/cluster/lease.js';
-
-const conflict = () => new JetStreamApiError({ code: 400, err_code: 10071, description: 'wrong last sequence' });
-
-class FakeKv implements LeaseKv {
-  seq = 0;
-  entries = new Map<string, { revision: number; value: Uint8Array; writtenAt: number; operation: string }>();
-  /** While set, writes hang (their answers never come back). */
-  silent = false;
-  /** While set, writes land but their answers are lost (the caller sees a timeout). */
-  dropAnswers = false;
-  constructor(
-    private clock: ManualClock,
-    private ttlMs: number,
-  ) {}
-  private live(key: string) {
-    const e = this.entries.get(key);
-    if (e && this.clock.now() >= e.writtenAt + this.ttlMs) this.entries.delete(key);
-    return this.entries.get(key);
-  }
-  private write(key: string, value: Uint8Array, expect: number, operation = 'PUT'): Promise<number> {
-    if (this.silent) return new Promise(() => {});
-    const cur = this.live(key);
-    if ((cur?.revision ?? 0) !== expect) return Promise.reject(conflict());
-    const revision = ++this.seq;
-    this.entries.set(key, { revision, value, writtenAt: this.clock.now(), operation });
-    return this.dropAnswers ? Promise.reject(new Error('timeout')) : Promise.resolve(revision);
-  }
-  create(key: string, value: Uint8Array) {
-    const cur = this.live(key);
-    return this.write(key, value, cur && cur.operation !== 'PUT' ? cur.revision : 0);
-  }
-  update(key: string, value: Uint8Array, revision: number) {
-    return this.write(key, value, revision);
-  }
-  async remove(key: string) {
-    if (this.silent) return new Promise<void>(() => {});
-    this.entries.delete(key);
-  }
-  async get(key: string) {
-    return this.live(key) ?? null;
-  }
-}
+import { Lease, LeaseCandidate, type LeaseLoss } from '../../src/cluster/lease.js';
+import { FakeKv } from '../helpers/fake-lease-kv.js';
 
 const TTL = 3000;
 const flush = () => new Promise((r) => setImmediate(r));
@@ -103,6 +61,46 @@ t.test('a paused holder (no timers ran) is not held the moment it wakes', async 
   t.notOk(a.held(), 'held() reads the clock, not a timer');
   const b = new Lease({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock });
   t.ok(await b.acquire(), 'the key expired: b takes it');
+});
+
+t.test('a holder released after its deadline passed unseen is told it lost the lease first', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  // A pause: the deadline passes and no timer has run yet when the holder lets the lease go.
+  (clock as unknown as { t: number }).t += TTL;
+  await a.release();
+  t.same(lost, ['expired'], 'the loss is reported, not swallowed by the release');
+  const b = new Lease({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock });
+  t.ok(await b.acquire(), 'the key had expired: b takes it');
+  await a.release();
+  t.same(lost, ['expired'], 'told once');
+});
+
+t.test('a holder whose deadline passed unseen and who takes the lease again is told of the loss first', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  (clock as unknown as { t: number }).t += TTL;
+  t.ok(await a.acquire(), 'the key had expired: a takes it anew');
+  t.same(lost, ['expired'], 'the earlier hold ended in a loss');
+  await a.release();
+});
+
+t.test('a holder released while its lease holds is not told of a loss', async (t) => {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire());
+  await advance(clock, TTL);
+  await a.release();
+  t.same(lost, []);
+  t.equal(await kv.get('k'), null, 'the key is gone');
 });
 
 t.test('a holder whose key was taken is told so at its next renewal', async (t) => {

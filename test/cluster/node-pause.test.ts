@@ -110,14 +110,25 @@ t.test('a paused owner is fenced by the log, drops its shards on waking, and eve
   t.pass(`${victim.name} resumed after ${acked} acknowledged moves; ${takenOver.length} of its games were taken over`);
 
   // (b) It notices: each shard it held is stopped on this node, and it says why.
-  t.ok(
-    await eventually(() => victimShards.every((s) => woke.some((l) => stoppedServing(l, s))), 30_000),
-    `${victim.name} stopped serving shards ${victimShards.join(',')} on waking`,
-  );
-  t.ok(
-    woke.some((l) => l.includes('shard lease lost') || l.includes('taken over by another node')),
-    `${victim.name} logged that it lost its shards`,
-  );
+  const noticed = await eventually(() => victimShards.every((s) => woke.some((l) => stoppedServing(l, s))), 30_000);
+  const stopped = victimShards.filter((s) => woke.some((l) => stoppedServing(l, s)));
+  t.ok(noticed, `${victim.name} stopped serving shards ${victimShards.join(',')} on waking (stopped: ${stopped.join(',') || 'none'})`);
+  // And it says why, for each shard: its lease was lost, or the log refused a write (fenced).
+  const told = (s: number) => woke.some((l) => l.includes(`"shard":${s},`) && /"msg":"shard (lease lost|taken over by another node)/.test(l));
+  const untold = victimShards.filter((s) => !told(s));
+  t.same(untold, [], `${victim.name} logged the loss of each of shards ${victimShards.join(',')}`);
+  if (!noticed || untold.length > 0) {
+    // What the paused node said about its leases and shards (losses, hand-backs, stops, takeovers):
+    // the last lines before the pause (a shard it still served may have been on its way out), then
+    // every line since it woke.
+    const about = (l: string) => /lease|shard|members/i.test(l);
+    const earlier = victim.log.slice(0, Math.max(0, victim.log.length - woke.length)).filter(about).slice(-40);
+    const since = woke.filter(about);
+    console.error(
+      `--- ${victim.name} before the pause, about leases and shards (last ${earlier.length})\n${earlier.join('\n')}\n` +
+        `--- ${victim.name} since the pause (${since.length} of ${woke.length} lines)\n${since.slice(0, 200).join('\n')}`,
+    );
+  }
   // How often a write of its was refused by the log since (one line per shard store fenced): not
   // asserted, since its lease timer may stop a shard before any of its games tries to write.
   const fenced = woke.filter((l) => l.includes('"msg":"shard taken over by another node'));
