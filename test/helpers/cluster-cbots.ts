@@ -42,6 +42,9 @@ export interface Followed {
   ended: Ev | undefined;
 }
 
+/** Every follower started, by game, while it runs too (a failing test's evidence of a game still going). */
+export const followers = new Map<string, Followed[]>();
+
 /**
  * Follows a game to its end: with `play`, plays its seat (stream on one node, moves to the next);
  * without, watches the public stream. `i` spreads the nodes used.
@@ -61,6 +64,7 @@ export async function follow(
 ): Promise<Followed> {
   const random = prng(7000 + i);
   const p: Followed = { gameId, seat: play?.seat ?? null, segments: [], acked: [], submitted: new Set(), ended: undefined };
+  followers.set(gameId, [...(followers.get(gameId) ?? []), p]);
   let armedAt: number | undefined;
   const act = async (v: number, inline: Tree | null): Promise<void> => {
     if (!play) return;
