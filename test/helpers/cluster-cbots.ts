@@ -32,18 +32,18 @@ async function nextOrQuiet(s: EventStream): Promise<Ev | undefined | 'quiet'> {
 }
 
 /**
- * The legal-move tree of the roll at `version` (a tree over the inline cap is not in the roll's event
- * or state): asked of one node after another until one answers for that version. Another node than
- * the one that published the roll (or delivered it) may not have it yet, and answers the version
- * before, whose tree is another seat's or empty; a bot that took that for its own would answer no
- * moves or illegal ones for this roll, and the server counts that answer as the bot's turn given.
- * Null when no node answered for the version in time (the game moved on, say).
+ * The legal-move tree of a roll whose tree was over the inline cap (not in its event or state), asked
+ * of one node after another until one answers for that roll: for its position and dice (`dfen`, which
+ * alone make the tree; a later version may still be the same roll, after a refused move say), or for
+ * its `version` when the dfen is not known. Another node than the one that published (or delivered)
+ * the roll may not have it yet and answer the version before, whose tree is the other seat's or
+ * empty: a bot that took it for its own would answer no moves or illegal ones, and the server counts
+ * that answer as the bot's turn given. Null when no node answered for the roll in time.
  */
-export async function treeAt(nodes: readonly ClusterNodeProc[], gameId: string, version: number, i: number): Promise<Tree | null> {
+export async function treeAt(nodes: readonly ClusterNodeProc[], gameId: string, roll: { dfen?: string; version: number }, i: number): Promise<Tree | null> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const m = (await anyNode(nodes, i + attempt, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json;
-    if (m?.version === version && m.dicePending === true) return (m.legalMoves ?? null) as Tree | null;
-    if (typeof m?.version === 'number' && m.version > version) return null;
+    if (m?.dicePending === true && (roll.dfen === undefined ? m.version === roll.version : m.dfen === roll.dfen)) return (m.legalMoves ?? null) as Tree | null;
     await new Promise((r) => setTimeout(r, 100));
   }
   return null;
@@ -97,7 +97,7 @@ export async function follow(
     }
     // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
     // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
-    const tree = inline ?? (await treeAt(nodes, gameId, v, i));
+    const tree = inline ?? (await treeAt(nodes, gameId, { version: v }, i));
     if (tree === null || Object.keys(tree).length === 0) return;
     const moves = randomPath(tree, random);
     p.submitted.add(v);
@@ -220,7 +220,7 @@ export interface WebhookHub {
 /**
  * One HTTP server on 127.0.0.1 port 0 for many webhook bots (a path per bot): echoes each handshake's
  * nonce and answers every yourTurn with a random complete turn (from the inline tree, or from GET
- * /games/{id}/moves at the delivered version when there is none: see treeAt).
+ * /games/{id}/moves for the delivered roll when there is none: see treeAt).
  */
 export async function startWebhookHub(t: { teardown(fn: () => Promise<void>): void }, nodes: readonly ClusterNodeProc[]): Promise<WebhookHub> {
   const secrets = new Map<string, string>();
@@ -243,8 +243,8 @@ export async function startWebhookHub(t: { teardown(fn: () => Promise<void>): vo
     await hub.gate;
     const order = n++;
     let tree = d.state?.legalMoves as Tree | null;
-    // Too large to inline: the tree of the delivered roll (its version), not whatever a node behind shows.
-    if (tree === null || tree === undefined) tree = (await treeAt(nodes, d.gameId, d.state?.version, order)) ?? {};
+    // Too large to inline: the tree of the delivered roll (its position and dice), not whatever a node behind shows.
+    if (tree === null || tree === undefined) tree = (await treeAt(nodes, d.gameId, { dfen: d.state?.dfen, version: d.state?.version }, order)) ?? {};
     let random = randoms.get(name);
     if (!random) randoms.set(name, (random = prng([...name].reduce((a, c) => a * 31 + c.charCodeAt(0), 7) >>> 0)));
     const moves = Object.keys(tree as Tree).length === 0 ? [] : randomPath(tree as Tree, random);
