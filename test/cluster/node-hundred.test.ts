@@ -17,7 +17,7 @@ import { anyNode, call } from '../helpers/cluster-play.js';
 import { openLines } from '../helpers/http.js';
 import { EventStream, kindOf } from '../helpers/event-stream.js';
 import {
-  checkMoves, checkStreams, follow, gamesOf, historyOf, Inbox, inTurn, notInOrder, playedBy, registerBot, registerHook, running, startWebhookHub,
+  checkMoves, checkStreams, follow, followers, gamesOf, historyOf, Inbox, inTurn, notInOrder, playedBy, registerBot, registerHook, running, startWebhookHub,
   type Followed, type Seat,
 } from '../helpers/cluster-cbots.js';
 import { shardOf } from '../../src/cluster/ownership.js';
@@ -49,6 +49,36 @@ let victim = nodes[1];
 /** A failing run's evidence: each node's shards, ownership changes, warnings and errors. */
 const dump = (): void =>
   console.error(nodes.map((n) => `--- ${n.name} serving ${[...n.serving()].join(',')}\n${n.log.filter((l) => /"level":[45]0|members changed|serving shard/.test(l)).slice(-40).join('\n')}`).join('\n'));
+/** Each node's shards when the kill came. */
+let servingAtKill = new Map<string, number[]>();
+const shardOfGame = (g: Game): number => shardOf(g.partner && g.partner < g.id ? g.partner : g.id, SHARDS);
+const ownersOf = (s: number, by: Map<string, number[]>): string => [...by].filter(([, ss]) => ss.includes(s)).map(([n]) => n).join('+') || 'nobody';
+/** The node log lines about ownership, takeovers, singletons and deliveries. */
+const EVIDENCE = /taken over|taken-over|serving shard|shard lease|singleton|webhook|deliver|gap in|members changed|resum/;
+/**
+ * A game that did not end normally (lost on time, aborted, or still running): its shard and owners,
+ * its bots, what its followers and the webhook hub saw last, and the nodes' lines about it and its shard.
+ */
+function explain(g: Game, why: string, h: Json): void {
+  const s = shardOfGame(g);
+  const now = new Map(nodes.map((n) => [n.name, running(n) ? [...n.serving()] : []]));
+  const out = [
+    `=== ${g.id} (${g.kind}; ${Object.keys(g.hooks).length > 0 ? `webhook bots ${JSON.stringify(g.hooks)}` : 'stream bots only'}): ${why}`,
+    `shard ${s}: served by ${ownersOf(s, servingAtKill)} at the kill of ${victim.name}, by ${ownersOf(s, now)} now`,
+    `history: ${JSON.stringify(h?.status)}, ${h?.history?.length ?? '?'} turns; last ${JSON.stringify((h?.history ?? []).slice(-2))}`,
+    `turns delivered: ${hub.turns.filter((x) => x.gameId === g.id).map((x) => `r${x.roll}v${x.version}#${x.n}${x.moves.length ? '' : '(none)'}`).join(' ')}; ${hub.turns.length} in all, ${turnsAtKill} at the kill`,
+  ];
+  for (const f of followers.get(g.id) ?? []) {
+    const segs = f.segments.map((sg) => `${sg.node}[${sg.events.slice(-4).map((e) => { const k = kindOf(e); return `${k}@${e[k]?.v ?? e[k]?.state?.version ?? ''}`; }).join(' ')}]`);
+    out.push(`follower ${f.seat ?? 'spectator'}: ${f.acked.length} acked, ended ${f.ended !== undefined}; ${segs.slice(-4).join(' ')}`);
+  }
+  for (const n of nodes) {
+    const lines = n.log.filter((l) => l.includes(g.id) || (EVIDENCE.test(l) && (l.includes(`"shard":${s},`) || !l.includes('"shard"'))));
+    out.push(`--- ${n.name}${running(n) ? '' : ' (dead)'}\n${lines.slice(-30).join('\n')}`);
+  }
+  console.error(out.join('\n'));
+}
+let turnsAtKill = 0;
 const hub = await startWebhookHub(t, nodes);
 /** The slow game of each mirror pair. */
 const slow = new Set<string>();
@@ -241,7 +271,8 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
   states.forEach((r, k) => (r.json as Json)?.status && 'Active' in (r.json as Json).status && liveAtKill.add(games[k].id));
   victim = [...nodes].sort((x, y) => y.serving().size - x.serving().size)[0];
   const victimShards = new Set(victim.serving());
-  const turnsAtKill = hub.turns.length;
+  turnsAtKill = hub.turns.length;
+  servingAtKill = new Map(nodes.map((n) => [n.name, [...n.serving()]]));
   await victim.kill9();
   killed = true;
   const onVictim = games.filter((g) => liveAtKill.has(g.id) && victimShards.has(shardOf(g.partner && g.partner < g.id ? g.partner : g.id, SHARDS)));
@@ -250,6 +281,8 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
 
   let followed: Followed[][];
   let stalled: NodeJS.Timeout | undefined;
+  const finished = new Set<string>();
+  for (const g of games) void Promise.all(g.followers).then(() => finished.add(g.id), () => {});
   try {
     // A game that stops (a shard nobody serves) fails the test with the nodes' evidence instead of hanging it.
     followed = await Promise.race([
@@ -259,6 +292,7 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     ]);
   } catch (e) {
     dump();
+    for (const g of games.filter((x) => !finished.has(x.id))) explain(g, 'still running', await historyOf(nodes, g.id).catch(() => undefined));
     throw e;
   } finally {
     clearTimeout(stalled);
@@ -272,9 +306,7 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     histories.set(g.id, h);
     t.ok(h?.status && 'Ended' in h.status, `${g.id} (${g.kind}): ended`);
     if (!t.notOk(['Aborted', 'Timeout'].includes(h?.status?.Ended?.over?.termination), `${g.id}: not aborted nor lost on time (${JSON.stringify(h?.status?.Ended?.over)})`)) {
-      // The evidence: the nodes' lines about this game, the webhook turns it got, and each node's ownership changes.
-      console.error(nodes.map((n) => `--- ${n.name} on ${g.id}\n${n.log.filter((l) => l.includes(g.id)).slice(-20).join('\n')}`).join('\n'));
-      console.error(`turns delivered: ${hub.turns.filter((x) => x.gameId === g.id).map((x) => `r${x.roll}v${x.version}#${x.n}${x.moves.length ? '' : '(none)'}`).join(' ')}; ${hub.turns.length} in all, ${turnsAtKill} at the kill`);
+      explain(g, `ended ${h?.status?.Ended?.over?.termination}`, h);
       dump();
     }
     for (const f of followed[k]) {

@@ -31,6 +31,24 @@ async function nextOrQuiet(s: EventStream): Promise<Ev | undefined | 'quiet'> {
   }
 }
 
+/**
+ * The legal-move tree of a roll whose tree was over the inline cap (not in its event or state), asked
+ * of one node after another until one answers for that roll: for its position and dice (`dfen`, which
+ * alone make the tree; a later version may still be the same roll, after a refused move say), or for
+ * its `version` when the dfen is not known. Another node than the one that published (or delivered)
+ * the roll may not have it yet and answer the version before, whose tree is the other seat's or
+ * empty: a bot that took it for its own would answer no moves or illegal ones, and the server counts
+ * that answer as the bot's turn given. Null when no node answered for the roll in time.
+ */
+export async function treeAt(nodes: readonly ClusterNodeProc[], gameId: string, roll: { dfen?: string; version: number }, i: number): Promise<Tree | null> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const m = (await anyNode(nodes, i + attempt, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json;
+    if (m?.dicePending === true && (roll.dfen === undefined ? m.version === roll.version : m.dfen === roll.dfen)) return (m.legalMoves ?? null) as Tree | null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
 /** One game as one follower saw it: a player of `seat`, or a spectator (no seat). */
 export interface Followed {
   gameId: string;
@@ -41,6 +59,9 @@ export interface Followed {
   submitted: Set<number>;
   ended: Ev | undefined;
 }
+
+/** Every follower started, by game, while it runs too (a failing test's evidence of a game still going). */
+export const followers = new Map<string, Followed[]>();
 
 /**
  * Follows a game to its end: with `play`, plays its seat (stream on one node, moves to the next);
@@ -61,6 +82,7 @@ export async function follow(
 ): Promise<Followed> {
   const random = prng(7000 + i);
   const p: Followed = { gameId, seat: play?.seat ?? null, segments: [], acked: [], submitted: new Set(), ended: undefined };
+  followers.set(gameId, [...(followers.get(gameId) ?? []), p]);
   let armedAt: number | undefined;
   const act = async (v: number, inline: Tree | null): Promise<void> => {
     if (!play) return;
@@ -75,7 +97,7 @@ export async function follow(
     }
     // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
     // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
-    const tree = inline ?? ((((await anyNode(nodes, i, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json)?.legalMoves ?? null) as Tree | null);
+    const tree = inline ?? (await treeAt(nodes, gameId, { version: v }, i));
     if (tree === null || Object.keys(tree).length === 0) return;
     const moves = randomPath(tree, random);
     p.submitted.add(v);
@@ -198,7 +220,7 @@ export interface WebhookHub {
 /**
  * One HTTP server on 127.0.0.1 port 0 for many webhook bots (a path per bot): echoes each handshake's
  * nonce and answers every yourTurn with a random complete turn (from the inline tree, or from GET
- * /games/{id}/moves on a live node when there is none).
+ * /games/{id}/moves for the delivered roll when there is none: see treeAt).
  */
 export async function startWebhookHub(t: { teardown(fn: () => Promise<void>): void }, nodes: readonly ClusterNodeProc[]): Promise<WebhookHub> {
   const secrets = new Map<string, string>();
@@ -221,7 +243,8 @@ export async function startWebhookHub(t: { teardown(fn: () => Promise<void>): vo
     await hub.gate;
     const order = n++;
     let tree = d.state?.legalMoves as Tree | null;
-    if (tree === null || tree === undefined) tree = ((await anyNode(nodes, order, (nd) => call(nd, 'GET', `/games/${d.gameId}/moves`))).json as Json)?.legalMoves ?? {};
+    // Too large to inline: the tree of the delivered roll (its position and dice), not whatever a node behind shows.
+    if (tree === null || tree === undefined) tree = (await treeAt(nodes, d.gameId, { dfen: d.state?.dfen, version: d.state?.version }, order)) ?? {};
     let random = randoms.get(name);
     if (!random) randoms.set(name, (random = prng([...name].reduce((a, c) => a * 31 + c.charCodeAt(0), 7) >>> 0)));
     const moves = Object.keys(tree as Tree).length === 0 ? [] : randomPath(tree as Tree, random);

@@ -89,12 +89,12 @@ export class WebhookDeliverer implements GameLifecycleListener {
 
   gameResumed(game: GameHandle): void {
     // Resumed (here, or taken over from another node): watched afresh, so its pending roll is seen again.
-    this.watches.get(game.id)?.close();
+    this.watches.get(game.id)?.stop();
     this.watch(game);
   }
 
   gameEnded(game: GameHandle): void {
-    this.watches.get(game.id)?.close();
+    this.watches.get(game.id)?.stop();
   }
 
   /** Deliveries running or waiting (tests and metrics). */
@@ -113,7 +113,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
     for (const q of this.bots.values()) q.waiting.clear();
     this.ready.clear();
     this.queued = 0;
-    for (const w of [...this.watches.values()]) w.close();
+    for (const w of [...this.watches.values()]) w.stop();
     await this.d.client.close();
   }
 
@@ -130,6 +130,14 @@ export class WebhookDeliverer implements GameLifecycleListener {
   /** @internal GameWatch calls back here. */
   forget(id: string, w: GameWatch): void {
     if (this.watches.get(id) === w) this.watches.delete(id);
+  }
+
+  /**
+   * @internal Whether a watch whose subscription was cut off while its game goes on subscribes again:
+   * while this node delivers the game's rolls (a node that took the game over is told so by gameResumed).
+   */
+  keepsWatching(game: GameHandle, w: GameWatch): boolean {
+    return !this.stopped && this.watches.get(game.id) === w && (this.d.delivers?.(game) ?? true);
   }
 
   /** @internal A roll for `seat` at `ply` was published: deliver it once, if the bot has a webhook. */
@@ -262,11 +270,19 @@ export class WebhookDeliverer implements GameLifecycleListener {
   }
 }
 
-/** The deliverer's subscription to one game. */
+/**
+ * The deliverer's subscription to one game. The game's side may end the subscription while the game
+ * goes on: a cluster node's replica does so whenever it may have missed events (a gap in the owner's
+ * updates, a resync, a takeover at a version it never showed), for its streams to start over from a
+ * fresh Snapshot. A stream reconnects by itself; so does this watch (`close`), or else the game's
+ * later rolls would never be delivered from this node, and the bot would lose on time (or, without a
+ * clock, the game would wait forever) although it is the owner here.
+ */
 class GameWatch implements GameSubscriber {
   private lastPly = -1;
   private unsubscribe: (() => void) | null = null;
-  private closed = false;
+  /** Stopped for good (the game ended, or the deliverer let it go). */
+  private stopped = false;
 
   constructor(
     private readonly game: GameHandle,
@@ -275,14 +291,16 @@ class GameWatch implements GameSubscriber {
   ) {}
 
   attach(): void {
+    if (this.stopped) return;
     const { snapshot, ended, unsubscribe } = this.game.subscribe(this);
     this.unsubscribe = unsubscribe;
-    if (ended) return this.close();
+    if (ended) return this.stop();
+    // A roll already taken (before a re-attach) is not taken again: `lastPly` stays.
     this.deliver(snapshot);
   }
 
   deliver(frame: EventFrame): void {
-    if (this.closed) return;
+    if (this.stopped) return;
     // Turns and rolls, nearly every line, are told from their text: on the main thread a frame's
     // event is parsed from its line on first use, and a roll's line carries its whole tree.
     if (lineIs(frame.line, 'TurnPlayed')) return;
@@ -302,14 +320,31 @@ class GameWatch implements GameSubscriber {
         this.roll(s.activeSeat);
       }
     } else if ('GameEnded' in ev) {
-      this.close();
+      this.stop();
     }
   }
 
+  /**
+   * The game's side ended the subscription. When the game goes on (see the class comment) the watch
+   * subscribes again, after the caller is done (a replica takes its new state right after cutting its
+   * subscribers off), and takes the pending roll from the fresh Snapshot; else it stops.
+   */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.stopped) return;
+    this.unsubscribe = null;
+    queueMicrotask(() => {
+      if (this.stopped) return;
+      if (this.game.isActive() && this.owner.keepsWatching(this.game, this)) this.attach();
+      else this.stop();
+    });
+  }
+
+  /** Lets the game go: unsubscribed, and forgotten by the deliverer. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
     this.unsubscribe?.();
+    this.unsubscribe = null;
     this.owner.forget(this.game.id, this);
   }
 

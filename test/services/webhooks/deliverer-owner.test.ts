@@ -2,11 +2,13 @@
 // node that owns a game delivers its rolls (`delivers`); a game resumed here (taken over from another
 // node) is watched afresh, so its pending roll is delivered again; and a roll whose move got no
 // verdict ('busy': the owner overloaded, or gone with its node) is not marked delivered but delivered
-// again, so the game never waits forever on a turn nobody will deliver.
+// again, so the game never waits forever on a turn nobody will deliver; and a watch whose subscription
+// the game's side ends while the game goes on (a cluster replica's resync) subscribes again while
+// its node owns the game, so the game's later rolls are still delivered.
 import t from 'tap';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { DEFAULT_RATING, SCHEMA_VERSION, type BotRecord } from '../../../src/domain/records.js';
-import type { GameHandle } from '../../../src/game/types.js';
+import type { GameHandle, GameSubscriber } from '../../../src/game/types.js';
 import type { PostResult, WebhookClient } from '../../../src/services/webhooks/client.js';
 import { WebhookDeliverer } from '../../../src/services/webhooks/deliverer.js';
 import { DeliveryStats } from '../../../src/services/webhooks/stats.js';
@@ -104,5 +106,93 @@ t.test('a move with no verdict is not marked delivered; the roll is delivered ag
   await s.registry.idle();
   t.equal(g.history().filter((h) => h.seat === 'White').length, 1, 'played once');
   t.equal(stats.view(g.white.id).applied, 1);
+  await s.registry.stop();
+});
+
+/**
+ * The game's handle, whose subscriptions the test can end while the game goes on, as a cluster
+ * node's replica of it does on a gap in its owner's updates or a resync.
+ */
+function cuttable(g: GameHandle): { handle: GameHandle; cut(): void; subscriptions(): number } {
+  let made = 0;
+  const subs: { sub: GameSubscriber; unsubscribe(): void }[] = [];
+  const handle = new Proxy(g, {
+    get(target, prop) {
+      if (prop === 'subscribe') {
+        return (sub: GameSubscriber) => {
+          const r = target.subscribe(sub);
+          made++;
+          subs.push({ sub, unsubscribe: r.unsubscribe });
+          return r;
+        };
+      }
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return {
+    handle,
+    subscriptions: () => made,
+    cut: () => {
+      for (const s of subs.splice(0)) {
+        s.unsubscribe();
+        s.sub.close?.();
+      }
+    },
+  };
+}
+
+/** Plays Black's turns (not a webhook bot's) until White's next roll is pending. */
+async function toWhitesRoll(g: GameHandle, after: number): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    const st = g.state();
+    if (!('Active' in st.status)) return false;
+    if (st.dicePending && st.activeSeat === 'White' && st.version > after) return true;
+    if (st.dicePending && st.activeSeat === 'Black') {
+      const moves = leafPathsOf(JSON.parse(g.moves().legalMovesJson) as never)[0];
+      if (moves !== undefined) await g.move('Black', moves, st.version);
+    }
+    await settle(1);
+  }
+  return false;
+}
+
+t.test('a watch cut off while its game goes on subscribes again: the next roll is delivered', async (t) => {
+  let owner = true;
+  const { s, client, deliverer, g } = await world(() => owner);
+  const { handle, cut, subscriptions } = cuttable(g);
+  deliverer.gameStarted(handle);
+  await settle();
+  t.equal(client.calls.length, 1, 'the first roll delivered');
+  const first = client.calls[0].body.state.version as number;
+  // The subscription ends (the replica resyncs) while the delivery is in flight; the game goes on.
+  cut();
+  await settle();
+  t.equal(client.calls.length, 1, 'the roll in flight is not delivered again from the fresh snapshot');
+  client.calls[0].answer(turn(g));
+  await settle();
+  t.ok(await toWhitesRoll(g, first), 'White has its next roll');
+  await settle();
+  t.equal(client.calls.length, 2, 'the next roll delivered although the first subscription was cut off');
+  t.ok(client.calls[1]?.body.state.version > first, 'at a later version');
+  // Cut off again with a roll pending and nothing in flight: delivered once, not again.
+  client.calls[1].answer({ kind: 'answer', status: 200, body: JSON.stringify({ moves: [] }), ms: 5 });
+  await settle();
+  cut();
+  await settle();
+  t.equal(client.calls.length, 2, 'a roll already delivered is not delivered again after a re-subscription');
+  t.equal(subscriptions(), 3, 'subscribed again after each cut');
+  // The game's shard moved to another node: that node delivers (told so when it takes the game over).
+  owner = false;
+  cut();
+  await settle();
+  t.equal(subscriptions(), 3, 'not the owner any more: not subscribed again');
+  owner = true;
+  deliverer.gameResumed(handle);
+  t.equal(subscriptions(), 4, 'taken over again: watched afresh');
+  await deliverer.stop();
+  cut();
+  await settle();
+  t.equal(subscriptions(), 4, 'a stopped deliverer does not subscribe again');
   await s.registry.stop();
 });
