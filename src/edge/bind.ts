@@ -121,6 +121,8 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
   if (GAME_ROUTES.has(spec.operationId) && ctx.params.id !== undefined) {
     const wait = deps.games.ready?.(ctx.params.id);
     if (wait !== undefined) await wait;
+    // A tree is read for the roll its reader was just told of, maybe by another node: as the owner has it.
+    else if (spec.operationId === 'getLegalMoves') await deps.games.current?.(ctx.params.id);
     // A live game this node could not get from its owner yet (its shard between owners): not
     // unknown, only unavailable for now, so the client tries again rather than give the game up.
     if (deps.games.awaiting?.(ctx.params.id) && deps.games.find(ctx.params.id) === undefined) {

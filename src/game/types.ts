@@ -137,6 +137,12 @@ export interface GameDirectory {
    * yet (its shard is being taken over): the game routes answer 503, not 404.
    */
   awaiting?(id: string): boolean;
+  /**
+   * Cluster mode: undefined when this node owns live game `id` (or has no replica of it), else a
+   * promise that settles once its replica shows the version the owner has now, or the wait ran out.
+   * The legal-move read waits for it: a bot told of a roll by one node may fetch its tree on another.
+   */
+  current?(id: string): Promise<void> | undefined;
 }
 
 /** Hooks the services use: GameStart to account streams, results to the ladder. */

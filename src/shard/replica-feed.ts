@@ -63,6 +63,11 @@ export class ReplicaFeed {
    * behind. Bounded, oldest first out.
    */
   private readonly early = new Map<string, number>();
+  /**
+   * Reads waiting for a game's replica to reach the `seq` its owner said it is at (see `current`),
+   * by game. Each is a request in flight, ended by the update that brings the seq or by its timer.
+   */
+  private readonly behind = new Map<string, { seq: number; done(): void }[]>();
 
   constructor(private readonly d: ReplicaFeedDeps) {}
 
@@ -103,6 +108,7 @@ export class ReplicaFeed {
   }
 
   private ended(g: GameReplica, rec: GameRecord): void {
+    this.caughtUp(g.id, Infinity);
     this.d.retired?.(g.id); // before the shelf forgets which shard the game is on
     this.d.shelf.retire(g, rec);
     // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
@@ -129,6 +135,7 @@ export class ReplicaFeed {
     // Written before published: nobody sees a version the store does not hold.
     if (u.write) this.d.write(this.d.store.finishGame(rec, u.write.results), u.id);
     g.apply(u, rec);
+    this.caughtUp(g.id, u.seq);
     for (let i = 0; i < u.turns; i++) this.d.shelf.notify('turnApplied', g);
     for (const [, line] of u.lines) {
       const seat = refusedMoveSeat(line);
@@ -245,6 +252,53 @@ export class ReplicaFeed {
   }
 
   /**
+   * Cluster mode: a read that must show game `id` as its owner has it now, not as this node's replica
+   * has it (a bot told of a roll by the owner's webhook fetches the roll's large tree here: a replica
+   * one update behind would answer the tree of the turn before, and the bot would answer that one).
+   * The owner is asked how far the game is (a `sync`, of which only the seq is used: applying its
+   * state would cut the streams open here); when the replica is behind, the read waits for the
+   * updates on their way, up to `syncTimeoutMs`. Resolves in every case, at worst as the replica was.
+   */
+  current(id: string): Promise<void> {
+    const g = this.d.shelf.get(id);
+    if (!g || g.syncing) return Promise.resolve();
+    return new Promise((resolve) => {
+      const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+        settle: (r) => (r.t === 'synced' ? this.waitFor(id, isEnded(r.rec) ? Infinity : r.seq, resolve) : resolve()),
+        fail: () => resolve(),
+      });
+      if (!sent) resolve();
+    });
+  }
+
+  private waitFor(id: string, seq: number, done: () => void): void {
+    const g = this.d.shelf.get(id);
+    if (!g || g.seq >= seq) return done();
+    const list = this.behind.get(id) ?? [];
+    const entry = { seq, done };
+    list.push(entry);
+    this.behind.set(id, list);
+    this.d.clock.schedule(this.d.syncTimeoutMs, () => {
+      const now = this.behind.get(id);
+      const at = now?.indexOf(entry) ?? -1;
+      if (at < 0) return;
+      now!.splice(at, 1);
+      if (now!.length === 0) this.behind.delete(id);
+      done();
+    });
+  }
+
+  /** Game `id`'s replica reached `seq`: the reads waiting for it go on. */
+  private caughtUp(id: string, seq: number): void {
+    const list = this.behind.get(id);
+    if (list === undefined) return;
+    const left = list.filter((w) => w.seq > seq);
+    for (const w of list) if (w.seq <= seq) w.done();
+    if (left.length === 0) this.behind.delete(id);
+    else this.behind.set(id, left);
+  }
+
+  /**
    * Cluster mode: the owner says the game ended, with its final record. A replica that has not ended
    * yet (this node did not follow the game, or missed its last update) ends with it.
    */
@@ -314,6 +368,7 @@ export class ReplicaFeed {
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
     const before = g.seq;
     g.seq = r.seq;
+    this.caughtUp(g.id, r.seq);
     // A stream opened while the sync was on its way began at the version this replica held then:
     // when the sync brings another, it missed events, so it ends (a reconnect starts from a Snapshot).
     if (g.record().version !== r.rec.version) g.closeSubscribers();

@@ -132,14 +132,11 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.feed.adoptUnknown(id, index ?? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null).index);
   }
 
-  /**
-   * Cluster mode (GameDirectory.ready): undefined when game `id`'s replica is current, else a promise
-   * that it will be. A live game with no replica here yet (its shard between owners) is asked for.
-   */
-  ready(id: string): Promise<void> | undefined {
-    return this.shelf.get(id) ? this.interest?.touch(id) : this.feed.adoption(id);
-  }
-
+  /** Cluster mode (GameDirectory.ready): a game followed again, or one with no replica here yet (its shard between owners), is asked for. */
+  ready = (id: string): Promise<void> | undefined => (this.shelf.get(id) ? this.interest?.touch(id) : this.feed.adoption(id));
+  /** Cluster mode (GameDirectory.current): a live game owned elsewhere, as its owner has it now. */
+  current = (id: string): Promise<void> | undefined =>
+    this.interest && this.shelf.get(id)?.isActive() && !this.ownedShards.has(this.shardOfLive(id).index) ? this.feed.current(id) : undefined;
   /** Cluster mode (GameDirectory.awaiting): game `id` is live in the cluster, not on this node's replicas yet. */
   awaiting = (id: string): boolean => this.feed.awaiting(id);
 

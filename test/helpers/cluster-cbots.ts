@@ -31,6 +31,9 @@ async function nextOrQuiet(s: EventStream): Promise<Ev | undefined | 'quiet'> {
   }
 }
 
+/** Tree reads a node answered for a version before the roll's (a node behind the game's owner), for a test's comment. */
+export const treeReads = { behind: 0 };
+
 /**
  * The legal-move tree of a roll whose tree was over the inline cap (not in its event or state), asked
  * of one node after another until one answers for that roll: for its position and dice (`dfen`, which
@@ -44,6 +47,7 @@ export async function treeAt(nodes: readonly ClusterNodeProc[], gameId: string, 
   for (let attempt = 0; attempt < 100; attempt++) {
     const m = (await anyNode(nodes, i + attempt, (n) => call(n, 'GET', `/games/${gameId}/moves`))).json as Json;
     if (m?.dicePending === true && (roll.dfen === undefined ? m.version === roll.version : m.dfen === roll.dfen)) return (m.legalMoves ?? null) as Tree | null;
+    if (typeof m?.version === 'number' && m.version < roll.version) treeReads.behind++;
     await new Promise((r) => setTimeout(r, 100));
   }
   return null;

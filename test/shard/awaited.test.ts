@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/domain/log.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Command, ShardReply } from '../../src/shard/protocol.js';
+import { headOf, type Command, type ShardReply } from '../../src/shard/protocol.js';
 import { AWAITED_MS } from '../../src/shard/replica-feed.js';
 import { ShardedGames } from '../../src/shard/sharded-games.js';
 import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
@@ -120,4 +120,54 @@ t.test('a game that ended meanwhile is no longer awaited', async (t) => {
   t.notOk(games.awaiting('g4'), 'its final record ends the wait');
   transport.reply({ t: 'heads', seqs: [['g5', 4, 1]] });
   t.notOk(games.awaiting('g5'), 'so does its owner naming it ended');
+});
+
+// A bot told of a roll by the owner (its webhook) may fetch the roll's tree from another node, whose
+// replica can be an update behind: the tree read waits until the replica shows the owner's version.
+t.test('a tree read on a node that does not own the game waits for the owner\'s version', async (t) => {
+  const { transport, clock, games } = node();
+  const at = (version: number): GameRecord => ({ ...rec('g6'), version });
+  games.adopt('g6', 0);
+  await until(() => transport.syncs('g6').length > 0 || undefined, 'the owner is asked for g6');
+  transport.reply({ t: 'synced', rid: transport.syncs('g6')[0].rid, rec: at(1), tree: null, seq: 1 });
+  // Read once, so this node follows the game (its updates are applied here from now on).
+  const follow = games.ready('g6');
+  if (follow) {
+    await until(() => transport.syncs('g6').length > 1 || undefined, 'the follow catches up');
+    transport.reply({ t: 'synced', rid: transport.syncs('g6')[1].rid, rec: at(1), tree: null, seq: 1 });
+    await follow;
+  }
+  const asked = (): number => transport.syncs('g6').length;
+
+  // The owner is at seq 2 (version 2); its update is still on its way here.
+  let before = asked();
+  const read = games.current('g6');
+  t.ok(read instanceof Promise, 'the read of a game owned elsewhere waits');
+  await until(() => asked() > before || undefined, 'the owner is asked how far the game is');
+  transport.reply({ t: 'synced', rid: transport.syncs('g6')[before].rid, rec: at(2), tree: null, seq: 2 });
+  t.notOk(await settled(read!), 'while the replica is behind the owner');
+  t.equal(games.find('g6')!.record().version, 1, 'the owner\'s answer is not applied (streams here stay open)');
+  transport.reply({ t: 'update', id: 'g6', seq: 2, head: headOf(at(2)), from: 0, hist: [], lines: [], turns: 0 });
+  t.ok(await settled(read!), 'the update that brings the owner\'s version lets it go on');
+  t.equal(games.find('g6')!.record().version, 2, 'at the owner\'s version');
+
+  // Current already: the read goes on as soon as the owner answers.
+  before = asked();
+  const again = games.current('g6')!;
+  await until(() => asked() > before || undefined, 'asked again');
+  transport.reply({ t: 'synced', rid: transport.syncs('g6')[before].rid, rec: at(2), tree: null, seq: 2 });
+  t.ok(await settled(again), 'a current replica is read at once');
+
+  // An update that never comes: the read goes on after the sync's deadline, as the replica is.
+  before = asked();
+  const lost = games.current('g6')!;
+  await until(() => asked() > before || undefined, 'asked once more');
+  transport.reply({ t: 'synced', rid: transport.syncs('g6')[before].rid, rec: at(3), tree: null, seq: 3 });
+  t.notOk(await settled(lost), 'waits for the update');
+  clock.advance(60_000);
+  t.ok(await settled(lost), 'not for ever');
+
+  // The owner itself reads its own replica, which is the game.
+  await games.followShard(0, true);
+  t.equal(games.current('g6'), undefined, 'an owned game is read at once');
 });
