@@ -12,7 +12,7 @@ t.test('an SPRT event page follows the test to its verdict; the list and the gam
   const host = await Bot.register(app, 'web', 'host');
   const created = await host.req('POST', '/events', {
     name: 'web sprt', format: 'sprt', players: PLAYERS, timeControl: { Unlimited: {} },
-    sprt: { elo0: 0, elo1: 100, alpha: 0.05, beta: 0.05 }, maxPairs: 100,
+    sprt: { elo0: 0, elo1: 100, alpha: 0.05, beta: 0.05 }, maxPairs: 100, concurrency: 2,
   });
   t.equal(created.status, 201, created.text);
   const id = (created.json as Json).eventId as string;
@@ -20,7 +20,9 @@ t.test('an SPRT event page follows the test to its verdict; the list and the gam
   await page.goto(`${app.base}/tournaments`);
   await page.click(`tr[data-event="${id}"] a`);
   await page.waitForURL(new RegExp(`/tournament/${id}$`));
-  await page.locator('.event-state', { hasText: /verdict H1/ }).waitFor({ timeout: 60_000 });
+  // How many pairs the verdict takes depends on the event's random dice, and a pair's time on the
+  // machine's load (a fresh-clone run once needed more than 60 s): two pairs at a time, a long wait.
+  await page.locator('.event-state', { hasText: /verdict H1/ }).waitFor({ timeout: 150_000 });
   const ev = (await app.req('GET', `/events/${id}`)).json as Json;
   t.equal(ev.verdict, 'H1');
   const greedy = await page.$$eval('table.standings tr[data-bot="house/greedy"] td', (tds) => tds.map((td) => td.textContent));

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { connectCluster, openBucket } from '../../src/cluster/nats.js';
 import { KvReplica, TICKET_TTL_MS } from '../../src/cluster/kv-replica.js';
-import { systemClock } from '../../src/domain/clock.js';
+import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-kvreplica' });
@@ -22,10 +22,10 @@ t.teardown(async () => {
 const text = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : new TextDecoder().decode(b));
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 let n = 0;
-async function pair(t: Test, checkEveryMs = 2_000) {
+async function pair(t: Test, checkEveryMs = 2_000, clockOfA?: Clock) {
   const bucket = `kvr${++n}`;
   const changes: string[] = [];
-  const a = await KvReplica.open(await openBucket(nc, { bucket, replicas: 3 }), (c) => changes.push(`${c.key}:${text(c.after)}`), ['x'], { checkEveryMs });
+  const a = await KvReplica.open(await openBucket(nc, { bucket, replicas: 3 }), (c) => changes.push(`${c.key}:${text(c.after)}`), ['x'], { checkEveryMs, clock: clockOfA });
   const b = await KvReplica.open(await openBucket(other, { bucket, replicas: 3 }), () => {}, ['x'], { checkEveryMs });
   t.teardown(() => {
     a.close();
@@ -77,7 +77,10 @@ t.test('a ticket left by a writer that died is waited out, not given up on', asy
 });
 
 t.test('a watch that stops delivering is replaced and the replica catches up', async (t) => {
-  const { a, b } = await pair(t, 100);
+  // The writer's checks run on a clock of the test's: on a loaded machine its own watch may deliver
+  // later than one real check interval, and a watch silent for a whole interval is rightly replaced.
+  const clockOfA = new ManualClock();
+  const { a, b } = await pair(t, 100, clockOfA);
   await a.put('x.before', bytes('1'));
   t.ok(await eventually(() => b.get('x.before') !== undefined));
   // What a dead server does to the watch: it goes silent. Stop it behind the replica's back.
@@ -85,5 +88,12 @@ t.test('a watch that stops delivering is replaced and the replica catches up', a
   for (let i = 0; i < 5; i++) await a.put(`x.after${i}`, bytes(String(i)));
   t.ok(await eventually(() => b.keysOf('x').length === 6), 'every later write reaches the replica');
   t.ok(b.restarts >= 1, `the watch was started again (${b.restarts} times)`);
+  // The writer's watch delivered everything: its checks, each one interval apart, leave it alone.
+  const seenOf = (r: KvReplica): number => (r as unknown as { seen: number }).seen;
+  t.ok(await eventually(() => seenOf(a) >= (a.revisionOf('x.after4') ?? Infinity)), 'the writer\'s watch delivered its writes');
+  for (let i = 0; i < 3; i++) {
+    clockOfA.advance(100);
+    await new Promise((r) => setTimeout(r, 100)); // the check's round trip to the bucket
+  }
   t.equal(a.restarts, 0, 'a watch that delivers is left alone');
 });

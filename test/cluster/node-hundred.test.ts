@@ -17,7 +17,7 @@ import { anyNode, call } from '../helpers/cluster-play.js';
 import { openLines } from '../helpers/http.js';
 import { EventStream, kindOf } from '../helpers/event-stream.js';
 import {
-  checkMoves, checkStreams, follow, followers, gamesOf, historyOf, Inbox, inTurn, notInOrder, playedBy, registerBot, registerHook, running, startWebhookHub,
+  checkMoves, checkStreams, follow, followers, gamesOf, historyOf, Inbox, inTurn, notInOrder, playedBy, registerBot, registerHook, running, startWebhookHub, treeReads,
   type Followed, type Seat,
 } from '../helpers/cluster-cbots.js';
 import { shardOf } from '../../src/cluster/ownership.js';
@@ -322,6 +322,9 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
       t.same(notInOrder(played, answers.map((x) => x.moves)), [], `${g.id} ${seat}: every turn played is an answer of its webhook, in order`);
     }
   }
+  // A node that does not own a game answers its tree as the owner has it (GET /games/{id}/moves waits
+  // for the owner's version): a read answered for a version before the roll's is one around the kill.
+  t.comment(`large-tree reads answered for a version before the roll's: ${treeReads.behind}`);
   t.same(hub.strays, [], 'every delivery was for a known bot');
   t.ok(hub.turns.every((x) => x.signatureOk), 'every delivery was signed');
 
@@ -352,8 +355,12 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     const ahead: string[] = [];
     for (const [x, y] of [[g.id, g.partner!], [g.partner!, g.id]] as const) {
       const endY = histories.get(y).history.length as number;
+      const deliveredY = new Set(hub.turns.filter((u) => u.gameId === y).map((u) => u.roll));
       for (const d of hub.turns.filter((u) => u.gameId === x)) {
-        const behind = hub.turns.filter((u) => u.gameId === y && u.n < d.n).reduce((m, u) => Math.max(m, u.roll), 0);
+        let behind = hub.turns.filter((u) => u.gameId === y && u.n < d.n).reduce((m, u) => Math.max(m, u.roll), 0);
+        // A roll of y never delivered (no legal move: the server passes it at once) needs no bot, so y
+        // is past it as soon as it is past the roll before (five such rolls opened one run's pair).
+        while (behind + 1 < d.roll && !deliveredY.has(behind + 1)) behind++;
         if (behind < Math.min(d.roll, endY) - 4) {
           const seen = (id: string) => hub.turns.filter((u) => u.gameId === id).map((u) => `r${u.roll}v${u.version}#${u.n}`).join(' ');
           ahead.push(`${x} roll ${d.roll} (#${d.n}) delivered when ${y} was at roll ${behind}; ${y} ended after ${endY} turns; ${x}: ${seen(x)}; ${y}: ${seen(y)}`);
