@@ -32,6 +32,8 @@ t.test('every live game resumes and ends after kill -9 of every node and every n
   const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(nodes, 'restart', i, () => acked++, () => listed++)));
   t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
 
+  // The nodes' lines before the kill (the restarted nodes log afresh), for a failure's explanation.
+  const linesAtKill = nodes.map((n) => ({ name: n.name, lines: [...n.log] }));
   await Promise.all(nodes.map((n) => n.kill9()));
   const ackedAtKill = acked;
   // Which games were live when the nodes died, as the cluster's live index says.
@@ -66,6 +68,23 @@ t.test('every live game resumes and ends after kill -9 of every node and every n
     console.error(nodes.map((n) => `--- ${n.name}\n${n.log.slice(-20).join('\n')}`).join('\n'));
     t.fail((e as Error).message);
     return;
+  }
+  // A game that never ended: what its log holds and what every node said of it, before and after.
+  const lost = played.filter((p) => p.ended === undefined);
+  if (lost.length > 0) {
+    const nc3 = await connectCluster(nats.urls, 'restart-explain');
+    const log3 = await GameLog.open(nc3, { replicas: 3 });
+    for (const p of lost) {
+      const entries = (await auditLog(log3, p.gameId)).entries.map((e) => `${e.seq}:${e.kind}${e.kind === 'takeover' ? `(${e.node})` : ''}<-${e.after}${e.counts ? '' : ' (not counting)'}`);
+      const said = (lines: string[]) => lines.filter((l) => l.includes(p.gameId)).slice(-15);
+      console.error(
+        `--- ${p.gameId}: never ended; in the live index at the kill: ${liveAtKill.includes(p.gameId)}; log: ${entries.join(' ') || 'empty'}\n` +
+          linesAtKill.map((n) => `before the kill, ${n.name}:\n${said(n.lines).join('\n')}`).join('\n') +
+          '\n' +
+          nodes.map((n) => `after the restart, ${n.name}:\n${said(n.log).join('\n')}`).join('\n'),
+      );
+    }
+    await nc3.close();
   }
   for (const p of played) await checkPlayed(t, nodes, p);
   for (const id of liveAtKill) {

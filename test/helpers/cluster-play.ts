@@ -169,7 +169,7 @@ export async function checkPlayed(t: Test, nodes: readonly ClusterNodeProc[], p:
   t.ok(p.segments.every((seg) => seg.length === 0 || kindOf(seg[0]) === 'Snapshot'), `${p.gameId}: every connection began with a Snapshot`);
   t.same(p.segments.flatMap((seg) => versionGaps(seg)), [], `${p.gameId}: within each connection, versions +1`);
   const h = (await anyNode(nodes, 0, (n) => call(n, 'GET', `/games/${p.gameId}/history`))).json as Json;
-  t.ok(h?.status && 'Ended' in h.status, `${p.gameId}: a live node shows it ended`);
+  t.ok(typeof h?.status === 'object' && 'Ended' in h.status, `${p.gameId}: a live node shows it ended (${typeof h?.status === 'object' ? 'its record' : JSON.stringify(h)})`);
   const white: string[][] = (h?.history ?? []).filter((e: Json) => e.seat === 'White' && e.moves.length > 0).map((e: Json) => e.moves);
   // Every acknowledged move is in the history, in the order of its versions.
   let at = 0;
