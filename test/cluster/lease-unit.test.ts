@@ -1,7 +1,7 @@
 // The lease holder's timing on a ManualClock, against an in-memory bucket that behaves like a NATS
 // KV with a max age (test/helpers/fake-lease-kv.ts) and that can be told to stop answering. The
 // real-cluster behaviour is in lease.test.ts.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import { Lease, LeaseCandidate, type LeaseLoss } from '../../src/cluster/lease.js';
 import { FakeKv } from '../helpers/fake-lease-kv.js';
@@ -13,6 +13,16 @@ async function advance(clock: ManualClock, ms: number, step = 100) {
     clock.advance(Math.min(step, ms - done));
     await flush();
   }
+}
+
+/** A lease on key `k` taken by holder `a`, with the losses it is told of. */
+async function heldByA(t: Test) {
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const lost: LeaseLoss[] = [];
+  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
+  t.ok(await a.acquire(), 'a takes the lease');
+  return { clock, kv, lost, a };
 }
 
 t.test('one holder at a time; renewals keep it; release frees it', async (t) => {
@@ -32,11 +42,7 @@ t.test('one holder at a time; renewals keep it; release frees it', async (t) => 
 });
 
 t.test('a holder whose renewals get no answer gives up before the key can expire', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
+  const { clock, kv, lost, a } = await heldByA(t);
   const lastWrite = kv.entries.get('k')!.writtenAt;
   kv.silent = true;
   let gaveUpAt = 0;
@@ -57,20 +63,16 @@ t.test('a paused holder (no timers ran) is not held the moment it wakes', async 
   const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock });
   t.ok(await a.acquire());
   // Time jumps without any timer running in between, as after SIGSTOP/SIGCONT.
-  (clock as unknown as { t: number }).t += TTL;
+  clock.jump(TTL);
   t.notOk(a.held(), 'held() reads the clock, not a timer');
   const b = new Lease({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock });
   t.ok(await b.acquire(), 'the key expired: b takes it');
 });
 
 t.test('a holder released after its deadline passed unseen is told it lost the lease first', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
+  const { clock, kv, lost, a } = await heldByA(t);
   // A pause: the deadline passes and no timer has run yet when the holder lets the lease go.
-  (clock as unknown as { t: number }).t += TTL;
+  clock.jump(TTL);
   await a.release();
   t.same(lost, ['expired'], 'the loss is reported, not swallowed by the release');
   const b = new Lease({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock });
@@ -80,23 +82,15 @@ t.test('a holder released after its deadline passed unseen is told it lost the l
 });
 
 t.test('a holder whose deadline passed unseen and who takes the lease again is told of the loss first', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
-  (clock as unknown as { t: number }).t += TTL;
+  const { clock, kv, lost, a } = await heldByA(t);
+  clock.jump(TTL);
   t.ok(await a.acquire(), 'the key had expired: a takes it anew');
   t.same(lost, ['expired'], 'the earlier hold ended in a loss');
   await a.release();
 });
 
 t.test('a holder released while its lease holds is not told of a loss', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
+  const { clock, kv, lost, a } = await heldByA(t);
   await advance(clock, TTL);
   await a.release();
   t.same(lost, []);
@@ -104,11 +98,7 @@ t.test('a holder released while its lease holds is not told of a loss', async (t
 });
 
 t.test('a holder whose key was taken is told so at its next renewal', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
+  const { clock, kv, lost, a } = await heldByA(t);
   // Someone overwrites the key (as if a's key had expired and b had created it).
   kv.entries.set('k', { revision: ++kv.seq, value: new TextEncoder().encode('{}'), writtenAt: clock.now(), operation: 'PUT' });
   await advance(clock, TTL / 3 + 1);
@@ -117,11 +107,7 @@ t.test('a holder whose key was taken is told so at its next renewal', async (t) 
 });
 
 t.test('a renewal that landed but whose answer was lost is adopted, not mistaken for a takeover', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
+  const { clock, kv, lost, a } = await heldByA(t);
   kv.dropAnswers = true;
   await advance(clock, TTL / 3 + 1, 10);
   kv.dropAnswers = false;
@@ -153,11 +139,7 @@ t.test('a candidate takes over when the holder stops renewing, and not before', 
 });
 
 t.test('a renewal refused while the key cannot be read (a fail-over) is retried, not taken as lost', async (t) => {
-  const clock = new ManualClock();
-  const kv = new FakeKv(clock, TTL);
-  const lost: LeaseLoss[] = [];
-  const a = new Lease({ kv, key: 'k', holder: 'a', ttlMs: TTL, clock, onLost: (w) => lost.push(w) });
-  t.ok(await a.acquire());
+  const { clock, kv, lost, a } = await heldByA(t);
   // The next renewal lands but its answer is lost; the one after names the old revision and is refused,
   // and reading the key fails once (the server fails over) before it answers again.
   kv.dropAnswers = true;
