@@ -153,10 +153,7 @@ export class ReplicaFeed {
     g.closeSubscribers();
     this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
     const id = g.id;
-    const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
-      settle: (r) => (r.t === 'synced' ? this.synced(r) : this.d.shelf.get(id)?.syncDone()),
-      fail: () => this.d.shelf.get(id)?.syncDone(),
-    });
+    const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.synced(r) : this.d.shelf.get(id)?.syncDone()));
     if (!sent) g.syncDone();
   }
 
@@ -181,13 +178,10 @@ export class ReplicaFeed {
       if (this.adopting.get(id) === a) this.adopting.delete(id);
       a.done();
     };
-    const sent = this.d.requests.open(index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
-      settle: (r) => {
-        if (r.t === 'synced' && isEnded(r.rec)) this.awaited.delete(id);
-        if (r.t === 'synced' && !this.d.shelf.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
-        over();
-      },
-      fail: over,
+    const sent = this.askSync(id, index, (r) => {
+      if (r && isEnded(r.rec)) this.awaited.delete(id);
+      if (r && !this.d.shelf.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
+      over();
     });
     if (!sent) over();
   }
@@ -233,16 +227,10 @@ export class ReplicaFeed {
     if (!g) return Promise.resolve();
     g.syncing = true;
     return new Promise((resolve) => {
-      const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
-        settle: (r) => {
-          if (r.t === 'synced') this.synced(r);
-          else this.d.shelf.get(id)?.syncDone();
-          resolve();
-        },
-        fail: () => {
-          this.d.shelf.get(id)?.syncDone();
-          resolve();
-        },
+      const sent = this.askSync(id, this.d.shardOf(id), (r) => {
+        if (r) this.synced(r);
+        else this.d.shelf.get(id)?.syncDone();
+        resolve();
       });
       if (!sent) {
         g.syncDone();
@@ -263,10 +251,7 @@ export class ReplicaFeed {
     const g = this.d.shelf.get(id);
     if (!g || g.syncing) return Promise.resolve();
     return new Promise((resolve) => {
-      const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
-        settle: (r) => (r.t === 'synced' ? this.waitFor(id, isEnded(r.rec) ? Infinity : r.seq, resolve) : resolve()),
-        fail: () => resolve(),
-      });
+      const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.waitFor(id, isEnded(r.rec) ? Infinity : r.seq, resolve) : resolve()));
       if (!sent) resolve();
     });
   }
@@ -315,14 +300,11 @@ export class ReplicaFeed {
   refetchTree(id: string): void {
     const g = this.d.shelf.get(id);
     if (!g) return;
-    const sent = this.d.requests.open(this.d.shardOf(id), (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
-      settle: (r) => {
-        const now = this.d.shelf.get(id);
-        if (r.t !== 'synced' || !now) return now?.treeArrived();
-        // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
-        now.treeArrived(r.seq === now.seq && !now.syncing && r.rec.version === now.record().version ? r.tree : undefined);
-      },
-      fail: () => this.d.shelf.get(id)?.treeArrived(),
+    const sent = this.askSync(id, this.d.shardOf(id), (r) => {
+      const now = this.d.shelf.get(id);
+      if (!r || !now) return now?.treeArrived();
+      // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
+      now.treeArrived(r.seq === now.seq && !now.syncing && r.rec.version === now.record().version ? r.tree : undefined);
     });
     // Too many waiting: its reader gives up after a few tries.
     if (!sent) queueMicrotask(() => g.treeArrived());
@@ -359,6 +341,18 @@ export class ReplicaFeed {
       g.headSeq = seq;
       if (!again.includes(id)) shard.reported.push(id);
     }
+  }
+
+  /**
+   * Asks shard `index` for game `id`'s whole state (a `sync`): `done` gets the `synced` answer, or
+   * undefined for any other answer, a failure or the deadline. False when it could not be sent
+   * (too many requests waiting), and then `done` is never called.
+   */
+  private askSync(id: string, index: number, done: (r: Extract<ShardReply, { t: 'synced' }> | undefined) => void): boolean {
+    return this.d.requests.open(index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+      settle: (r) => done(r.t === 'synced' ? r : undefined),
+      fail: () => done(undefined),
+    });
   }
 
   private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
