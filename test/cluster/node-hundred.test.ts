@@ -78,6 +78,19 @@ function explain(g: Game, why: string, h: Json): void {
   }
   console.error(out.join('\n'));
 }
+/** One line on a game that did not end: its kind and shard, its history's state, and each follower's connections. */
+function brief(g: Game, h: Json): string {
+  const s = shardOfGame(g);
+  const status = h?.status === undefined ? 'no history' : Object.keys(h.status)[0];
+  const fs = (followers.get(g.id) ?? []).map((f) => {
+    const lastSeg = f.segments[f.segments.length - 1];
+    const lastEv = lastSeg?.events[lastSeg.events.length - 1];
+    return `${f.seat ?? 'spec'}:${f.ended !== undefined ? 'ended' : 'open'}/${f.segments.length}c/${lastSeg?.node ?? '-'}:${lastEv ? kindOf(lastEv) : '-'}`;
+  });
+  const turns = hub.turns.filter((x) => x.gameId === g.id);
+  if (Object.keys(g.hooks).length > 0) fs.push(`hook:${turns.length}d/last v${turns[turns.length - 1]?.version ?? '-'}`);
+  return `${g.id} ${g.kind} s${s} (${ownersOf(s, servingAtKill)}->${ownersOf(s, new Map(nodes.map((n) => [n.name, running(n) ? [...n.serving()] : []])))}) ${status} ${h?.history?.length ?? '?'}t [${fs.join(' ')}]`;
+}
 let turnsAtKill = 0;
 const hub = await startWebhookHub(t, nodes);
 /** The slow game of each mirror pair. */
@@ -292,7 +305,14 @@ t.test('a hundred games with stream and webhook bots go on through kill -9 of a 
     ]);
   } catch (e) {
     dump();
-    for (const g of games.filter((x) => !finished.has(x.id))) explain(g, 'still running', await historyOf(nodes, g.id).catch(() => undefined));
+    const short: string[] = [];
+    for (const g of games.filter((x) => !finished.has(x.id))) {
+      const h = await historyOf(nodes, g.id).catch(() => undefined);
+      explain(g, 'still running', h);
+      short.push(brief(g, h));
+    }
+    // The failure's name carries the gist, for a report that keeps only the names of failed assertions.
+    t.fail(`${(e as Error).message}: ${short.length} games; ${short.slice(0, 6).join(' | ')}`);
     throw e;
   } finally {
     clearTimeout(stalled);

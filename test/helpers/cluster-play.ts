@@ -66,6 +66,8 @@ export interface Played {
   token: string;
   /** The events of each stream the bot held, one list per connection. */
   segments: Ev[][];
+  /** When each of those connections was answered (Date.now()), one per segment. */
+  openedAt: number[];
   acked: { version: number; moves: string[] }[];
   submitted: Set<number>;
   ended: Ev | undefined;
@@ -102,7 +104,7 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
   if (gameId === '') throw new Error(`game ${i} never listed (last challenge: ${last})`);
   onListed();
   const random = prng(5000 + i);
-  const p: Played = { gameId, token, segments: [], acked: [], submitted: new Set(), ended: undefined, refused: new Map() };
+  const p: Played = { gameId, token, segments: [], openedAt: [], acked: [], submitted: new Set(), ended: undefined, refused: new Map() };
   const act = async (v: number, inline: Tree | null): Promise<void> => {
     // The moves asked of a node that cannot tell yet (a 503 while the game's shard is taken over): no
     // move now; the stream's next Snapshot (on a reconnect once it falls quiet) brings the roll back.
@@ -139,6 +141,7 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
     }
     const seg: Ev[] = [];
     p.segments.push(seg);
+    p.openedAt.push(Date.now());
     if (s.status !== 200) {
       const key = `${node.name} ${s.status}`;
       p.refused.set(key, (p.refused.get(key) ?? 0) + 1);
