@@ -27,7 +27,7 @@ import { silentLogger, type Logger } from '../domain/log.js';
 import type { GameRecord, ResultRecord } from '../domain/records.js';
 import type { GameStore } from '../store/types.js';
 import { shardIndex, shardKey } from '../shard/protocol.js';
-import type { GameLog, GameWriter } from './game-log.js';
+import type { GameLog, GameWriter, LogEntry } from './game-log.js';
 import type { LiveIndex } from './live-index.js';
 import { encodeVersion, foldVersion, type Folded } from './record-codec.js';
 
@@ -91,6 +91,7 @@ const ARCHIVE_RETRY_MS = 5000;
 interface Live {
   /** The last version that counts (undefined until a new game's first append counts). */
   rec: GameRecord | undefined;
+  /** Replaced once at most: a new game whose id had only takeover markers (startsAfterMarkers). */
   writer: GameWriter;
   /** Appends made by this writer (the version number of the log entry: unique per writer). */
   n: number;
@@ -240,6 +241,7 @@ export class LogGameStore implements GameStore {
     const n = g.n + 1;
     const data = encodeVersion(g.rec, next, results);
     const deadline = this.clock.now() + this.retryForMs;
+    let restarted = false;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       let r;
       try {
@@ -256,11 +258,34 @@ export class LogGameStore implements GameStore {
         if (this.fencedWhy !== undefined) this.refuse(next.id);
         continue;
       }
+      if (!r.ok && !restarted && g.rec === undefined && (await this.startsAfterMarkers(g, next.id))) {
+        restarted = true;
+        continue;
+      }
       if (!r.ok || (stillOwner !== undefined && !stillOwner())) this.fence(next.id, 'taken-over');
       break;
     }
     g.n = n;
     g.rec = next;
+  }
+
+  /**
+   * A new game's first append was refused: its id already has entries. If they are only takeover
+   * markers (an earlier owner listed the game and found no version: its first append never landed,
+   * and its creation is being tried again) and this node's lease is certain, the id is still free:
+   * the store takes it over (a marker of its own) and the game starts after it. Anything that counts
+   * in the log means another writer made the game: the caller fences.
+   */
+  private async startsAfterMarkers(g: Live, id: string): Promise<boolean> {
+    if (this.o.guard === undefined || !this.o.guard()) return false;
+    const made = (entries: LogEntry[]): boolean => entries.some((e) => e.counts && e.kind === 'version');
+    // Read first: a game made elsewhere is not marked from here.
+    if (made(await this.log.replay(id))) return false;
+    const { writer, entries } = await this.log.takeOver(id, this.o.node, { guard: this.o.guard });
+    if (made(entries)) return false;
+    this.logger.warn({ gameId: id, shard: this.o.shard }, 'new game started after an earlier takeover marker of its id');
+    g.writer = writer;
+    return true;
   }
 
   /**

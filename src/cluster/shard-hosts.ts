@@ -82,6 +82,13 @@ export class ShardHosts {
   private readonly outPrefix: string;
   /** Failed takeovers in a row of each shard whose lease is held (the next try waits longer). */
   private readonly failures = new Map<number, number>();
+  /**
+   * Each shard's stop still under way. A host gained again meanwhile (a lease lost for a moment,
+   * then won back) opens only once the old one is stopped and its store closed: one store per shard
+   * at a time, so the new takeover lists and reads the log after every write of the old store has
+   * settled, and the old one's unfollowing cannot come after the new one's following.
+   */
+  private readonly stopping = new Map<number, Promise<void>>();
 
   constructor(private readonly o: ShardHostsOptions) {
     this.outPrefix = o.outPrefix ?? 'dc.out';
@@ -108,7 +115,8 @@ export class ShardHosts {
     if (this.hosts.has(shard)) return;
     const h: Hosted = { shard, ready: false, gainedAt: this.o.clock.now(), fenced: false, opening: Promise.resolve() };
     this.hosts.set(shard, h);
-    h.opening = this.start(h).then(
+    const before = this.stopping.get(shard) ?? Promise.resolve();
+    h.opening = before.then(() => (this.hosts.get(shard) === h ? this.start(h) : undefined)).then(
       () => void this.failures.delete(shard),
       (e: unknown) => {
         this.o.log.error({ shard, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'could not take over a shard');
@@ -118,12 +126,17 @@ export class ShardHosts {
         // mid-takeover, say) while the lease lasts, 250 ms doubling to 4 s apart.
         const n = (this.failures.get(shard) ?? 0) + 1;
         this.failures.set(shard, n);
-        this.o.clock.schedule(Math.min(250 * 2 ** (n - 1), 4000), () => {
-          if (this.o.leaseHeld(shard)) this.gained(shard);
-          else this.failures.delete(shard);
-        });
+        this.again(shard, n);
       },
     );
+  }
+
+  /** The `n`th try in a row to serve a shard whose lease this node still holds: 250 ms doubling to 4 s later. */
+  private again(shard: number, n: number): void {
+    this.o.clock.schedule(Math.min(250 * 2 ** (n - 1), 4000), () => {
+      if (this.o.leaseHeld(shard)) this.gained(shard);
+      else this.failures.delete(shard);
+    });
   }
 
   private async start(h: Hosted): Promise<void> {
@@ -132,7 +145,17 @@ export class ShardHosts {
       (batch) => this.post(h, batch),
       () => {
         h.fenced = true;
-        if (this.hosts.get(h.shard) === h) void this.stop(h.shard);
+        if (this.hosts.get(h.shard) !== h) return;
+        // The store refused a write: its view of the log is stale. While the lease is still this
+        // node's (a race of its own, say a new game's id already marked by an earlier takeover), nobody
+        // else will serve the shard: take it over again from the log, as after a failed takeover.
+        void this.stop(h.shard).then(() => {
+          if (this.hosts.has(h.shard) || !this.o.leaseHeld(h.shard)) return;
+          const n = (this.failures.get(h.shard) ?? 0) + 1;
+          this.failures.set(h.shard, n);
+          this.o.log.warn({ shard: h.shard, tries: n }, 'shard store fenced while its lease is held: taking the shard over again');
+          this.again(h.shard, n);
+        });
       },
     );
     h.hosted = hosted;
@@ -156,8 +179,20 @@ export class ShardHosts {
   /** The shard goes (drained, or its lease lost): stop serving it, stop its host, close its store. */
   async stop(shard: number): Promise<void> {
     const h = this.hosts.get(shard);
-    if (!h) return;
+    // Already stopping (a loss, then a drain): the caller waits for that stop, as it would for its own.
+    if (!h) return this.stopping.get(shard);
     this.hosts.delete(shard);
+    const done = this.halt(h);
+    this.stopping.set(shard, done);
+    try {
+      await done;
+    } finally {
+      if (this.stopping.get(shard) === done) this.stopping.delete(shard);
+    }
+  }
+
+  private async halt(h: Hosted): Promise<void> {
+    const shard = h.shard;
     h.ready = false;
     await this.server.unserve(shard);
     await h.opening;
@@ -170,7 +205,7 @@ export class ShardHosts {
   }
 
   async stopAll(): Promise<void> {
-    await Promise.all([...this.hosts.keys()].map((s) => this.stop(s)));
+    await Promise.all([...[...this.hosts.keys()].map((s) => this.stop(s)), ...this.stopping.values()]);
   }
 
   /**

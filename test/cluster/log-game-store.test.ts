@@ -197,6 +197,36 @@ t.test('a new game is refused when the lease was no longer certain at its first 
   await t.rejects(a.store.putGame(game(idOn(5))), /belongs to shard 5/, 'a game of another shard is a caller bug');
 });
 
+t.test('a new game whose id holds only an earlier takeover marker starts after it while the lease is certain', async (t) => {
+  const shard = 2;
+  // Node b took the shard over while the game was listed but before its first version landed: b
+  // dropped it, leaving a marker. The creation is tried again on this shard's owner, a.
+  const id = idOn(shard);
+  await index.add(shard, id);
+  await open(shard, 'node-b');
+  t.equal((await log.replay(id)).map((e) => e.kind).join(), 'takeover', 'only the marker is in the log');
+  let certain = true;
+  const a = await open(shard, 'node-a', { guard: () => certain });
+  const g = game(id);
+  await a.store.putGame(g);
+  t.strictSame(a.fenced, [], 'the store is not fenced');
+  t.strictSame(a.store.listLiveGames(), [g], 'the game is live');
+  t.strictSame((await open(shard, 'node-c')).store.getGame(id), g, 'and the next owner resumes it from the log');
+  // A version that counts means somebody made the game: that store is fenced, as before.
+  const made = game(idOn(shard));
+  const other = (await log.takeOver(made.id, 'node-d')).writer;
+  t.ok((await other.append(1, encodeVersion(undefined, made))).ok);
+  await t.rejects(a.store.putGame(made), FencedError, 'an id made elsewhere fences the store');
+  t.equal((await log.replay(made.id)).filter((e) => e.kind === 'takeover').length, 1, 'and is not marked from here');
+  // Without a certain lease, a marker-only id fences too.
+  const id2 = idOn(shard);
+  await index.add(shard, id2);
+  await open(shard, 'node-e');
+  certain = false;
+  const late = await open(shard, 'node-f', { guard: () => certain });
+  await t.rejects(late.store.putGame(game(id2)), FencedError, 'no lease: no takeover of the id');
+});
+
 /** The log, with every writer's appends failing as `mode` says: the answer lost, the entry landed or not. */
 function lossyLog(mode: { now: 'fine' | 'lost' | 'landed' }): GameLog {
   const wrap = (w: GameWriter): GameWriter => {
