@@ -196,6 +196,10 @@ export class ClusterNode {
           // so the other nodes' replicas see a gap and resync rather than drop the new owner's updates.
           seqBase: () => clock.now() * 1024,
         });
+        // A game whose ending the log held although its owner died before telling anyone: every
+        // node's replica ends it now (it would otherwise stay live there, with nobody to end it).
+        const ended = games.endedOnOpen();
+        if (ended.length > 0) post(ended.map((rec) => ({ t: 'ended', rec })));
         return {
           receive: (b) => host.receive(b),
           live: games.listLiveGames(),

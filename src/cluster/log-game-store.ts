@@ -102,6 +102,8 @@ interface Live {
 export class LogGameStore implements GameStore {
   private readonly live = new Map<string, Live>();
   private readonly ended = new Map<string, GameRecord>();
+  /** See endedOnOpen (at most one per game the live index listed). */
+  private readonly settledOnOpen: GameRecord[] = [];
   /** Why this store stopped writing (undefined while it writes). */
   private fencedWhy: FencedError['why'] | undefined;
   private closed = false;
@@ -132,6 +134,14 @@ export class LogGameStore implements GameStore {
       }),
     );
     return store;
+  }
+
+  /**
+   * The games this store's takeover found ended in the log and settled (their final version landed,
+   * but the previous owner may have died before anyone was told): the caller announces them.
+   */
+  endedOnOpen(): GameRecord[] {
+    return [...this.settledOnOpen];
   }
 
   /** True once a write was refused because the shard moved. */
@@ -363,6 +373,8 @@ export class LogGameStore implements GameStore {
       this.live.set(id, g);
       return;
     }
+    this.logger.info({ gameId: id, shard: this.o.shard }, 'game found ended in the log at takeover: settled here');
+    this.settledOnOpen.push(state.rec);
     await this.settle(state.rec, state.results);
   }
 }

@@ -153,6 +153,8 @@ t.test('an ending whose archive write failed is finished by the next owner', asy
   t.strictSame(await index.list(shard), [g.id], 'the index still lists it');
   const b = await open(shard, 'node-b');
   t.strictSame(b.finished, [{ game: final, results }], 'the next owner stores the ending from the log');
+  t.strictSame(b.store.endedOnOpen(), [final], 'and names the game, for every node to be told it ended');
+  t.strictSame(a.store.endedOnOpen(), [], 'a store that found nothing ended names nothing');
   t.strictSame(b.store.listLiveGames(), []);
   t.strictSame(await index.list(shard), [], 'then drops it from the index');
   t.ok(attempts >= 1);
