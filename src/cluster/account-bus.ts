@@ -135,7 +135,13 @@ export class AccountBus {
       },
     });
     this.here.set(principalId, sub);
-    void this.writeKey(principalId);
+    // Presence is written once this node's server holds the subscription (a flush answered): a node
+    // that sees the identity online publishes to a subscription that exists. (The other servers learn
+    // of it over their routes a moment later; an event published before that reaches no stream.)
+    const write = (): void => {
+      if (this.here.get(principalId) === sub) void this.writeKey(principalId);
+    };
+    this.nc.flush().then(write, write);
   }
 
   detached(principalId: string): void {
