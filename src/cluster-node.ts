@@ -176,6 +176,7 @@ export class ClusterNode {
           onFinished: (game, results) => this.store.finishGame(game, results),
           archive: this.store,
           clock,
+          log,
         }).catch(async (e: unknown) => {
           await parts.registry.followShard(shard, false);
           throw e;
