@@ -7,6 +7,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { loadConfig } from '../../src/server-config.js';
 import { bootApp, type TestApp } from '../helpers/app.js';
+import type { ManualClock } from '../../src/domain/clock.js';
 import type { HttpResult } from '../helpers/http.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { Bot } from '../helpers/bot.js';
@@ -29,8 +30,21 @@ const liveCount = (app: TestApp): number => app.server.registry.live().length;
 /** Waits until the registry holds `n` live games (house bots accept on the next turn of the loop). */
 const liveGames = (app: TestApp, n: number) => until(() => (liveCount(app) === n ? true : undefined), `${n} live games`);
 
-/** Plays one White turn of a game against house/random (the challenger is White); true once applied. */
+/**
+ * The tests that count live house games hold every game's first roll back (it waits for the seed
+ * grace, on the test's clock): with the dice rolling at once, a run of forced passes (a roll with no
+ * pawn or knight from the start position is one) could let the house take a king and end a game the
+ * count relies on.
+ */
+const HOLD_DICE_MS = 600_000;
+const HOLD_DICE = { 'games.seedGraceMs': HOLD_DICE_MS };
+
+/**
+ * Plays one White turn of a game against house/random (the challenger is White); true once applied.
+ * The held dice roll first (every live game's grace passes on the test clock).
+ */
 async function playOneTurn(app: TestApp, bot: Bot, gameId: string): Promise<void> {
+  (app.clock as ManualClock).advance(HOLD_DICE_MS);
   await until(async () => {
     const s = (await app.req('GET', `/games/${gameId}`)).json as { activeSeat: string; dicePending: boolean; legalMoves: Tree | null };
     if (s.activeSeat !== 'White' || !s.dicePending) return undefined;
@@ -41,7 +55,7 @@ async function playOneTurn(app: TestApp, bot: Bot, gameId: string): Promise<void
 }
 
 t.test('live games per identity: challenging a house bot stops at the cap; the games keep going', async (t) => {
-  const app = await bootApp(t, { overrides: { 'limits.liveGamesPerIdentity': { anonymous: 2, registered: 3, guest: 1 } } });
+  const app = await bootApp(t, { overrides: { ...HOLD_DICE, 'limits.liveGamesPerIdentity': { anonymous: 2, registered: 3, guest: 1 } } });
   const bot = await Bot.anon(app, 'hammer');
   for (let i = 0; i < 2; i++) t.equal((await bot.challenge(HOUSE)).status, 201, `house game ${i + 1}`);
   await liveGames(app, 2);
@@ -117,7 +131,7 @@ t.test('live games per identity: seek accepts, by bots and by guests', async (t)
 });
 
 t.test('live games on the server: 503 server_full past the cap, the live games unaffected', async (t) => {
-  const app = await bootApp(t, { overrides: { 'limits.maxLiveGames': 2 } });
+  const app = await bootApp(t, { overrides: { ...HOLD_DICE, 'limits.maxLiveGames': 2 } });
   const a = await Bot.anon(app, 'a');
   const b = await Bot.anon(app, 'b');
   t.equal((await a.challenge(HOUSE)).status, 201);
@@ -130,6 +144,8 @@ t.test('live games on the server: 503 server_full past the cap, the live games u
   t.equal((await app.req('POST', '/lobby/seeks/nope/accept')).status, 404, 'other refusals are unchanged');
   t.equal(liveCount(app), 2);
   const [game] = await a.myGames();
+  const held = (await app.req('GET', `/games/${game.gameId}`)).json as { dicePending: boolean; version: number };
+  t.ok(!held.dicePending && held.version === 0, 'no roll yet: the first dice wait for the seed grace');
   await playOneTurn(app, a, game.gameId);
   t.pass('a live game still takes moves');
   t.equal((await app.req('GET', '/health')).status, 200, 'and the rest of the server answers');
