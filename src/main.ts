@@ -69,6 +69,8 @@ export interface StartOptions {
   observe?: (info: ObservedResponse) => void;
   /** House player RNG (tests). */
   random?: () => number;
+  /** Server seeds of new games with loopback shards (tests: reproducible dice); random otherwise. */
+  serverSeed?: () => Uint8Array;
   /** DNS of webhook hosts (tests inject one; the system resolver otherwise). */
   webhookResolver?: Resolver;
   /** Tests observe each pinned lookup of a webhook connection. */
@@ -172,7 +174,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   else if (opts.shards === 'loopback') {
     const shared = openedStore;
     transport = new LoopbackTransport({
-      clock, config: config.games, log, housePlayers, random: opts.random,
+      clock, config: config.games, log, housePlayers, random: opts.random, serverSeed: opts.serverSeed,
       storeFor: () => (forwarded ? { mode: 'forwarding', games: new ForwardingStore() } : { mode: 'shared', games: shared }),
     });
   } else {

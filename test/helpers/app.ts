@@ -1,18 +1,21 @@
 // Boots the whole service on 127.0.0.1:0 for a test, with every response checked against the
 // OpenAPI document (the conformance test rides along with every server-level test), and stops it at
 // teardown. Defaults: memory store, in-thread rules, a ManualClock, no seed grace, no house delay,
+// fixed server seeds and house RNG (a game goes the same way every run, given the same moves),
 // and webhooks off (tests that want them turn them on), so no test calls out by accident; when on,
 // webhook host names resolve only through the test's own resolver.
 import { testConfig, type Config } from '../../src/server-config.js';
 import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/domain/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../../src/store/index.js';
 import type { Store } from '../../src/store/types.js';
 import { createConformance, type Conformance } from './conformance.js';
+import { prng } from './prng.js';
 import { keepAliveAgent, openLines, request, type HttpResult, type LineReader, type Teardown } from './http.js';
 
 export interface BootOptions {
@@ -25,9 +28,21 @@ export interface BootOptions {
    * 'workers': real shard worker threads, on the system clock.
    */
   rules?: 'inline' | 'workers';
+  /** House players' RNG; default a fixed-seed PRNG (reproducible games). */
   random?: () => number;
+  /**
+   * Server seeds of new games; default a fixed sequence (the n-th game of an app always gets the same
+   * dice), so a game's course does not change from run to run. Ignored with 'workers'.
+   */
+  serverSeed?: () => Uint8Array;
   /** DNS of webhook hosts. */
   webhookResolver?: (host: string) => Promise<string[]>;
+}
+
+/** Server seeds 0, 1, 2… of an app: the SHA-256 of a counter (distinct, and the same every run). */
+function seedSequence(): () => Uint8Array {
+  let n = 0;
+  return () => new Uint8Array(createHash('sha256').update(`dicechess test server seed ${n++}`).digest());
 }
 
 export interface ReqOptions {
@@ -74,7 +89,8 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     log: silentLogger,
     store: opts.store,
     shards: workers ? 'worker' : 'loopback',
-    random: opts.random,
+    random: opts.random ?? prng(20_261_127),
+    serverSeed: opts.serverSeed ?? seedSequence(),
     webhookResolver: opts.webhookResolver ?? noDns,
     observe: (info) => conformance.check(info),
   });

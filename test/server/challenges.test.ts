@@ -232,7 +232,10 @@ t.test('a challenge expires after 5 minutes: ChallengeDeclined to the challenger
 });
 
 t.test('registered and house bots as targets; house bots accept on their own', async (t) => {
-  const app = await bootApp(t);
+  // The games' first rolls wait for the seed grace (the test clock never gets there): with the dice
+  // rolling at once, a run of forced passes could let a house bot take the king and end a game before
+  // the live games are listed.
+  const app = await bootApp(t, { overrides: { 'games.seedGraceMs': 600_000 } });
   const reg = await Bot.register(app, 'acme', 'target');
   const alice = await Bot.anon(app, 'alice');
   const events = await alice.accountStream();
