@@ -124,19 +124,23 @@ export class ShardHosts {
         this.hosts.delete(shard);
         // The lease is still ours, so nobody else will serve the shard: try again (a server died
         // mid-takeover, say) while the lease lasts, 250 ms doubling to 4 s apart.
-        const n = (this.failures.get(shard) ?? 0) + 1;
-        this.failures.set(shard, n);
-        this.again(shard, n);
+        this.again(shard);
       },
     );
   }
 
-  /** The `n`th try in a row to serve a shard whose lease this node still holds: 250 ms doubling to 4 s later. */
-  private again(shard: number, n: number): void {
+  /**
+   * One more try in a row to serve a shard whose lease this node still holds, 250 ms doubling to 4 s
+   * after the last; returns how many tries in a row this is.
+   */
+  private again(shard: number): number {
+    const n = (this.failures.get(shard) ?? 0) + 1;
+    this.failures.set(shard, n);
     this.o.clock.schedule(Math.min(250 * 2 ** (n - 1), 4000), () => {
       if (this.o.leaseHeld(shard)) this.gained(shard);
       else this.failures.delete(shard);
     });
+    return n;
   }
 
   private async start(h: Hosted): Promise<void> {
@@ -151,10 +155,8 @@ export class ShardHosts {
         // else will serve the shard: take it over again from the log, as after a failed takeover.
         void this.stop(h.shard).then(() => {
           if (this.hosts.has(h.shard) || !this.o.leaseHeld(h.shard)) return;
-          const n = (this.failures.get(h.shard) ?? 0) + 1;
-          this.failures.set(h.shard, n);
-          this.o.log.warn({ shard: h.shard, tries: n }, 'shard store fenced while its lease is held: taking the shard over again');
-          this.again(h.shard, n);
+          const tries = this.again(h.shard);
+          this.o.log.warn({ shard: h.shard, tries }, 'shard store fenced while its lease is held: taking the shard over again');
         });
       },
     );
@@ -205,7 +207,9 @@ export class ShardHosts {
   }
 
   async stopAll(): Promise<void> {
-    await Promise.all([...[...this.hosts.keys()].map((s) => this.stop(s)), ...this.stopping.values()]);
+    // Every host stops; so do the stops already under way (of shards no longer in `hosts`).
+    const stops = [...this.hosts.keys()].map((s) => this.stop(s));
+    await Promise.all([...stops, ...this.stopping.values()]);
   }
 
   /**

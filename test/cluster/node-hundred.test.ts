@@ -52,6 +52,8 @@ const dump = (): void =>
 /** Each node's shards when the kill came. */
 let servingAtKill = new Map<string, number[]>();
 const shardOfGame = (g: Game): number => shardOf(g.partner && g.partner < g.id ? g.partner : g.id, SHARDS);
+/** Each node's shards now (none for a dead node). */
+const servingNow = (): Map<string, number[]> => new Map(nodes.map((n) => [n.name, running(n) ? [...n.serving()] : []]));
 const ownersOf = (s: number, by: Map<string, number[]>): string => [...by].filter(([, ss]) => ss.includes(s)).map(([n]) => n).join('+') || 'nobody';
 /** The node log lines about ownership, takeovers, singletons and deliveries. */
 const EVIDENCE = /taken over|taken-over|serving shard|shard lease|singleton|webhook|deliver|gap in|members changed|resum/;
@@ -61,7 +63,7 @@ const EVIDENCE = /taken over|taken-over|serving shard|shard lease|singleton|webh
  */
 function explain(g: Game, why: string, h: Json): void {
   const s = shardOfGame(g);
-  const now = new Map(nodes.map((n) => [n.name, running(n) ? [...n.serving()] : []]));
+  const now = servingNow();
   const out = [
     `=== ${g.id} (${g.kind}; ${Object.keys(g.hooks).length > 0 ? `webhook bots ${JSON.stringify(g.hooks)}` : 'stream bots only'}): ${why}`,
     `shard ${s}: served by ${ownersOf(s, servingAtKill)} at the kill of ${victim.name}, by ${ownersOf(s, now)} now`,
@@ -89,7 +91,7 @@ function brief(g: Game, h: Json): string {
   });
   const turns = hub.turns.filter((x) => x.gameId === g.id);
   if (Object.keys(g.hooks).length > 0) fs.push(`hook:${turns.length}d/last v${turns[turns.length - 1]?.version ?? '-'}`);
-  return `${g.id} ${g.kind} s${s} (${ownersOf(s, servingAtKill)}->${ownersOf(s, new Map(nodes.map((n) => [n.name, running(n) ? [...n.serving()] : []])))}) ${status} ${h?.history?.length ?? '?'}t [${fs.join(' ')}]`;
+  return `${g.id} ${g.kind} s${s} (${ownersOf(s, servingAtKill)}->${ownersOf(s, servingNow())}) ${status} ${h?.history?.length ?? '?'}t [${fs.join(' ')}]`;
 }
 let turnsAtKill = 0;
 const hub = await startWebhookHub(t, nodes);

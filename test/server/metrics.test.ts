@@ -55,8 +55,8 @@ t.test('playing a game moves every service metric by what happened', async (t) =
   // Eight turns by whoever is to move, plus one refused move; then White resigns.
   let verdicts = 0;
   let applied = 0;
-  // The dice are the server's (random): three moves a turn can take a king within eight turns. Such a
-  // game is counted under its own termination instead of a resignation.
+  // The dice come from the server seed, not from the test: three moves a turn can take a king within
+  // eight turns. Such a game is counted under its own termination instead of a resignation.
   let endedEarly = false;
   for (let turn = 0; turn < 8; turn++) {
     const s = await pendingOrOver(app, gameId);
