@@ -25,7 +25,7 @@ import { DEFAULT_SEND_LIMITS, SendBudget } from '../src/edge/send-budget.js';
 import { SendPacer, type StepResult } from '../src/edge/send-pacer.js';
 import { pickEncoding } from '../src/edge/web.js';
 import { legalTree, parseDfen, treeToJson } from '../src/engine/index.js';
-import { threadCpuSeconds } from '../src/shard/cpu.js';
+import { threadCpuSeconds } from '../src/shard/owner/cpu.js';
 
 export const WORST = 'k7/2P3P1/Q4RQ1/2Q5/5Q2/1Q5Q/3NQ3/KQQ5 w - - 0 40 QQQ';
 

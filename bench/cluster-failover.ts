@@ -24,9 +24,9 @@
 // Every process started here is stopped by its PID.
 import { jetstream } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { connectCluster } from '../src/cluster/nats.js';
-import { shardOf } from '../src/cluster/ownership.js';
-import { readLeaseValue } from '../src/cluster/lease.js';
+import { connectCluster } from '../src/cluster/transport/nats.js';
+import { shardOf } from '../src/cluster/coordination/ownership.js';
+import { readLeaseValue } from '../src/cluster/coordination/lease.js';
 import { eventually, startNatsCluster, type NatsCluster } from '../test/helpers/nats-cluster.js';
 import { settingsFile, settled, startNode, type ClusterNodeProc } from '../test/helpers/cluster-nodes.js';
 import { playHouseGame } from '../test/helpers/cluster-play.js';

@@ -3,8 +3,8 @@
 // (R3) against one (R1) in the same run, and the CPU the nats-servers and the client spend per append.
 // Appends go one at a time per game (each names the one before); many games append at once.
 import { readFileSync } from 'node:fs';
-import { connectCluster } from '../src/cluster/nats.js';
-import { GameLog, type GameWriter } from '../src/cluster/game-log.js';
+import { connectCluster } from '../src/cluster/transport/nats.js';
+import { GameLog, type GameWriter } from '../src/cluster/log/game-log.js';
 import { startNatsCluster } from '../test/helpers/nats-cluster.js';
 import type { BenchRow } from './types.js';
 

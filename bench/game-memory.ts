@@ -29,9 +29,9 @@ import type { GameHandle } from '../src/game/types.js';
 import { MemoryStore } from '../src/store/memory.js';
 import type { Store } from '../src/store/types.js';
 import { prng } from '../test/helpers/prng.js';
-import { ForwardingStore } from '../src/shard/forwarding-store.js';
-import { ShardedGames } from '../src/shard/sharded-games.js';
-import { LoopbackTransport } from '../src/shard/transport.js';
+import { ForwardingStore } from '../src/shard/owner/forwarding-store.js';
+import { ShardedGames } from '../src/shard/main/sharded-games.js';
+import { LoopbackTransport } from '../src/shard/loopback-transport.js';
 import type { BenchRow } from './types.js';
 
 const GAMES = Number(process.env.BENCH_GAMES ?? 10_000);

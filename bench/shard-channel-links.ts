@@ -3,7 +3,7 @@
 // and a plain worker_threads Worker (structured clone, or one msgpackr buffer transferred).
 import { MessageChannel, Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { decodeBatch, encodeBatch } from '../src/shard/codec.js';
+import { decodeBatch, encodeBatch } from '../src/shard/protocol/codec.js';
 import { StandInShard, type Command, type Entry } from './shard-channel-actor.js';
 
 export interface Link {
@@ -82,7 +82,7 @@ class PlainWorker extends Base implements Link {
     super();
     this.name = packed ? 'worker+msgpackr' : 'worker';
     this.note = packed
-      ? 'worker_threads, one msgpackr buffer per batch each way, transferred (src/shard/codec.ts)'
+      ? 'worker_threads, one msgpackr buffer per batch each way, transferred (src/shard/protocol/codec.ts)'
       : 'worker_threads, one structured-clone array per batch each way';
     this.worker.on('message', (m: Uint8Array | Entry[] | { ctl: 'cpu'; ns: number }) => {
       if (m instanceof Uint8Array) this.deliver(decodeBatch(m) as Entry[]);

@@ -1,8 +1,8 @@
 // A plain worker_threads shard for the `channel` benchmark: batches arrive on parentPort as
-// structured-clone arrays or as msgpackr buffers (src/shard/codec.ts), and the events go back the
+// structured-clone arrays or as msgpackr buffers (src/shard/protocol/codec.ts), and the events go back the
 // same way, one message per batch. It owns its actors for its whole life, like a real shard.
 import { parentPort } from 'node:worker_threads';
-import { decodeBatch, encodeBatch } from '../src/shard/codec.js';
+import { decodeBatch, encodeBatch } from '../src/shard/protocol/codec.js';
 import { StandInShard, threadCpuNs, type Command, type Control } from './shard-channel-actor.js';
 
 const port = parentPort;

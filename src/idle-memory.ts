@@ -12,7 +12,7 @@
 // DICECHESS_IDLE_GC=0 turns it off.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { threadCpuSeconds, threadHeapBytes } from './shard/cpu.js';
+import { threadCpuSeconds, threadHeapBytes } from './shard/owner/cpu.js';
 
 export interface IdleCollectorOptions {
   /** A reading's interval counts as quiet when the thread was on CPU for less than this share of it. */

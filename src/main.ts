@@ -30,25 +30,25 @@ import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
 import { HouseGameService } from './services/house-games.js';
 import { LadderScheduler } from './services/ladder-scheduler.js';
-import { EventBook } from './services/events/book.js';
-import { EventScheduler } from './services/events/scheduler.js';
-import { EventService } from './services/events/service.js';
+import { EventBook } from './services/tournaments/book.js';
+import { EventScheduler } from './services/tournaments/scheduler.js';
+import { EventService } from './services/tournaments/service.js';
 import { LobbyService } from './services/lobby.js';
 import { LadderService } from './services/ladder.js';
 import { RatingBatcher } from './services/ratings.js';
 import { Presence } from './services/presence.js';
 import { randomBase62 } from './services/tokens.js';
 import { LmdbStore, openStore } from './store/index.js';
-import { ForwardingStore } from './shard/forwarding-store.js';
-import { ShardedGames } from './shard/sharded-games.js';
-import { LoopbackTransport, type ShardTransport } from './shard/transport.js';
-import { WorkerTransport } from './shard/worker-transport.js';
-import { threadCpuSeconds, threadHeapBytes } from './shard/cpu.js';
+import { ForwardingStore } from './shard/owner/forwarding-store.js';
+import { ShardedGames } from './shard/main/sharded-games.js';
+import { LoopbackTransport } from './shard/loopback-transport.js';
+import { type ShardTransport } from './shard/protocol/transport.js';
+import { WorkerTransport } from './shard/main/worker-transport.js';
+import { threadCpuSeconds, threadHeapBytes } from './shard/owner/cpu.js';
 import type { Store } from './store/types.js';
 import type { Resolver } from './services/webhooks/policy.js';
 import { createWebhooks, type WebhookParts } from './webhooks.js';
-import { ClusterNode } from './cluster-node.js';
-import { coordinatedServices, openSharing } from './cluster-sharing.js';
+import { ClusterNode, clusterGameGate, clusterGames, coordinatedServices, openSharing } from './cluster/index.js';
 
 /** The server's version, for /health and the API documents: the package's own. */
 export const VERSION: string = (
@@ -207,8 +207,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     onStoreWrite: (op, seconds) => metrics.observeStoreWrite(op, seconds),
     onTree: (seconds) => metrics.observeTree(seconds),
     aroundBatch: gatherWrites,
-    adoptUnknown: cluster !== undefined,
-    followIdleMs: config.cluster.followIdleMs, followMax: config.cluster.followMax,
+    cluster: cluster ? clusterGames({ idleMs: config.cluster.followIdleMs, max: config.cluster.followMax }) : undefined,
     ...(cluster ? { requestTimeoutMs: 30_000 } : {}), // across a network, an answer may be lost
   });
   const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
@@ -263,6 +262,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log,
     store,
     games: registry,
+    gameGate: cluster ? clusterGameGate(registry) : undefined,
     identity,
     hub,
     challenges,

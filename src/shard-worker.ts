@@ -5,11 +5,11 @@ import { systemClock } from './domain/clock.js';
 import { createLogger } from './log.js';
 import { armShardHeapSnapshots } from './debug-heap.js';
 import { armIdleCollection } from './idle-memory.js';
-import { ForwardingStore } from './shard/forwarding-store.js';
-import { ShardHost, type ShardStore } from './shard/host.js';
-import type { Command } from './shard/protocol.js';
-import { batchOf, wireOf } from './shard/codec.js';
-import type { ShardWorkerData } from './shard/worker-transport.js';
+import { ForwardingStore } from './shard/owner/forwarding-store.js';
+import { ShardHost, type ShardStore } from './shard/owner/host.js';
+import type { Command } from './shard/protocol/messages.js';
+import { batchOf, wireOf } from './shard/protocol/codec.js';
+import type { ShardWorkerData } from './shard/main/worker-transport.js';
 import { LmdbStore } from './store/lmdb.js';
 
 const data = workerData as ShardWorkerData;

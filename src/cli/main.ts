@@ -70,7 +70,7 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
     process.exit(code);
   }
   if (cmd === 'verify-event') {
-    const { verifyEvent, VERIFY_USAGE } = await import('./verify-event.js');
+    const { verifyEvent, VERIFY_USAGE } = await import('./verify-tournament.js');
     if (rest.length !== 1 || rest[0] === '--help') {
       if (rest[0] === '--help') io.log(VERIFY_USAGE);
       else io.error(VERIFY_USAGE);

@@ -7,7 +7,7 @@ import { bindRoutes } from './bind.js';
 import type { TrustedProxies } from './client-ip.js';
 import type { EdgeDeps } from './deps.js';
 import { challengeHandlers } from './handlers/challenges.js';
-import { eventHandlers } from './handlers/events.js';
+import { eventHandlers } from './handlers/tournaments.js';
 import { gameHandlers } from './handlers/games.js';
 import { identityHandlers } from './handlers/identity.js';
 import { ladderHandlers } from './handlers/ladder.js';

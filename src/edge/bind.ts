@@ -117,22 +117,13 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
     if (!parsed.ok) return problem(400, 'invalid_query', parsed.detail);
     query = parsed.value as Record<string, string | undefined>;
   }
-  // The routes of one game, in a cluster: this node's replica of it is brought up to date first.
-  if (GAME_ROUTES.has(spec.operationId) && ctx.params.id !== undefined) {
-    const wait = deps.games.ready?.(ctx.params.id);
-    if (wait !== undefined) await wait;
-    // A tree is read for the roll its reader was just told of, maybe by another node: as the owner has it.
-    else if (spec.operationId === 'getLegalMoves') await deps.games.current?.(ctx.params.id);
-    // A live game this node could not get from its owner yet (its shard between owners): not
-    // unknown, only unavailable for now, so the client tries again rather than give the game up.
-    if (deps.games.awaiting?.(ctx.params.id) && deps.games.find(ctx.params.id) === undefined) {
+  // A route of one game, where this process keeps copies of games run elsewhere: the copy is brought
+  // up to date first, or the game is unavailable for now (its shard between owners: retry, not 404).
+  if (spec.game && deps.gameGate && ctx.params.id !== undefined) {
+    if ((await deps.gameGate.game(ctx.params.id, spec.game)) === 'unavailable') {
       return problem(503, 'game_unavailable', 'this game\'s shard is being taken over by another node; retry shortly', { 'retry-after': '1' });
     }
   }
   return handler({ ctx, principal, body, query, params: ctx.params });
 }
 
-/** Routes that read or command one game, named by their `id` parameter. */
-const GAME_ROUTES: ReadonlySet<string> = new Set([
-  'submitSeed', 'submitMove', 'resign', 'getGame', 'getLegalMoves', 'getGameHistory', 'streamGameEvents', 'streamPublicGameEvents',
-]);

@@ -11,8 +11,8 @@ import type { IdentityService } from '../services/identity.js';
 import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyCall, LobbyService } from '../services/lobby.js';
-import type { Remote } from '../services/remote.js';
-import type { EventService } from '../services/events/service.js';
+import type { Remote } from '../services/remote-service.js';
+import type { EventService } from '../services/tournaments/service.js';
 import type { Presence } from '../services/presence.js';
 import type { WebhookRegistry } from '../services/webhooks/registration.js';
 import type { CatalogueRoute } from '../wire/routes.js';
@@ -50,11 +50,24 @@ export interface EdgeMeter {
   verdictTimer(): () => void;
 }
 
+/**
+ * Before the routes of one game read this process's copy of it: installed where games run elsewhere (a
+ * cluster node keeps replicas of other nodes' games, and follows a game only while asked about it).
+ */
+export interface GameGate {
+  /** Brings the game's copy up to date for this kind of read; 'unavailable' when it is live elsewhere but not here yet. */
+  game(id: string, read: 'state' | 'tree'): Promise<'ok' | 'unavailable'>;
+  /** Brings a player's live games up to date before they are listed. */
+  player(playerId: string): Promise<void>;
+}
+
 export interface EdgeDeps {
   clock: Clock;
   log: Logger;
   store: Store;
   games: GameDirectory;
+  /** Routes marked `game` in the catalogue pass it first (cluster mode); none in one process. */
+  gameGate?: GameGate;
   identity: IdentityService;
   hub: AccountHub;
   /** The service itself, or in a cluster a stand-in calling the node that holds it (services/remote.ts). */
@@ -77,7 +90,7 @@ export interface EdgeDeps {
   webhooksEnabled: boolean;
   /** The webhook routes' service; null when webhooks are disabled. */
   webhooks: WebhookRegistry | null;
-  /** Events for tournament hosts (src/services/events/). */
+  /** Events for tournament hosts (src/services/tournaments/). */
   events: EventService;
   /** Prometheus text exposition (GET /metrics). */
   metrics: () => Promise<string>;

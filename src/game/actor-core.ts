@@ -11,7 +11,7 @@ import { Subscribers } from './subscribers.js';
 import type { GameConfig, GameLog } from './game-config.js';
 import { withDefaults } from './game-config.js';
 import type { PairLink } from './mirror-pair.js';
-import { CommandedGame } from './commanded.js';
+import { CommandedGame } from './player-commands.js';
 import { GameView, PendingTree, asFrame, isEnded, isTurnPlayed, refusedMoveSeat } from './view.js';
 
 export interface ActorDeps {

@@ -4,7 +4,7 @@
 import type { GameRecord } from '../domain/records.js';
 import type { EventFrame, GameHandle } from './types.js';
 import { GameView } from './view.js';
-import { CommandedGame } from './commanded.js';
+import { CommandedGame } from './player-commands.js';
 import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from './commands.js';
 
 export class EndedGame extends CommandedGame implements GameHandle {

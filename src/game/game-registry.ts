@@ -9,7 +9,7 @@ import { SCHEMA_VERSION, type GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import { GameActor, type ActorDeps } from './actor.js';
-import { GameShelf, ShelvedGames } from './shelf.js';
+import { GameShelf, ShelvedGames } from './game-table.js';
 import { initialBanks } from './clocks.js';
 import { withDefaults, type GameConfig, type GameLog } from './game-config.js';
 import { HousePlayer, type HouseKind } from './house.js';

@@ -127,22 +127,6 @@ export interface GameDirectory {
   ended(id: string): GameRecord | undefined;
   /** A live game, or a read-only handle on an ended one. */
   find(id: string): GameHandle | undefined;
-  /**
-   * Cluster mode: undefined when this node's replica of live game `id` is current, else a promise
-   * that it will be (the node follows a game only while asked about it); the game routes wait for it.
-   */
-  ready?(id: string): Promise<void> | undefined;
-  /**
-   * Cluster mode: true while game `id` is live in the cluster but this node has no replica of it
-   * yet (its shard is being taken over): the game routes answer 503, not 404.
-   */
-  awaiting?(id: string): boolean;
-  /**
-   * Cluster mode: undefined when this node owns live game `id` (or has no replica of it), else a
-   * promise that settles once its replica shows the version the owner has now, or the wait ran out.
-   * The legal-move read waits for it: a bot told of a roll by one node may fetch its tree on another.
-   */
-  current?(id: string): Promise<void> | undefined;
 }
 
 /** Hooks the services use: GameStart to account streams, results to the ladder. */

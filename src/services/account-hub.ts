@@ -3,7 +3,7 @@
 // is kept for identities that are not connected (streams are live only).
 //
 // In a cluster a bot's streams may be held on another node: an optional AccountRemote (built in
-// src/cluster/account-bus.ts; this file knows no transport) carries each event to the other nodes and
+// src/cluster/sharing/account-bus.ts; this file knows no transport) carries each event to the other nodes and
 // says whether the identity holds a stream elsewhere. Events that come in from the other nodes are
 // handed to deliver(), which reaches this node's connections only.
 import type { AccountEvent } from '../domain/types.js';

@@ -45,7 +45,7 @@ export interface IdentityConfig {
 
 /**
  * The other nodes of a cluster, for the tokens this service keeps in memory (anonymous identities,
- * guest seat tokens): built in src/cluster/token-bus.ts. Reads are synchronous (a replica).
+ * guest seat tokens): built in src/cluster/sharing/token-bus.ts. Reads are synchronous (a replica).
  */
 export interface SharedIdentities {
   /** Tells the other nodes of a short-lived token, by hash (fire-and-forget, never throws). */

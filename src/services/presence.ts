@@ -5,7 +5,7 @@
 import type { Clock } from '../domain/clock.js';
 
 /**
- * The other nodes of a cluster (src/cluster/seen-bus.ts): a bot polling node A is around for the
+ * The other nodes of a cluster (src/cluster/sharing/seen-bus.ts): a bot polling node A is around for the
  * ladder running on node B too.
  */
 export interface SharedPresence {

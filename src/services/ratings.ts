@@ -79,7 +79,7 @@ const toPair = (g: PendingRating) => ({ white: g.whiteId, black: g.blackId, whit
 
 /**
  * Where the batches' games come from when not from the store's pending set: a cluster's results
- * queue (src/cluster/rating-feed.ts). `next` takes up to `max` finished games still pending in the
+ * queue (src/cluster/store/rating-feed.ts). `next` takes up to `max` finished games still pending in the
  * store, hands them to `rate` (which computes and applies their batch, resolving whether the store
  * took it), and settles them only after: taken games leave the feed, refused ones come again.
  */

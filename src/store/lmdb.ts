@@ -13,7 +13,7 @@
 // (events and webhook marks).
 import { mkdirSync } from 'node:fs';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { EventRecord } from '../domain/events.js';
+import type { EventRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
@@ -24,7 +24,7 @@ import { checkSchema, messageOf, openDbs, openRoot, type Dbs, type Root } from '
 import * as bots from './lmdb/bots.js';
 import * as games from './lmdb/games.js';
 import * as ratings from './lmdb/ratings.js';
-import * as events from './lmdb/events.js';
+import * as events from './lmdb/tournaments.js';
 import { buildProvisionalIndex } from './lmdb/leaderboard.js';
 
 export { DB_NAMES, META_PROVISIONAL_KEY, META_SCHEMA_KEY } from './lmdb/env.js';

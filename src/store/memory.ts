@@ -5,7 +5,7 @@
 // also turned out about twice as fast as structuredClone for a game record.)
 import { Packr } from 'msgpackr';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { EventRecord } from '../domain/events.js';
+import type { EventRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';

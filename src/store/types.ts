@@ -1,7 +1,7 @@
 // The store seam: LMDB by default, memory for tests and --memory. Reads are synchronous (LMDB reads
 // are memory-mapped); writes resolve once committed. A later replicated store implements the same.
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { EventRecord } from '../domain/events.js';
+import type { EventRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 
 export interface Store {

@@ -61,6 +61,12 @@ export interface RouteSpec {
   request?: RequestSpec;
   /** Every status the route can answer, errors included (405 and unknown-route 404 are global). */
   responses: Readonly<Record<number, ResponseSpec>>;
+  /**
+   * The route reads or commands one game, named by its `id` parameter. Where a process keeps copies of
+   * games run elsewhere (a cluster node), the edge's game gate brings the copy up to date first;
+   * `'tree'` reads the pending roll's tree, which must be the one its owner has now.
+   */
+  game?: 'state' | 'tree';
 }
 
 /** The schema stays typed in the catalogue, so the typed client reads each route's answer type from it. */

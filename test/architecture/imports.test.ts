@@ -10,14 +10,18 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const srcDir = join(root, 'src');
 
-/** Which top-level modules of src/ each module may import (itself always allowed). */
+/**
+ * Which modules of src/ each top-level module may import (itself always allowed). An entry names a
+ * top-level module (`store`), one file (`game/types`), or a folder with a trailing slash (`shard/protocol/`).
+ */
 const ALLOWED: Record<string, string[]> = {
   domain: [],
   engine: [],
   fair: [],
   store: ['domain'],
   game: ['domain', 'engine', 'fair', 'store', 'wire'],
-  // Game shards: main's mirrors and the shard host; only the composition roots import it.
+  // Game shards: main's side (shard/main/), the owner's side (shard/owner/) and the messages between
+  // them (shard/protocol/); only the composition roots and the cluster import it.
   shard: ['domain', 'engine', 'fair', 'store', 'game', 'wire'],
   services: ['domain', 'store', 'game/types', 'wire', 'fair'],
   wire: ['domain'],
@@ -26,10 +30,23 @@ const ALLOWED: Record<string, string[]> = {
   client: ['wire', 'domain'],
   // `dicechess bridge` is a bot built on the client.
   bridge: ['client', 'wire', 'domain'],
-  // Running on a NATS cluster: leases, the game log, the shared identity store. It sits beside the
-  // stores and under the shard transport seam, so it sees only the layers below it.
-  cluster: ['domain', 'store', 'wire', 'shard/transport', 'shard/protocol'],
+  // Running as a node of a NATS cluster: a package the composition root plugs in (src/cluster/index.ts).
+  // It hosts shard owners and carries main's commands to them, shares the services' state between
+  // nodes, and installs the edge's game gate, so it sits just under the composition root.
+  cluster: ['domain', 'store', 'wire', 'shard', 'game', 'services', 'edge/deps', 'server-config'],
 };
+
+/** Folders inside a module with a narrower rule: what each may not import from its own module. */
+const INSIDE: Record<string, string[]> = {
+  // The messages and the transport seam know neither side; each side knows only the messages.
+  'shard/protocol/': ['shard/main/', 'shard/owner/', 'shard/loopback-transport'],
+  'shard/main/': ['shard/owner/', 'shard/loopback-transport'],
+  'shard/owner/': ['shard/main/', 'shard/loopback-transport'],
+};
+
+/** Packages with one public face: outside the folder, src/ imports only the face. */
+const FACES: Record<string, string> = { 'cluster/': 'cluster/index' };
+
 /** Modules that may import node: builtins or packages; the engine may not. */
 const PURE = new Set(['engine']);
 
@@ -64,11 +81,70 @@ t.test('every import points down the flow', async (t) => {
       const target = relative(srcDir, resolve(dirname(file), spec)).replace(/\.js$/, '');
       const targetMod = target.split('/')[0];
       if (targetMod === mod) continue;
-      const ok = allowed.some((a) => (a.includes('/') ? target === a : targetMod === a));
+      const ok = allowed.some((a) => matches(target, a));
       if (!ok) violations.push(`${relative(root, file)} (${mod}) imports ${target}`);
     }
   }
   t.same(violations, [], 'no upward or sideways imports');
+});
+
+/** Whether a module path (relative to src, no extension) is the entry: a module, a file, or a folder/. */
+function matches(target: string, entry: string): boolean {
+  if (entry.endsWith('/')) return target.startsWith(entry);
+  return entry.includes('/') ? target === entry : target.split('/')[0] === entry;
+}
+
+/** Every relative import of every source file, as [importing file, imported module], both relative to src. */
+function allImports(): [string, string][] {
+  const out: [string, string][] = [];
+  for (const file of walk(srcDir)) {
+    const from = relative(srcDir, file).replace(/\.ts$/, '');
+    for (const m of readFileSync(file, 'utf8').matchAll(importRe)) {
+      const spec = m[1] ?? m[2];
+      if (spec.startsWith('.')) out.push([from, relative(srcDir, resolve(dirname(file), spec)).replace(/\.js$/, '')]);
+    }
+  }
+  return out;
+}
+
+/** The imports that break the inside rules or reach past a package's face. */
+function insideViolations(imports: [string, string][]): string[] {
+  const out: string[] = [];
+  for (const [from, target] of imports) {
+    for (const [folder, banned] of Object.entries(INSIDE)) {
+      if (from.startsWith(folder) && banned.some((b) => matches(target, b))) out.push(`${from} imports ${target}`);
+    }
+    for (const [folder, face] of Object.entries(FACES)) {
+      if (!from.startsWith(folder) && target.startsWith(folder) && target !== face) out.push(`${from} imports ${target}, past ${face}`);
+    }
+  }
+  return out;
+}
+
+t.test('the shard sides stay apart, and the cluster is imported only through its face', async (t) => {
+  const imports = allImports();
+  t.ok(imports.some(([from]) => from.startsWith('shard/main/')), 'read shard/main');
+  t.ok(imports.some(([, target]) => target === 'cluster/index'), 'the composition root imports the cluster through its face');
+  t.same(insideViolations(imports), [], 'no import across the shard sides or past the cluster face');
+});
+
+t.test('the inside checks catch a crossing and a reach past the face', async (t) => {
+  t.same(insideViolations([
+    ['shard/main/replica', 'shard/owner/host'],
+    ['shard/owner/host', 'shard/protocol/messages'],
+    ['shard/protocol/codec', 'shard/main/requests'],
+    ['main', 'cluster/store/bots'],
+    ['main', 'cluster/index'],
+    ['cluster/node', 'cluster/store/bots'],
+  ]), [
+    'shard/main/replica imports shard/owner/host',
+    'shard/protocol/codec imports shard/main/requests',
+    'main imports cluster/store/bots, past cluster/index',
+  ]);
+  t.ok(matches('shard/protocol/messages', 'shard/protocol/'));
+  t.notOk(matches('shard/protocolx', 'shard/protocol/'));
+  t.ok(matches('game/types', 'game/types'));
+  t.notOk(matches('game/view', 'game/types'));
 });
 
 t.test('the checker itself catches an upward import', async (t) => {

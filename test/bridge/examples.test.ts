@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../src/domain/clock.js';
 import { bootApp } from '../helpers/app.js';
-import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, ROOT, startBridge } from './support.js';
+import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, ROOT, startBridge } from '../helpers/bridge.js';
 
 /** A long seed grace on a clock that never moves: the opening roll waits for the bridge's seed. */
 const boot = (t: Parameters<typeof bootApp>[0]) => bootApp(t, { overrides: { 'games.seedGraceMs': 600_000 } });

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootApp } from '../helpers/app.js';
-import { ended, failures, FAULTY_ENGINE, startBridge } from './support.js';
+import { ended, failures, FAULTY_ENGINE, startBridge } from '../helpers/bridge.js';
 
 function marker(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'dicechess-faulty-'));

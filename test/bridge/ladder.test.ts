@@ -3,7 +3,7 @@
 // each off the ladder and stops it; a bridge's public seek is taken and the game played.
 import t from 'tap';
 import { bootApp } from '../helpers/app.js';
-import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, startBridge } from './support.js';
+import { ended, failures, GREEDY_ENGINE, RANDOM_ENGINE, startBridge } from '../helpers/bridge.js';
 
 t.test('two bridges on the ladder play the mirror pair they are given', async (t) => {
   const app = await bootApp(t, { overrides: { 'ladder.pairIntervalMs': 86_400_000 } });

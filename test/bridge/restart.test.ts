@@ -4,8 +4,8 @@
 // while none does), so the second server need not win back the first one's port.
 import t from 'tap';
 import net from 'node:net';
-import { harness } from '../persistence/harness.js';
-import { ended, failures, RANDOM_ENGINE, startBridge } from './support.js';
+import { harness } from '../helpers/persistence.js';
+import { ended, failures, RANDOM_ENGINE, startBridge } from '../helpers/bridge.js';
 
 /** A loopback TCP relay to `target.port`; connections made while it is 0 are dropped at once. */
 async function relay(t: { teardown(fn: () => Promise<void>): void }, target: { port: number }): Promise<{ base: string; cut(): void }> {

@@ -3,7 +3,7 @@
 // links every game to its replay.
 import t from 'tap';
 import { Bot, type Json } from '../helpers/bot.js';
-import { rig } from './support.js';
+import { rig } from '../helpers/browser.js';
 
 const PLAYERS = [{ team: 'house', name: 'greedy' }, { team: 'house', name: 'random' }];
 

@@ -6,7 +6,7 @@ import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import type { SeatPlayer } from '../../src/domain/types.js';
 import { diskStore } from '../helpers/app.js';
 import { UNLIMITED } from '../helpers/bot.js';
-import { rig } from './support.js';
+import { rig } from '../helpers/browser.js';
 
 const BOTS = [
   { name: 'alpha', rating: 1820, rd: 60 },

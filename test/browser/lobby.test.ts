@@ -2,7 +2,7 @@
 // accepts it; both pages land on the same game, in opposite seats, each able to play its own.
 import t from 'tap';
 import { Bot, UNLIMITED } from '../helpers/bot.js';
-import { rig } from './support.js';
+import { rig } from '../helpers/browser.js';
 
 t.test('a guest opens a seek, another accepts it from the lobby list; both play the same game', async (t) => {
   const { app, context, page, foreign, errors } = await rig(t, { overrides: { 'games.seedGraceMs': 600_000 } });

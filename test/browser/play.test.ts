@@ -3,7 +3,7 @@
 // a click on its target, and the page shows the result at the end.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { rig, shownTurns, turnKey, untilShown, type MiniDoc } from './support.js';
+import { rig, shownTurns, turnKey, untilShown, type MiniDoc } from '../helpers/browser.js';
 
 const VALUE: Record<string, number> = { king: 100, queen: 9, rook: 5, bishop: 3, knight: 3, pawn: 1 };
 

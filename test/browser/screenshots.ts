@@ -12,7 +12,7 @@ import { projectFile } from '../../src/paths.js';
 import { openStore } from '../../src/store/index.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { prng } from '../helpers/prng.js';
-import { rig } from './support.js';
+import { rig } from '../helpers/browser.js';
 
 const OUT = projectFile('docs', 'screenshots');
 const teardowns: (() => unknown)[] = [];

@@ -6,7 +6,7 @@ import { Bot, UNLIMITED } from '../helpers/bot.js';
 import { fullTree } from '../helpers/games.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { prng as rng } from '../helpers/prng.js';
-import { rig, shownTurns, turnKey, untilShown } from './support.js';
+import { rig, shownTurns, turnKey, untilShown } from '../helpers/browser.js';
 
 interface History {
   seed: string;

@@ -4,11 +4,11 @@
 // closes, and ages out when the node holding the stream dies without a word.
 import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
-import { AccountBus, accountToken } from '../../src/cluster/account-bus.js';
-import { connectCluster, type NatsConnection } from '../../src/cluster/nats.js';
+import { AccountBus, accountToken } from '../../src/cluster/sharing/account-bus.js';
+import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
 import { AccountHub } from '../../src/services/account-hub.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { Sink } from '../services/helpers.js';
+import { Sink } from '../helpers/services.js';
 
 const TTL = 1500;
 const cluster = await startNatsCluster({ name: 'dc-acct' });

@@ -2,10 +2,10 @@
 // see each other's registrations and token rotations, one wins a registration race, and concurrent
 // read-modify-writes from both lose nothing.
 import t from 'tap';
-import { connectCluster, openBucket } from '../../src/cluster/nats.js';
-import { KvBotStore, TICKET_TTL_MS } from '../../src/cluster/bots.js';
+import { connectCluster, openBucket } from '../../src/cluster/transport/nats.js';
+import { KvBotStore, TICKET_TTL_MS } from '../../src/cluster/store/bots.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { bot } from '../store/fixtures.js';
+import { bot } from '../helpers/store-fixtures.js';
 
 const cluster = await startNatsCluster({ name: 'dc-bots' });
 const ncA = await connectCluster([cluster.urls[0]], 'node-a');

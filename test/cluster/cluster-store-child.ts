@@ -1,8 +1,8 @@
 // Child process for cluster-store-crash.test.ts (not a test itself): opens the cluster store, computes
 // the rating batch of every pending game at the time it is given and applies it, saying on stdout when
 // it starts and when it is done. The parent kills it with SIGKILL in between.
-import { connectCluster } from '../../src/cluster/nats.js';
-import { ClusterStore } from '../../src/cluster/cluster-store.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { ClusterStore } from '../../src/cluster/store/cluster-store.js';
 import { computeBatch } from '../../src/services/ratings.js';
 
 const [servers, prefix, at] = process.argv.slice(2);

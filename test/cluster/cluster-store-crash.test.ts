@@ -5,15 +5,15 @@
 import t from 'tap';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { ClusterStore, openLeaderBucket } from '../../src/cluster/cluster-store.js';
-import { batchId, journalKey } from '../../src/cluster/cluster-ratings.js';
-import { eachLimited } from '../../src/cluster/kv-replica.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { ClusterStore, openLeaderBucket } from '../../src/cluster/store/cluster-store.js';
+import { batchId, journalKey } from '../../src/cluster/store/ratings.js';
+import { eachLimited } from '../../src/cluster/store/kv-replica.js';
 import { computeBatch } from '../../src/services/ratings.js';
 import type { GameRecord } from '../../src/domain/records.js';
 import { startNatsCluster } from '../helpers/nats-cluster.js';
 import { spawnBound } from '../helpers/spawn-bound.js';
-import { bot, ended, game, linesFor, seat } from '../store/fixtures.js';
+import { bot, ended, game, linesFor, seat } from '../helpers/store-fixtures.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'cluster-store-child.js');
 const PREFIX = 'crash_';

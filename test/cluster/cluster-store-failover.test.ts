@@ -5,12 +5,12 @@
 // written is missing or doubled. (The watches of both replicas may have lived on the dead server: they
 // are started again from the last revision seen, see kv-replica.ts.)
 import t from 'tap';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { ClusterStore, openLeaderBucket } from '../../src/cluster/cluster-store.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { ClusterStore, openLeaderBucket } from '../../src/cluster/store/cluster-store.js';
 import { computeBatch } from '../../src/services/ratings.js';
 import type { GameRecord } from '../../src/domain/records.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { bot, ended, game, linesFor } from '../store/fixtures.js';
+import { bot, ended, game, linesFor } from '../helpers/store-fixtures.js';
 
 const cluster = await startNatsCluster({ name: 'dc-cstore-failover' });
 const ncA = await connectCluster(cluster.urls, 'node-a');

@@ -5,16 +5,16 @@
 // and one batch applied by two nodes at once counted once.
 import t from 'tap';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connectCluster, openBucket } from '../../src/cluster/nats.js';
-import { ClusterStore, CHUNK, encode, keys } from '../../src/cluster/cluster-store.js';
-import { batchId, journalKey } from '../../src/cluster/cluster-ratings.js';
+import { connectCluster, openBucket } from '../../src/cluster/transport/nats.js';
+import { ClusterStore, CHUNK, encode, keys } from '../../src/cluster/store/cluster-store.js';
+import { batchId, journalKey } from '../../src/cluster/store/ratings.js';
 import type { GameRecord, Rating } from '../../src/domain/records.js';
 import type { RatingBatch } from '../../src/domain/ratings.js';
-import type { EventRecord } from '../../src/domain/events.js';
+import type { EventRecord } from '../../src/domain/tournaments.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { storeSuite } from '../store/suite.js';
-import { ratingsSuite } from '../store/ratings-suite.js';
-import { bot, ended, game, history, linesFor } from '../store/fixtures.js';
+import { storeSuite } from '../helpers/store-suite.js';
+import { ratingsSuite } from '../helpers/store-ratings-suite.js';
+import { bot, ended, game, history, linesFor } from '../helpers/store-fixtures.js';
 
 const cluster = await startNatsCluster({ name: 'dc-cstore' });
 const ncA = await connectCluster([cluster.urls[0]], 'node-a');

@@ -2,8 +2,8 @@
 // store once another writer took the game over, a retried append is stored once, and a replay gives
 // back every version in order with the takeover markers between owners.
 import t from 'tap';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog, type AppendResult } from '../../src/cluster/game-log.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog, type AppendResult } from '../../src/cluster/log/game-log.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-log' });

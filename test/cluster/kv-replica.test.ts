@@ -5,8 +5,8 @@
 // dies) is replaced, the replica catching up from the revision it had.
 import t from 'tap';
 import type { Test } from 'tap';
-import { connectCluster, openBucket } from '../../src/cluster/nats.js';
-import { KvReplica, TICKET_TTL_MS } from '../../src/cluster/kv-replica.js';
+import { connectCluster, openBucket } from '../../src/cluster/transport/nats.js';
+import { KvReplica, TICKET_TTL_MS } from '../../src/cluster/store/kv-replica.js';
 import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 

@@ -2,8 +2,8 @@
 // stdout when it holds it and when it notices it lost it; after the loss it tries one write with its
 // old revision and reports whether the bucket refused it. The parent pauses it with SIGSTOP.
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/nats.js';
-import { isRevisionConflict, Lease } from '../../src/cluster/lease.js';
+import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/transport/nats.js';
+import { isRevisionConflict, Lease } from '../../src/cluster/coordination/lease.js';
 
 const [servers, bucket, key, ttl] = process.argv.slice(2);
 const nc = await connectCluster(servers.split(','), 'lease-child');

@@ -3,7 +3,7 @@
 // real-cluster behaviour is in lease.test.ts.
 import t, { type Test } from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { Lease, LeaseCandidate, type LeaseLoss } from '../../src/cluster/lease.js';
+import { Lease, LeaseCandidate, type LeaseLoss } from '../../src/cluster/coordination/lease.js';
 import { FakeKv } from '../helpers/fake-lease-kv.js';
 
 const TTL = 3000;

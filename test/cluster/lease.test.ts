@@ -5,8 +5,8 @@ import t from 'tap';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/nats.js';
-import { Lease, LeaseCandidate } from '../../src/cluster/lease.js';
+import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/transport/nats.js';
+import { Lease, LeaseCandidate } from '../../src/cluster/coordination/lease.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 import { spawnBound } from '../helpers/spawn-bound.js';
 

@@ -4,8 +4,8 @@
 // server is down (on 2.9 a new consumer may be placed on the dead server) still return the whole game.
 import t from 'tap';
 import { jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog } from '../../src/cluster/game-log.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog } from '../../src/cluster/log/game-log.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-logfo' });

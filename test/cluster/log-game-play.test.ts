@@ -5,16 +5,16 @@
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog } from '../../src/cluster/game-log.js';
-import { openLiveIndex } from '../../src/cluster/live-index.js';
-import { FencedError, LogGameStore } from '../../src/cluster/log-game-store.js';
-import { foldVersion, type Folded } from '../../src/cluster/record-codec.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog } from '../../src/cluster/log/game-log.js';
+import { openLiveIndex } from '../../src/cluster/log/live-index.js';
+import { FencedError, LogGameStore } from '../../src/cluster/log/log-game-store.js';
+import { foldVersion, type Folded } from '../../src/cluster/log/record-codec.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { GameRegistry } from '../../src/game/game-registry.js';
 import type { GameHandle } from '../../src/game/types.js';
-import { shardIndex } from '../../src/shard/protocol.js';
-import { Logs, bot, playRandom, rng } from '../game/helpers.js';
+import { shardIndex } from '../../src/shard/protocol/messages.js';
+import { Logs, bot, playRandom, rng } from '../helpers/game.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const SHARDS = 4;

@@ -3,14 +3,14 @@
 // mirror pairs, a withheld reveal), the old owner is fenced, and what a crash leaves half done (an
 // ending not archived, a game listed before its first version) is settled by the next owner.
 import t from 'tap';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog, type GameWriter } from '../../src/cluster/game-log.js';
-import { openLiveIndex } from '../../src/cluster/live-index.js';
-import { FencedError, LogGameStore, type LogGameStoreOptions } from '../../src/cluster/log-game-store.js';
-import { encodeVersion, foldVersion } from '../../src/cluster/record-codec.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog, type GameWriter } from '../../src/cluster/log/game-log.js';
+import { openLiveIndex } from '../../src/cluster/log/live-index.js';
+import { FencedError, LogGameStore, type LogGameStoreOptions } from '../../src/cluster/log/log-game-store.js';
+import { encodeVersion, foldVersion } from '../../src/cluster/log/record-codec.js';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
-import { shardIndex, shardKey } from '../../src/shard/protocol.js';
-import { ended, game, history, line } from '../store/fixtures.js';
+import { shardIndex, shardKey } from '../../src/shard/protocol/messages.js';
+import { ended, game, history, line } from '../helpers/store-fixtures.js';
 import { startNatsCluster } from '../helpers/nats-cluster.js';
 
 const SHARDS = 8;

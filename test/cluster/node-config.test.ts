@@ -2,8 +2,8 @@
 // DICECHESS_NODE over the file; a cluster without a node name, a bad URL or a bad name is refused.
 import t from 'tap';
 import { parseServeFlags, serveConfig, type ServeFlags } from '../../src/cli/serve-flags.js';
-import { shardOf } from '../../src/cluster/ownership.js';
-import { shardIndex, shardKey } from '../../src/shard/protocol.js';
+import { shardOf } from '../../src/cluster/coordination/ownership.js';
+import { shardIndex, shardKey } from '../../src/shard/protocol/messages.js';
 
 function flags(...args: string[]): ServeFlags {
   const f = parseServeFlags(args);

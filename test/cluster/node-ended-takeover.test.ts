@@ -4,15 +4,15 @@
 // itself plays the owner that dies: it holds shard 1's lease, starts a game there (index key, first
 // version, the announcement every node gets), appends the game's ending, and lets the lease go.
 import t from 'tap';
-import { GameLog } from '../../src/cluster/game-log.js';
-import { Lease } from '../../src/cluster/lease.js';
-import { openLiveIndex } from '../../src/cluster/live-index.js';
-import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/nats.js';
-import { encodeReplies, outSubject } from '../../src/cluster/nats-transport.js';
-import { encodeVersion } from '../../src/cluster/record-codec.js';
+import { GameLog } from '../../src/cluster/log/game-log.js';
+import { Lease } from '../../src/cluster/coordination/lease.js';
+import { openLiveIndex } from '../../src/cluster/log/live-index.js';
+import { connectCluster, leaseBucket, openBucket } from '../../src/cluster/transport/nats.js';
+import { encodeReplies, outSubject } from '../../src/cluster/transport/nats-transport.js';
+import { encodeVersion } from '../../src/cluster/log/record-codec.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { shardIndex } from '../../src/shard/protocol.js';
-import { ended, game } from '../store/fixtures.js';
+import { shardIndex } from '../../src/shard/protocol/messages.js';
+import { ended, game } from '../helpers/store-fixtures.js';
 import type { Json } from '../helpers/bot.js';
 import { call } from '../helpers/cluster-play.js';
 import { settingsFile, startNode } from '../helpers/cluster-nodes.js';

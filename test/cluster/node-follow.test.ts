@@ -13,7 +13,7 @@ import { randomPath, type Tree } from '../helpers/play.js';
 import { prng } from '../helpers/prng.js';
 import { versionGaps } from '../helpers/audit.js';
 import { eventually } from '../helpers/nats-cluster.js';
-import { shardIndex, shardKey } from '../../src/shard/protocol.js';
+import { shardIndex, shardKey } from '../../src/shard/protocol/messages.js';
 
 type Json = any;
 const SHARDS = 6;

@@ -19,8 +19,8 @@ import { EventStream, kindOf } from '../helpers/event-stream.js';
 import {
   checkMoves, checkStreams, follow, followers, gamesOf, historyOf, Inbox, inTurn, notInOrder, playedBy, registerBot, registerHook, running, startWebhookHub, treeReads,
   type Followed, type Seat,
-} from '../helpers/cluster-cbots.js';
-import { shardOf } from '../../src/cluster/ownership.js';
+} from '../helpers/cluster-bots.js';
+import { shardOf } from '../../src/cluster/coordination/ownership.js';
 
 type Json = any;
 const SHARDS = 6;

@@ -8,13 +8,13 @@
 // The paused node says it dropped each shard; every game ends with every acknowledged move in its
 // history once, in order.
 import t from 'tap';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog } from '../../src/cluster/game-log.js';
-import { openLiveIndex } from '../../src/cluster/live-index.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog } from '../../src/cluster/log/game-log.js';
+import { openLiveIndex } from '../../src/cluster/log/live-index.js';
 import { eventually } from '../helpers/nats-cluster.js';
 import { settled, type ClusterNodeProc } from '../helpers/cluster-nodes.js';
 import { checkPlayed, playHouseGame, type Played } from '../helpers/cluster-play.js';
-import { auditLog, linesFrom, pauseNode, resumeNode, startRestartableCluster } from '../helpers/cluster-cpause.js';
+import { auditLog, linesFrom, pauseNode, resumeNode, startRestartableCluster } from '../helpers/cluster-pause.js';
 
 const GAMES = 6;
 const SHARDS = 6;

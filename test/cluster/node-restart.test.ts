@@ -6,13 +6,13 @@
 // contiguous, every counting version written by the node that took the game over last; the bots'
 // streams reconnect and each new connection starts with a Snapshot.
 import t from 'tap';
-import { connectCluster } from '../../src/cluster/nats.js';
-import { GameLog } from '../../src/cluster/game-log.js';
-import { openLiveIndex } from '../../src/cluster/live-index.js';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog } from '../../src/cluster/log/game-log.js';
+import { openLiveIndex } from '../../src/cluster/log/live-index.js';
 import { kindOf } from '../helpers/event-stream.js';
 import { eventually } from '../helpers/nats-cluster.js';
 import { checkPlayed, playHouseGame, type Played } from '../helpers/cluster-play.js';
-import { auditLog, startRestartableCluster } from '../helpers/cluster-cpause.js';
+import { auditLog, startRestartableCluster } from '../helpers/cluster-pause.js';
 
 const GAMES = 6;
 const SHARDS = 6;

@@ -3,7 +3,7 @@
 // leases. The real-cluster behaviour is in ownership.test.ts and node-pause.test.ts.
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { ShardOwnership } from '../../src/cluster/ownership.js';
+import { ShardOwnership } from '../../src/cluster/coordination/ownership.js';
 import { FakeKv } from '../helpers/fake-lease-kv.js';
 
 const TTL = 3000;

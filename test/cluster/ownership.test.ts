@@ -3,8 +3,8 @@
 // joins gets its share, handed over with a drain before each release.
 import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
-import { ShardOwnership, assigned, shardOf } from '../../src/cluster/ownership.js';
+import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { ShardOwnership, assigned, shardOf } from '../../src/cluster/coordination/ownership.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const TTL = 1500;

@@ -7,17 +7,17 @@
 // no queue) makes of the same games at the same times.
 import t from 'tap';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connectCluster, type NatsConnection } from '../../src/cluster/nats.js';
-import { ClusterStore } from '../../src/cluster/cluster-store.js';
-import { ResultsQueue } from '../../src/cluster/results.js';
-import { ResultsFeed } from '../../src/cluster/rating-feed.js';
+import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { ClusterStore } from '../../src/cluster/store/cluster-store.js';
+import { ResultsQueue } from '../../src/cluster/store/results.js';
+import { ResultsFeed } from '../../src/cluster/store/rating-feed.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { GameRecord } from '../../src/domain/records.js';
 import type { Store } from '../../src/store/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { RatingBatcher, type RatingFeed } from '../../src/services/ratings.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
-import { bot, ended, game, linesFor, seat } from '../store/fixtures.js';
+import { bot, ended, game, linesFor, seat } from '../helpers/store-fixtures.js';
 
 const cluster = await startNatsCluster({ name: 'dc-rfeed' });
 const conns: NatsConnection[] = [];

@@ -2,8 +2,8 @@
 // twice is stored once; a rater that dies before acknowledging leaves its results to the next one;
 // with a write that recognises rated games, every game is rated exactly once.
 import t from 'tap';
-import { connectCluster, type NatsConnection } from '../../src/cluster/nats.js';
-import { ResultsQueue, type PendingResult } from '../../src/cluster/results.js';
+import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { ResultsQueue, type PendingResult } from '../../src/cluster/store/results.js';
 import { startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-results' });

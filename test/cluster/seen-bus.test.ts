@@ -3,8 +3,8 @@
 // others at most once per bot per throttle period.
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { connectCluster, type NatsConnection } from '../../src/cluster/nats.js';
-import { SeenBus } from '../../src/cluster/seen-bus.js';
+import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { SeenBus } from '../../src/cluster/sharing/seen-bus.js';
 import { Presence } from '../../src/services/presence.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 

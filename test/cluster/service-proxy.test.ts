@@ -4,9 +4,9 @@
 // never a hang), a retried call runs once, and calls follow the service when its lease moves.
 import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
-import { LeaseCandidate } from '../../src/cluster/lease.js';
-import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
-import { heldService, remoteService, serveService, type CallFailure } from '../../src/cluster/service-proxy.js';
+import { LeaseCandidate } from '../../src/cluster/coordination/lease.js';
+import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { heldService, remoteService, serveService, type CallFailure } from '../../src/cluster/sharing/service-proxy.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-svc' });

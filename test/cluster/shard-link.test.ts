@@ -3,8 +3,8 @@
 // retried after a lost answer is handled once.
 import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, type NatsConnection } from '../../src/cluster/nats.js';
-import { ShardClient, ShardServer, ShardUnavailable } from '../../src/cluster/shard-link.js';
+import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { ShardClient, ShardServer, ShardUnavailable } from '../../src/cluster/transport/shard-link.js';
 import { startNatsCluster } from '../helpers/nats-cluster.js';
 
 const cluster = await startNatsCluster({ name: 'dc-link' });

@@ -3,8 +3,8 @@
 // holder stopped it), and a node leaving in order hands its services over.
 import t from 'tap';
 import { systemClock } from '../../src/domain/clock.js';
-import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/nats.js';
-import { Singletons, type SingletonService } from '../../src/cluster/singletons.js';
+import { connectCluster, leaseBucket, openBucket, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { Singletons, type SingletonService } from '../../src/cluster/coordination/singletons.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
 const TTL = 1500;

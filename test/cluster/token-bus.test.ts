@@ -3,8 +3,8 @@
 // node plays on another; a token past its lifetime is refused everywhere.
 import t from 'tap';
 import { ManualClock } from '../../src/domain/clock.js';
-import { connectCluster, type NatsConnection } from '../../src/cluster/nats.js';
-import { TokenBus } from '../../src/cluster/token-bus.js';
+import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
+import { TokenBus } from '../../src/cluster/sharing/token-bus.js';
 import { IdentityService } from '../../src/services/identity.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';

@@ -6,7 +6,7 @@ import type { Principal } from '../../src/domain/types.js';
 import type { EdgeDeps } from '../../src/edge/deps.js';
 import { challengeHandlers } from '../../src/edge/handlers/challenges.js';
 import { lobbyHandlers } from '../../src/edge/handlers/lobby.js';
-import { serviceUnavailable, isUnavailable } from '../../src/services/remote.js';
+import { serviceUnavailable, isUnavailable } from '../../src/services/remote-service.js';
 
 const bot: Principal = { id: 'bot:team:t:b', tier: 'registered', team: 't', name: 'b' };
 const later = <T>(v: T): Promise<T> => new Promise((r) => setTimeout(() => r(v), 5));

@@ -1,7 +1,7 @@
 // DFEN parsing and serialising (docs/ENGINE.md: DFEN).
 import t from 'tap';
 import { START_FEN, formatDfen, parseDfen, withDice } from '../../src/engine/index.js';
-import { mustParse } from './helpers.js';
+import { mustParse } from '../helpers/engine.js';
 
 t.test('start position parses and serialises back unchanged (DFEN)', async (t) => {
   const p = mustParse(START_FEN);

@@ -1,7 +1,7 @@
 // The binary tree format and its readers (docs/ENGINE.md: the legal-move tree wire JSON, docs/ENGINE.md byte layout).
 import t from 'tap';
 import { START_FEN, legalTree, treeHasPath, treeLeafCount, treePaths, treeToJson, treeToObject } from '../../src/engine/index.js';
-import { posWith } from './helpers.js';
+import { posWith } from '../helpers/engine.js';
 
 const PROMO = '4k3/3P4/8/8/8/8/8/4K3 w - - 0 1';
 

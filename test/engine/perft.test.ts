@@ -4,8 +4,8 @@
 // cross-check below recomputes the reference live at small depths.
 import t from 'tap';
 import { START_FEN, perft } from '../../src/engine/index.js';
-import { KIWIPETE, mustParse } from './helpers.js';
-import { refParse, refPerft } from './reference.js';
+import { KIWIPETE, mustParse } from '../helpers/engine.js';
+import { refParse, refPerft } from '../helpers/engine-reference.js';
 
 // Depths 1..5 for dice 1..6. Start position: the standard chess initial position.
 const START_TABLE: number[][] = [

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import {
   applyTurn, formatDfen, legalTree, parseDfen, treeHasPath, treeLeafCount, treePaths, treeToJson, treeToObject,
 } from '../../src/engine/index.js';
-import { KIWIPETE, START_FEN, playout, posWith, prng } from './helpers.js';
+import { KIWIPETE, START_FEN, playout, posWith, prng } from '../helpers/engine.js';
 
 const STARTS = [START_FEN, KIWIPETE, 'r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1'];
 

@@ -3,8 +3,8 @@
 // and on hand-made positions full of castling, en passant and promotion chances.
 import t from 'tap';
 import { applyTurn, legalTree, treePaths, treeToJson } from '../../src/engine/index.js';
-import { KIWIPETE, START_FEN, playout, posWith, prng, roll } from './helpers.js';
-import { refApply, refParse, refTree } from './reference.js';
+import { KIWIPETE, START_FEN, playout, posWith, prng, roll } from '../helpers/engine.js';
+import { refApply, refParse, refTree } from '../helpers/engine-reference.js';
 
 const STARTS = [
   START_FEN,

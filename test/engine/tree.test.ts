@@ -1,7 +1,7 @@
 // Legal-move trees of hand-checked positions (docs/ENGINE.md: the turn, piece moves, the legal-move tree).
 import t from 'tap';
 import { START_FEN, applyTurn, legalTree, treeHasPath, treePaths, treeToJson, treeToObject } from '../../src/engine/index.js';
-import { posWith } from './helpers.js';
+import { posWith } from '../helpers/engine.js';
 
 const tree = (fen: string, dice: number[]) => legalTree(posWith(fen, dice));
 const firstMoves = (fen: string, dice: number[]) => Object.keys(treeToObject(tree(fen, dice).bytes));

@@ -3,7 +3,7 @@ import t from 'tap';
 import {
   START_FEN, applyTurn, capturedBy, isDraw, legalTree, passTurn, treeHasPath, treeToObject, type TurnOutcome,
 } from '../../src/engine/index.js';
-import { posWith } from './helpers.js';
+import { posWith } from '../helpers/engine.js';
 
 function play(fen: string, dice: number[], moves: string[]): TurnOutcome {
   const r = applyTurn(posWith(fen, dice), moves);

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { ManualClock, type TimerHandle } from '../../src/domain/clock.js';
 import type { Clocks, TimeControl } from '../../src/domain/types.js';
-import { Recorder, bot, has, lacks, openWith, playRandom, rng, settle, setup } from './helpers.js';
+import { Recorder, bot, has, lacks, openWith, playRandom, rng, settle, setup } from '../helpers/game.js';
 
 const BLOCKED = '7k/8/8/8/4p3/4P3/8/K7 w - - 0 1';
 

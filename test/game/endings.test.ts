@@ -3,7 +3,7 @@ import t from 'tap';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import {
   MemoryStore, Recorder, RecordingStore, bot, has, lacks, openWith, rng, playRandom, settle, setup,
-} from './helpers.js';
+} from '../helpers/game.js';
 
 const KINGS_AND_QUEEN = '4k3/8/8/7Q/8/8/8/4K3 w - - 0 1';
 const BLOCKED = '7k/8/8/8/4p3/4P3/8/K7 w - - 0 1';

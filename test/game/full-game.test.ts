@@ -6,7 +6,7 @@ import { commitOf, hexToSeed, rollDice } from '../../src/fair/index.js';
 import type { GameEvent, HistoryEntry } from '../../src/domain/types.js';
 import {
   MemoryStore, Recorder, RecordingStore, bot, pendingTree, playRandom, rng, seedsFor, settle, setup,
-} from './helpers.js';
+} from '../helpers/game.js';
 
 /** Replays history from `start` with the engine; returns the first mismatch or null. */
 function replayMismatch(start: string, history: HistoryEntry[]): string | null {

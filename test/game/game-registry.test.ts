@@ -2,7 +2,7 @@
 // (a throwing listener is contained), and start positions checked at creation.
 import t from 'tap';
 import type { GameRecord } from '../../src/domain/records.js';
-import { MemoryStore, RecordingStore, bot, settle, setup } from './helpers.js';
+import { MemoryStore, RecordingStore, bot, settle, setup } from '../helpers/game.js';
 
 const spec = (w: string, b: string) => ({ white: bot(w), black: bot(b), timeControl: { Unlimited: {} }, rated: false });
 

@@ -8,7 +8,7 @@ import type { HouseKind } from '../../src/game/house.js';
 import { chooseTurn, greedyChoice, leafPathAt, leafPaths } from '../../src/game/house.js';
 import type { GameHandle } from '../../src/game/types.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
-import { MemoryStore, Recorder, bot, playRandom, rng, settle, setup } from './helpers.js';
+import { MemoryStore, Recorder, bot, playRandom, rng, settle, setup } from '../helpers/game.js';
 
 const HOUSE_RANDOM = bot('random', 'house');
 const HOUSE_GREEDY = bot('greedy', 'house');

@@ -9,7 +9,7 @@ import { clearReadCaches } from '../../src/game/read-cache.js';
 import { leafPaths } from '../../src/game/house.js';
 import { ILLEGAL_TURN } from '../../src/game/verdicts.js';
 import type { LegalMoveTree } from '../../src/domain/types.js';
-import { UNLIMITED, bot, playRandom, rng, settle, setup } from './helpers.js';
+import { UNLIMITED, bot, playRandom, rng, settle, setup } from '../helpers/game.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

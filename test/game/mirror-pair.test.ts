@@ -6,7 +6,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import type { GameHandle } from '../../src/game/types.js';
 import { reachedOf } from '../../src/game/mirror-pair.js';
 import type { TimeControl } from '../../src/domain/types.js';
-import { MemoryStore, Recorder, bot, playRandom, rng, settle, setup, type Setup } from './helpers.js';
+import { MemoryStore, Recorder, bot, playRandom, rng, settle, setup, type Setup } from '../helpers/game.js';
 
 const LADDER: TimeControl = { Fischer: { initialSeconds: 300, incrementSeconds: 3 } };
 

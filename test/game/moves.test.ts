@@ -2,7 +2,7 @@
 // over; each refusal of a live game is a Rejected event with its own version. And 'busy'.
 import t from 'tap';
 import { leafPaths } from '../../src/game/house.js';
-import { Recorder, bot, has, openWith, pendingTree, settle, setup } from './helpers.js';
+import { Recorder, bot, has, openWith, pendingTree, settle, setup } from '../helpers/game.js';
 
 async function game(o: { startFen?: string; mailboxSize?: number } = {}) {
   const s = setup({ config: o.mailboxSize ? { mailboxSize: o.mailboxSize } : {} });

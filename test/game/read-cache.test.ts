@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { GameRecord } from '../../src/domain/records.js';
 import { clearReadCaches, forgetGame, GameReadCache, historyJsonCache, movesJsonCache, ReadCache } from '../../src/game/read-cache.js';
-import { GameShelf } from '../../src/game/shelf.js';
+import { GameShelf } from '../../src/game/game-table.js';
 import type { GameHandle } from '../../src/game/types.js';
 
 t.test('a read cache stays within its bound and keeps the most recently read', async (t) => {

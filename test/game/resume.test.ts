@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/domain/clock.js';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
 import { effectiveSeeds } from '../../src/game/view.js';
 import type { GameRecord } from '../../src/domain/records.js';
-import { MemoryStore, Recorder, RecordingStore, bot, has, openWith, playRandom, rng, settle, setup } from './helpers.js';
+import { MemoryStore, Recorder, RecordingStore, bot, has, openWith, playRandom, rng, settle, setup } from '../helpers/game.js';
 
 const HOUR = 3_600_000;
 

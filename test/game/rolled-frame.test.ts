@@ -5,7 +5,7 @@ import t from 'tap';
 import { applyTurn, legalTree, parseDfen, passTurn, START_FEN, treePaths, withDice } from '../../src/engine/index.js';
 import { eventLine } from '../../src/wire/encode.js';
 import { PendingTree, rolledFrame } from '../../src/game/view.js';
-import { treeJsonOfLine } from '../../src/shard/protocol.js';
+import { treeJsonOfLine } from '../../src/shard/protocol/messages.js';
 import type { Clocks } from '../../src/domain/types.js';
 import { prng as rng } from '../helpers/prng.js';
 

@@ -2,7 +2,7 @@
 // malformed ones are Rejected; the opening roll waits for both seeds or the grace period.
 import t from 'tap';
 import { hexToSeed, rollDice } from '../../src/fair/index.js';
-import { Recorder, bot, settle, setup } from './helpers.js';
+import { Recorder, bot, settle, setup } from '../helpers/game.js';
 
 const A16 = 'a'.repeat(16);
 const B256 = 'b'.repeat(256);

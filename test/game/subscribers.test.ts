@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { GameEvent } from '../../src/domain/types.js';
 import type { GameSubscriber } from '../../src/game/types.js';
-import { Recorder, bot, has, openWith, playRandom, rng, settle, setup } from './helpers.js';
+import { Recorder, bot, has, openWith, playRandom, rng, settle, setup } from '../helpers/game.js';
 
 t.test('every subscriber gets the same frame; a throwing one is dropped', async (t) => {
   const s = setup();

@@ -3,7 +3,7 @@
 // hang, lose their answers, or hold key listings until the test lets them go.
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { ManualClock } from '../../src/domain/clock.js';
-import type { OwnershipKv } from '../../src/cluster/ownership.js';
+import type { OwnershipKv } from '../../src/cluster/coordination/ownership.js';
 
 export const conflict = () => new JetStreamApiError({ code: 400, err_code: 10071, description: 'wrong last sequence' });
 

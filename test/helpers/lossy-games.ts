@@ -11,10 +11,11 @@ import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { leafPaths } from '../../src/game/house.js';
 import type { GameHandle } from '../../src/game/types.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Command, ShardReply } from '../../src/shard/protocol.js';
-import { ShardedGames } from '../../src/shard/sharded-games.js';
-import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
-import type { GameReplica } from '../../src/shard/replica.js';
+import type { Command, ShardReply } from '../../src/shard/protocol/messages.js';
+import { ShardedGames } from '../../src/shard/main/sharded-games.js';
+import { LoopbackTransport } from '../../src/shard/loopback-transport.js';
+import { type ShardEvents, type ShardTransport } from '../../src/shard/protocol/transport.js';
+import type { GameReplica } from '../../src/shard/main/replica.js';
 import { tick } from './poll.js';
 import { prng } from './prng.js';
 

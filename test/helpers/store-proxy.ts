@@ -1,7 +1,7 @@
 // A Store that forwards every call to another; test wrappers extend it and override only the calls
 // they watch or hold back, so a new Store method needs adding in one place.
 import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
-import type { EventRecord } from '../../src/domain/events.js';
+import type { EventRecord } from '../../src/domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../src/domain/ratings.js';
 import type { Store } from '../../src/store/types.js';
 

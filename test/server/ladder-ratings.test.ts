@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { ManualClock } from '../../src/domain/clock.js';
 import { LEADERBOARD_DEFAULT_LIMIT } from '../../src/services/ladder.js';
-import { bot as botRecord } from '../store/fixtures.js';
+import { bot as botRecord } from '../helpers/store-fixtures.js';
 import { bootApp, diskStore, type TestApp } from '../helpers/app.js';
 import { referenceUpdate, type Ref } from '../helpers/glicko2-reference.js';
 import { Bot, type Json } from '../helpers/bot.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { botSeat, guestSeat } from '../../src/services/identity.js';
 import { AccountHub } from '../../src/services/account-hub.js';
-import { Sink, fakeHandle } from './helpers.js';
+import { Sink, fakeHandle } from '../helpers/services.js';
 
 t.test('every connection of an identity receives each event, serialised once as one ndjson line', async (t) => {
   const hub = new AccountHub();

@@ -6,7 +6,7 @@ import { ChallengeService, type ChallengeView } from '../../src/services/challen
 import type { ServiceResult } from '../../src/services/errors.js';
 import { GameAdmission } from '../../src/services/game-admission.js';
 import { IdentityService, builtInHouseBotIds } from '../../src/services/identity.js';
-import { FakeGames, Sink, flush, newStore } from './helpers.js';
+import { FakeGames, Sink, flush, newStore } from '../helpers/services.js';
 
 const MIN = 60 * 1000;
 

@@ -5,7 +5,7 @@ import {
   IdentityService, builtInHouseBotIds, parseHouseBotsEnv, slugLabel, type TokenResponse,
 } from '../../src/services/identity.js';
 import { hashToken } from '../../src/services/tokens.js';
-import { flush, gatedStore, laggingStore, newStore } from './helpers.js';
+import { flush, gatedStore, laggingStore, newStore } from '../helpers/services.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const HOUSE_TOKEN = 'operator-token-0123456789';

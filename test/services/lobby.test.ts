@@ -4,7 +4,7 @@ import type { Principal } from '../../src/domain/types.js';
 import type { ServiceResult } from '../../src/services/errors.js';
 import { IdentityService } from '../../src/services/identity.js';
 import { LobbyService, type SeekCreated } from '../../src/services/lobby.js';
-import { FakeGames, newStore } from './helpers.js';
+import { FakeGames, newStore } from '../helpers/services.js';
 
 const SEC = 1000;
 const MIN = 60 * SEC;

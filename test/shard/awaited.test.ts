@@ -9,10 +9,11 @@ import { silentLogger } from '../../src/domain/log.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { headOf, type Command, type ShardReply } from '../../src/shard/protocol.js';
-import { AWAITED_MS } from '../../src/shard/replica-feed.js';
-import { ShardedGames } from '../../src/shard/sharded-games.js';
-import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
+import { headOf, type Command, type ShardReply } from '../../src/shard/protocol/messages.js';
+import { AWAITED_MS } from '../../src/shard/main/replica-feed.js';
+import { ShardedGames } from '../../src/shard/main/sharded-games.js';
+import { clusterGames } from '../../src/cluster/transport/cluster-games.js';
+import type { ShardEvents, ShardTransport } from '../../src/shard/protocol/transport.js';
 import { tick, until } from '../helpers/poll.js';
 
 const bot = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
@@ -46,7 +47,8 @@ function node() {
   const clock = new ManualClock();
   const games = new ShardedGames({
     transport, shards: 1, store: new MemoryStore(), forwarded: true, clock, config: DEFAULT_GAME_CONFIG,
-    listeners: [], newId: () => 'unused', log: silentLogger, adoptUnknown: true,
+    listeners: [], newId: () => 'unused', log: silentLogger,
+    cluster: clusterGames({ idleMs: 60_000, max: 10_000 }),
   });
   return { transport, clock, games };
 }

@@ -2,7 +2,7 @@
 // reads back on its own (no state shared with earlier buffers), and it survives a transfer.
 import t from 'tap';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
-import { decodeBatch, encodeBatch } from '../../src/shard/codec.js';
+import { decodeBatch, encodeBatch } from '../../src/shard/protocol/codec.js';
 
 const command = { gameId: 'g-ÉÀ-42', seat: 'white', moves: ['e2e4', 'g1f3', 'd2d4'], at: 1_732_531_200_123 };
 const entry = {

@@ -14,8 +14,8 @@ import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { GameRegistry } from '../../src/game/game-registry.js';
 import { EndedGame } from '../../src/game/ended.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { ShardedGames } from '../../src/shard/sharded-games.js';
-import { LoopbackTransport } from '../../src/shard/transport.js';
+import { ShardedGames } from '../../src/shard/main/sharded-games.js';
+import { LoopbackTransport } from '../../src/shard/loopback-transport.js';
 import type { Seat } from '../../src/domain/types.js';
 
 declare module '../../src/game/commands.js' {

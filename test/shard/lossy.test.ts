@@ -13,10 +13,11 @@ import type { LegalMoveTree } from '../../src/domain/types.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { leafPaths } from '../../src/game/house.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Command, ShardReply } from '../../src/shard/protocol.js';
-import { ShardedGames } from '../../src/shard/sharded-games.js';
-import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
-import type { GameReplica } from '../../src/shard/replica.js';
+import type { Command, ShardReply } from '../../src/shard/protocol/messages.js';
+import { ShardedGames } from '../../src/shard/main/sharded-games.js';
+import { LoopbackTransport } from '../../src/shard/loopback-transport.js';
+import { type ShardEvents, type ShardTransport } from '../../src/shard/protocol/transport.js';
+import type { GameReplica } from '../../src/shard/main/replica.js';
 import { tick } from '../helpers/poll.js';
 import { lossyRun, stopRun, type Tally } from '../helpers/lossy-games.js';
 

@@ -4,8 +4,8 @@
 import t from 'tap';
 import {
   BATCH_MAX_BYTES, BATCH_MAX_MESSAGES, MOVING_FIELDS, chunked, headOf, messageBytes, shardIndex, shardKey, type ShardReply,
-} from '../../src/shard/protocol.js';
-import { ForwardingStore } from '../../src/shard/forwarding-store.js';
+} from '../../src/shard/protocol/messages.js';
+import { ForwardingStore } from '../../src/shard/owner/forwarding-store.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 
 const rec = (id: string, over: Partial<GameRecord> = {}): GameRecord => ({

@@ -8,12 +8,12 @@ import { silentLogger } from '../../src/domain/log.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import { ShardHost } from '../../src/shard/host.js';
-import type { Command, ShardReply } from '../../src/shard/protocol.js';
-import { ShardedGames } from '../../src/shard/sharded-games.js';
-import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
+import { ShardHost } from '../../src/shard/owner/host.js';
+import type { Command, ShardReply } from '../../src/shard/protocol/messages.js';
+import { ShardedGames } from '../../src/shard/main/sharded-games.js';
+import type { ShardEvents, ShardTransport } from '../../src/shard/protocol/transport.js';
 import { tick, until } from '../helpers/poll.js';
-import { announce } from './announce.js';
+import { announce } from '../helpers/shard-announce.js';
 
 const seat = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
 const spec = { white: seat('w'), black: seat('b'), timeControl: { Unlimited: {} }, rated: false };

@@ -8,13 +8,13 @@ import { SCHEMA_VERSION, type GameRecord } from '../../src/domain/records.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { leafPaths } from '../../src/game/house.js';
-import { LoopbackTransport } from '../../src/shard/transport.js';
-import type { Command, ShardReply } from '../../src/shard/protocol.js';
-import { HELD_MAX, ShardedGames } from '../../src/shard/sharded-games.js';
-import type { ShardEvents, ShardTransport } from '../../src/shard/transport.js';
+import { LoopbackTransport } from '../../src/shard/loopback-transport.js';
+import type { Command, ShardReply } from '../../src/shard/protocol/messages.js';
+import { HELD_MAX, ShardedGames } from '../../src/shard/main/sharded-games.js';
+import type { ShardEvents, ShardTransport } from '../../src/shard/protocol/transport.js';
 import { tick, until } from '../helpers/poll.js';
 import type { PayloadOf } from '../../src/game/commands.js';
-import { announce } from './announce.js';
+import { announce } from '../helpers/shard-announce.js';
 
 const isMove = (c: Command): c is Extract<Command, { t: 'game' }> => c.t === 'game' && c.name === 'move';
 

@@ -12,12 +12,13 @@ import { START_FEN, legalTree, parseDfen, treeToJson } from '../../src/engine/in
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { clearReadCaches, treeBytesCache, treeJsonCache } from '../../src/game/read-cache.js';
 import { MemoryStore } from '../../src/store/memory.js';
-import type { Command, ShardReply, TreeWire } from '../../src/shard/protocol.js';
-import { ShardedGames } from '../../src/shard/sharded-games.js';
-import { TREE_TEXT_BUDGET, TreeTexts, treeTexts } from '../../src/shard/tree-texts.js';
-import { LoopbackTransport, type ShardEvents, type ShardTransport } from '../../src/shard/transport.js';
+import type { Command, ShardReply, TreeWire } from '../../src/shard/protocol/messages.js';
+import { ShardedGames } from '../../src/shard/main/sharded-games.js';
+import { TREE_TEXT_BUDGET, TreeTexts, treeTexts } from '../../src/shard/main/tree-texts.js';
+import { LoopbackTransport } from '../../src/shard/loopback-transport.js';
+import { type ShardEvents, type ShardTransport } from '../../src/shard/protocol/transport.js';
 import { until } from '../helpers/poll.js';
-import { announce } from './announce.js';
+import { announce } from '../helpers/shard-announce.js';
 
 const bot = (id: string) => ({ id, face: { kind: 'Bot' as const, name: `t ${id}` }, participant: { Bot: { team: 't', name: id } } });
 

@@ -8,7 +8,7 @@ import { Bot } from '../helpers/bot.js';
 import { directGame, fullTree, gameState, pendingOrOver } from '../helpers/games.js';
 import { randomPath } from '../helpers/play.js';
 import { until } from '../helpers/poll.js';
-import { shardIndex, shardKey } from '../../src/shard/protocol.js';
+import { shardIndex, shardKey } from '../../src/shard/protocol/messages.js';
 import type { Store } from '../../src/store/types.js';
 
 const SHARDS = 2;

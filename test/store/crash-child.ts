@@ -2,7 +2,7 @@
 // time and prints each id only after its write resolved, i.e. after the point where the server
 // would publish the event. The parent kills it mid-stream and checks that every printed id survived.
 import { LmdbStore } from '../../src/store/lmdb.js';
-import { ended, game, linesFor } from './fixtures.js';
+import { ended, game, linesFor } from '../helpers/store-fixtures.js';
 
 const dir = process.argv[2];
 const opened = await LmdbStore.open(dir);

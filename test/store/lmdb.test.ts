@@ -11,9 +11,9 @@ import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../../src/domain/records.js';
 import { DB_NAMES, LmdbStore, META_PROVISIONAL_KEY, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
 import { openStore } from '../../src/store/index.js';
-import { bot, ended, game, hashOf, history, linesFor } from './fixtures.js';
-import { storeSuite } from './suite.js';
-import { ratingsSuite } from './ratings-suite.js';
+import { bot, ended, game, hashOf, history, linesFor } from '../helpers/store-fixtures.js';
+import { storeSuite } from '../helpers/store-suite.js';
+import { ratingsSuite } from '../helpers/store-ratings-suite.js';
 
 /**
  * A fresh temporary directory. One teardown closes every store opened through `open` and only

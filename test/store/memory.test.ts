@@ -1,9 +1,9 @@
 // The shared store suite against the in-memory store.
 import t from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
-import { storeSuite } from './suite.js';
-import { ratingsSuite } from './ratings-suite.js';
-import { ended, game, linesFor } from './fixtures.js';
+import { storeSuite } from '../helpers/store-suite.js';
+import { ratingsSuite } from '../helpers/store-ratings-suite.js';
+import { ended, game, linesFor } from '../helpers/store-fixtures.js';
 
 t.equal(new MemoryStore().persistent, false, 'the memory store does not claim persistence');
 

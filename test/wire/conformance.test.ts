@@ -2,7 +2,7 @@
 import t from 'tap';
 import { createConformance } from '../helpers/conformance.js';
 import type { ResponseInfo } from '../helpers/conformance.js';
-import * as X from './examples.js';
+import * as X from '../helpers/wire-examples.js';
 
 const JSON_CT = 'application/json';
 const PROBLEM_CT = 'application/problem+json';

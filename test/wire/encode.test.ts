@@ -7,7 +7,7 @@ import {
 import { reasonPhrase } from '../../src/edge/reply.js';
 import type { ListedGame } from '../../src/wire/encode.js';
 import { createConformance } from '../helpers/conformance.js';
-import * as X from './examples.js';
+import * as X from '../helpers/wire-examples.js';
 
 t.test('eventLine: one JSON line per event', async (t) => {
   for (const e of [...X.gameEvents, ...X.accountEvents]) {

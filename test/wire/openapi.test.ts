@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { buildOpenApi, openApiJson } from '../../src/wire/openapi.js';
 import { allowedMethods, findRoute, ROUTES, toUwsPattern } from '../../src/wire/routes.js';
 import type { Json } from '../../src/wire/jsonschema.js';
-import { refs, resolve } from './json-refs.js';
+import { refs, resolve } from '../helpers/json-refs.js';
 
 // Written from the API as docs/API.md describes it (per-route errors), plus the statuses implied by
 // a route's shape: 400/413 with a body, 401 with authentication, 500 everywhere.

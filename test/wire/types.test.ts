@@ -7,7 +7,7 @@ import {
   AccountEvent, GameEvent, GameState as GameStateSchema, MoveApplied, MoveRefused, parseBody,
   TimeControl as TimeControlSchema,
 } from '../../src/wire/schemas.js';
-import * as X from './examples.js';
+import * as X from '../helpers/wire-examples.js';
 
 // Referencing the tie list makes this test fail to build when any tie is false.
 const ties: WireDomainTies extends readonly true[] ? true : false = true;

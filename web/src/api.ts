@@ -10,7 +10,7 @@ import type {
   Seat, TimeControl,
 } from '../../src/domain/types.js';
 import type * as R from '../../src/wire/responses.js';
-import type * as E from '../../src/wire/event-schemas.js';
+import type * as E from '../../src/wire/tournament-schemas.js';
 
 export type { ClientSeeds, Clocks, GameEvent, GameOver, GameState, HistoryEntry, Players, Seat, TimeControl };
 export type Face = PublicFace;

@@ -1,6 +1,6 @@
 // Challenges between bots: create, list, accept, decline. The service may answer later (in a cluster
 // it runs on one node and the others call it), so every call is awaited.
-import { isUnavailable } from '../../services/remote.js';
+import { isUnavailable } from '../../services/remote-service.js';
 import { rateLimitKey } from '../client-ip.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, tooManyRequests } from '../reply.js';

@@ -13,7 +13,7 @@ const unknownGame = (): Reply => problem(404, 'unknown_game', 'no game with this
 const notSeated = (): Reply => problem(403, 'not_seated', 'you are not seated in this game');
 
 /** What the game routes use. */
-export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'store' | 'clock' | 'meter' | 'verdictWaitMs'> & {
+export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'gameGate' | 'store' | 'clock' | 'meter' | 'verdictWaitMs'> & {
   /** Large legal-move bodies as bytes, once per game version, with a gzip copy. */
   movesBodies?: EncodedBodies;
 };
@@ -78,8 +78,7 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const id = call.principal.id;
       // In a cluster, the caller's games are brought up to date here first (the polling path reads
       // whose turn it is from this list); each is then followed on this node for a while.
-      const waits = deps.games.ready ? deps.games.liveFor(id).map((g) => deps.games.ready!(g.id)).filter((w) => w !== undefined) : [];
-      if (waits.length > 0) await Promise.all(waits);
+      await deps.gameGate?.player(id);
       const games = deps.games.liveFor(id).map((g) => myGame(g.summary(), g.seatOf(id) as Seat));
       return json(200, { games });
     },

@@ -1,7 +1,7 @@
 // The lobby: seeks made and taken by bots, and the public lobby shared with human guests (who hold
 // their seeks by a secret, and play the house bots in one click). The lobby may answer later (in a
 // cluster it runs on one node and the others call it), so every call is awaited.
-import { isUnavailable } from '../../services/remote.js';
+import { isUnavailable } from '../../services/remote-service.js';
 import { rateLimitKey } from '../client-ip.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, noContent, tooManyRequests, type Reply } from '../reply.js';

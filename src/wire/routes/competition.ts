@@ -2,7 +2,7 @@
 // round-robins, Swiss, SPRT) that hosts run. Part of the route catalogue (../routes.ts).
 import * as Q from '../requests.js';
 import * as R from '../responses.js';
-import * as E from '../event-schemas.js';
+import * as E from '../tournament-schemas.js';
 import { json, ndjson, route } from '../route-spec.js';
 import { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../documented-defaults.js';
 

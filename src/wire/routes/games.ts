@@ -16,6 +16,7 @@ const UNAVAILABLE = 'Cluster mode: the game is live but its shard is between two
 export const gameplay = [
   route({
     operationId: 'submitSeed', method: 'POST', path: '/bot/game/{id}/seed', auth: 'seatOrBearer',
+    game: 'state',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Contribute a client dice seed, once per seat, before the opening roll.',
     description:
@@ -27,6 +28,7 @@ export const gameplay = [
   }),
   route({
     operationId: 'submitMove', method: 'POST', path: '/bot/game/{id}/move', auth: 'seatOrBearer',
+    game: 'state',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Play a turn: one UCI micro-move per die, a root-to-leaf path of the legal-move tree.',
     description: 'The verdict is synchronous; without one within a few seconds the answer is 202 and the stream tells.',
@@ -45,6 +47,7 @@ export const gameplay = [
   }),
   route({
     operationId: 'resign', method: 'POST', path: '/bot/game/{id}/resign', auth: 'seatOrBearer',
+    game: 'state',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Resign; ignored (still 202) when the game has already ended.',
     ok: { 202: json(R.Empty, 'Received.') },
@@ -65,6 +68,7 @@ export const discovery = [
   }),
   route({
     operationId: 'getGame', method: 'GET', path: '/games/{id}', auth: 'public', tag: 'Discovery',
+    game: 'state',
     params: GAME_ID,
     summary: 'Snapshot of a live or finished game, with the dice reveal once it is public.',
     ok: { 200: json(R.GameState, 'The game.') },
@@ -72,6 +76,7 @@ export const discovery = [
   }),
   route({
     operationId: 'getLegalMoves', method: 'GET', path: '/games/{id}/moves', auth: 'public', tag: 'Discovery',
+    game: 'tree',
     params: GAME_ID,
     summary: 'The full legal-move tree of the pending roll, never capped.',
     ok: { 200: json(R.LegalMovesResponse, 'The tree, tied to its roll by version and dfen.') },
@@ -79,6 +84,7 @@ export const discovery = [
   }),
   route({
     operationId: 'getGameHistory', method: 'GET', path: '/games/{id}/history', auth: 'public', tag: 'Discovery',
+    game: 'state',
     params: GAME_ID,
     summary: 'Transcript of a live or finished game.',
     ok: { 200: json(R.GameHistory, 'Every completed turn, with the reveal once public.') },
@@ -98,6 +104,7 @@ export const streams = [
   }),
   route({
     operationId: 'streamGameEvents', method: 'GET', path: '/bot/game/stream/{id}', auth: 'seatOrBearer',
+    game: 'state',
     tag: 'Streams', params: GAME_ID,
     summary: 'Long-lived ndjson of one game, opening with a Snapshot (see the AsyncAPI document).',
     description: 'Closes after GameEnded. Blank lines are keep-alives.',
@@ -106,6 +113,7 @@ export const streams = [
   }),
   route({
     operationId: 'streamPublicGameEvents', method: 'GET', path: '/games/{id}/stream', auth: 'public',
+    game: 'state',
     tag: 'Streams', params: GAME_ID,
     summary: 'The same ndjson game stream without a token, for spectators (see the AsyncAPI document).',
     description: 'Opens with a Snapshot, closes after GameEnded; public faces only. Blank lines are keep-alives.',

@@ -13,7 +13,7 @@ import type { PostResult, WebhookClient } from '../../../src/services/webhooks/c
 import { WebhookDeliverer } from '../../../src/services/webhooks/deliverer.js';
 import { DeliveryStats } from '../../../src/services/webhooks/stats.js';
 import { parseMovesAnswer } from '../../../src/webhooks.js';
-import { bot, leafPathsOf, MemoryStore, settle, setup, type Setup } from './support.js';
+import { bot, leafPathsOf, MemoryStore, settle, setup, type Setup } from '../../helpers/webhooks.js';
 
 interface Call {
   url: string;

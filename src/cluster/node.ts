@@ -1,0 +1,265 @@
+// The cluster side of the composition root (`dicechess serve --cluster … --node NAME`): connects to
+// the NATS servers, opens the cluster's store, and once main.ts has built the games and the
+// services, takes part in shard ownership: every logical shard this node holds runs in a ShardHost
+// here, fed over NATS (cluster/shard-hosts.ts); every node's ShardedGames reaches every shard through
+// the NatsShardTransport. docs/CLUSTER.md describes the whole.
+import type { Config } from '../server-config.js';
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../domain/log.js';
+import type { Result } from '../domain/result.js';
+import type { GameConfig } from '../game/game-config.js';
+import type { HouseKind } from '../game/house.js';
+import type { GameHandle, GameLifecycleListener } from '../game/types.js';
+import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
+import { ShardOwnership } from './coordination/ownership.js';
+import { NatsShardTransport } from './transport/nats-transport.js';
+import { ShardHosts } from './coordination/owned-shards.js';
+import { ClusterStore } from './store/cluster-store.js';
+import { GameLog } from './log/game-log.js';
+import { openLiveIndex, type LiveIndex } from './log/live-index.js';
+import { LogGameStore } from './log/log-game-store.js';
+import { Singletons } from './coordination/singletons.js';
+import { ResultsQueue } from './store/results.js';
+import { ResultsFeed } from './store/rating-feed.js';
+import { isTransient, OPEN_RETRY_MS } from './store/kv-replica.js';
+import { ShardHost } from '../shard/owner/host.js';
+import type { ShardedGames } from '../shard/main/sharded-games.js';
+import type { ShardReply } from '../shard/protocol/messages.js';
+import type { GameRecord } from '../domain/records.js';
+
+/** A service that runs on one node of the cluster at a time. */
+export interface ClusterSingleton {
+  name: string;
+  start(): void | Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterParts {
+  registry: ShardedGames;
+  clock: Clock;
+  games: GameConfig;
+  housePlayers: Map<string, HouseKind>;
+  random?: () => number;
+  singletons: ClusterSingleton[];
+}
+
+
+export class ClusterNode {
+  readonly transport: NatsShardTransport;
+  private ownership: ShardOwnership | undefined;
+  private hosts: ShardHosts | undefined;
+  private singletons: Singletons | undefined;
+  private parts: ClusterParts | undefined;
+  private readonly ownedListeners: GameLifecycleListener[] = [];
+
+  private constructor(
+    readonly config: Config['cluster'],
+    readonly nc: NatsConnection,
+    readonly store: ClusterStore,
+    private readonly results: ResultsQueue,
+    private readonly gameLog: GameLog,
+    private readonly liveIndex: LiveIndex,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {
+    this.transport = new NatsShardTransport({ nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5) });
+  }
+
+  /**
+   * Connects and opens the store; the shards are taken once `start` is given the games.
+   * `maxResultsInFlight`: results the rater may hold unacknowledged (its largest batch).
+   */
+  static async open(config: Config['cluster'], clock: Clock, log: Logger, o: { maxResultsInFlight?: number } = {}): Promise<Result<ClusterNode, string>> {
+    // A busy cluster (servers electing leaders, several nodes creating the buckets at once, a loaded
+    // machine) may leave a request of the opening unanswered: the whole opening is tried again on a
+    // fresh connection for up to OPEN_RETRY_MS before the node gives up.
+    const giveUpAt = Date.now() + OPEN_RETRY_MS;
+    for (let attempt = 1; ; attempt++) {
+      let nc: NatsConnection;
+      try {
+        nc = await connectCluster(config.servers, `dicechess-${config.node}`);
+      } catch (e) {
+        return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
+      }
+      try {
+        const { replicas } = config;
+        // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
+        const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });
+        const [store, gameLog, liveIndex] = await Promise.all([
+          ClusterStore.open(nc, { replicas, clock, results }),
+          GameLog.open(nc, { replicas }),
+          openLiveIndex(nc, { replicas }),
+        ]);
+        return { ok: true, value: new ClusterNode(config, nc, store, results, gameLog, liveIndex, clock, log) };
+      } catch (e) {
+        // Closing the connection drops whatever this attempt opened on it.
+        await nc.close().catch(() => {});
+        if (!isTransient(e) || Date.now() >= giveUpAt) return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
+        log.warn({ attempt, err: (e as Error).message }, 'cluster: opening the store went unanswered; trying again');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
+  }
+
+  /** Where the rating batch takes its games: the results queue, acknowledged after each batch's write. */
+  ratingFeed(): ResultsFeed {
+    return new ResultsFeed({ queue: this.results, store: this.store, log: this.log });
+  }
+
+  get shards(): number {
+    return this.config.shards;
+  }
+
+  /** True when this node owns the game's shard now. */
+  ownsGame(g: GameHandle): boolean {
+    return this.ownership?.owns(this.parts?.registry.shardOfGame(g.id) ?? -1) === true;
+  }
+
+  /**
+   * A lifecycle listener that sees only the games whose shard this node owns (webhook deliveries).
+   * When this node takes a shard over, it sees the shard's live games resumed (see tookOver).
+   */
+  ownedOnly(l: GameLifecycleListener): GameLifecycleListener {
+    this.ownedListeners.push(l);
+    return {
+      gameStarted: (g) => this.ownsGame(g) && l.gameStarted?.(g),
+      gameResumed: (g) => this.ownsGame(g) && l.gameResumed?.(g),
+      gameEnded: (g, rec) => l.gameEnded?.(g, rec),
+    };
+  }
+
+  /**
+   * A shard was taken over with these live games: the owned-only listeners see each resumed, so that a
+   * roll the dead owner had not delivered is delivered from here (a game this node already followed
+   * is not announced to it again). A game not on this node's replicas yet is looked for again a
+   * little later, ten times at most.
+   */
+  private tookOver(ids: string[], tries = 0): void {
+    const missing: string[] = [];
+    const resumed: string[] = [];
+    for (const id of ids) {
+      const g = this.parts?.registry.find(id);
+      if (g === undefined) missing.push(id);
+      else if (g.isActive() && this.ownsGame(g)) {
+        resumed.push(id);
+        for (const l of this.ownedListeners) l.gameResumed?.(g);
+      }
+    }
+    this.log.info({ resumed, missing, tries }, 'taken-over games resumed here');
+    if (missing.length > 0 && tries < 10) this.clock.schedule(500, () => this.tookOver(missing, tries + 1));
+  }
+
+  /** Joins shard ownership, adopts the cluster's live games, and runs the singletons on the leader. */
+  async start(parts: ClusterParts): Promise<void> {
+    this.parts = parts;
+    const { config, nc, clock, log } = this;
+    this.hosts = new ShardHosts({
+      nc,
+      clock,
+      log,
+      leaseHeld: (s) => this.ownership?.owns(s) === true,
+      served: (_shard, ids) => this.tookOver(ids),
+      open: async (shard, post, fenced) => {
+        // Every update of the shard's games comes here from now on (before the host announces them).
+        await parts.registry.followShard(shard, true);
+        // Taking the shard over: a marker after each live game's last version, then its replay.
+        const games = await LogGameStore.open(this.gameLog, {
+          node: config.node,
+          shard,
+          shards: config.shards,
+          index: this.liveIndex,
+          guard: () => this.ownership?.owns(shard) === true,
+          onFenced: (gameId) => {
+            log.warn({ shard, gameId }, 'shard taken over by another node: dropping it');
+            fenced();
+          },
+          onFinished: (game, results) => this.store.finishGame(game, results),
+          archive: this.store,
+          clock,
+          log,
+        }).catch(async (e: unknown) => {
+          await parts.registry.followShard(shard, false);
+          throw e;
+        });
+        const host = new ShardHost({
+          store: { mode: 'shared', games },
+          clock,
+          config: parts.games,
+          log,
+          housePlayers: parts.housePlayers,
+          random: parts.random,
+          statsEveryMs: 0,
+          later: (fn) => setImmediate(fn),
+          // A game's last update is followed by its final record for every node (the others may not
+          // follow the game): read from this shard's store, which holds it before the update is sent.
+          post: (batch) => post(withEndings(batch, (id) => games.getGame(id))),
+          // Update counts start past any an earlier owner reached (1,024 per millisecond of its clock),
+          // so the other nodes' replicas see a gap and resync rather than drop the new owner's updates.
+          seqBase: () => clock.now() * 1024,
+        });
+        // A game whose ending the log held although its owner died before telling anyone: every
+        // node's replica ends it now (it would otherwise stay live there, with nobody to end it).
+        const ended = games.endedOnOpen();
+        if (ended.length > 0) post(ended.map((rec) => ({ t: 'ended', rec })));
+        return {
+          receive: (b) => host.receive(b),
+          live: games.listLiveGames(),
+          close: async () => {
+            await games.close();
+            await parts.registry.followShard(shard, false);
+          },
+        };
+      },
+    });
+    const kv = leaseBucket(await openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    const hosts = this.hosts;
+    this.ownership = new ShardOwnership({
+      kv,
+      node: config.node,
+      shards: config.shards,
+      ttlMs: config.leaseTtlMs,
+      clock,
+      onGained: (s) => hosts.gained(s),
+      onLost: (s, why) => {
+        log.warn({ shard: s, why }, 'shard lease lost');
+        void hosts.stop(s);
+      },
+      drain: (s) => hosts.stop(s),
+      log,
+    });
+    this.ownership.start();
+    // The games live now on any shard: this node keeps a record of each (asked of its owner), and
+    // follows their updates only while it is asked about them or owns their shard.
+    for (let shard = 0; shard < config.shards; shard++) {
+      for (const id of await this.liveIndex.list(shard)) parts.registry.adopt(id, shard);
+    }
+    const singletonKv = leaseBucket(await openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);
+    this.singletons.start();
+  }
+
+  /** Stops the singletons, hands every shard back (drained), and closes the connection. */
+  async close(): Promise<void> {
+    await this.singletons?.stop().catch(() => {});
+    await this.ownership?.stop().catch(() => {});
+    await this.hosts?.stopAll();
+  }
+
+  /** After the store: the connection goes last. */
+  async disconnect(): Promise<void> {
+    await this.nc.drain().catch(() => {});
+  }
+}
+
+/** `batch` with, after each update that ends a game, the game's final record for every node. */
+export function withEndings(batch: ShardReply[], final: (id: string) => GameRecord | undefined): ShardReply[] {
+  if (!batch.some((r) => r.t === 'update' && 'Ended' in r.head.status)) return batch;
+  const out: ShardReply[] = [];
+  for (const r of batch) {
+    out.push(r);
+    if (r.t !== 'update' || !('Ended' in r.head.status)) continue;
+    const rec = final(r.id);
+    if (rec && 'Ended' in rec.status) out.push({ t: 'ended', rec });
+  }
+  return out;
+}

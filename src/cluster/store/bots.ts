@@ -1,0 +1,133 @@
+// Registered bots (identities, token hashes, accounts) shared by every node of a cluster, in one
+// replicated key-value bucket: a key per bot, its value the msgpack-encoded record.
+//
+// Reads stay synchronous, as the Store seam wants: each node keeps a replica of the bucket in memory,
+// loaded when it opens and then fed by a watch. Writes go to the bucket first and land in the local
+// replica once the bucket has accepted them, so a node always reads its own writes; another node sees
+// them as soon as its watch delivers (milliseconds on a healthy cluster). Creation is a create (only
+// if absent: two nodes registering the same name get one winner), and every read-modify-write (token
+// rotation, rating, ladder flag) is an update that names the revision it read, retried on conflict, so
+// no concurrent change is lost.
+//
+// Tickets. nats-server before 2.9.21 (Debian ships 2.9.10) checks an update's expected revision in a
+// replicated bucket only on the leader, against what is already stored: two updates in flight at once
+// that name the same revision may both be stored, and one change silently lost. A create (expected
+// revision 0) is checked as it is applied, in log order, and has exactly one winner. So a writer first
+// creates a ticket key naming the bot and the revision it read, and only the ticket's winner sends
+// the update; the others read again. Tickets live in their own bucket whose keys expire after a minute;
+// a writer sends its update only while its ticket is younger than half of that.
+//
+// The replica, the tickets and the watch that restarts itself when it stalls are KvReplica's
+// (kv-replica.ts); open the bucket with `openBucket` (nats.ts), whose reads go to the stream's leader.
+import { Packr } from 'msgpackr';
+import type { KV } from '@nats-io/kv';
+import type { BotRecord } from '../../domain/records.js';
+import type { Store } from '../../store/types.js';
+import { assertReadable } from '../../store/schema.js';
+import type { Clock } from '../../domain/clock.js';
+import { systemClock } from '../../domain/clock.js';
+import { KvReplica, type Change } from './kv-replica.js';
+
+export { TICKET_TTL_MS } from './kv-replica.js';
+
+export type BotStore = Pick<
+  Store,
+  'getBot' | 'getBotByTokenHash' | 'createBot' | 'updateBot' | 'listBots' | 'modifyBot' | 'botsRevision'
+>;
+
+const codec = new Packr({ useRecords: false });
+const encode = (v: BotRecord): Uint8Array => new Uint8Array(codec.pack(v));
+const decode = (bytes: Uint8Array): BotRecord => codec.unpack(bytes) as BotRecord;
+
+/** Bot ids hold characters a key may not (`bot:team:…`): keys carry them base64url-encoded. */
+export const botKey = (id: string): string => `bot.${Buffer.from(id, 'utf8').toString('base64url')}`;
+const botIdOfKey = (key: string): string => Buffer.from(key.slice('bot.'.length), 'base64url').toString('utf8');
+
+export class KvBotStore implements BotStore {
+  private readonly tokenIndex = new Map<string, string>();
+  private revision = 0;
+  private replica!: KvReplica;
+
+  private constructor(
+    private readonly tickets: KV,
+    private readonly clock: Clock,
+    /** Attempts of one read-modify-write before giving up (each conflict means another node wrote). */
+    private readonly maxAttempts: number,
+  ) {}
+
+  /**
+   * Opens the replica (kv-replica.ts): resolves once every bot the bucket held at that moment is
+   * loaded. `tickets` is a bucket whose TTL is TICKET_TTL_MS.
+   */
+  static async open(kv: KV, tickets: KV, opts: { maxAttempts?: number; clock?: Clock } = {}): Promise<KvBotStore> {
+    const clock = opts.clock ?? systemClock;
+    const s = new KvBotStore(tickets, clock, opts.maxAttempts ?? 200);
+    s.replica = await KvReplica.open(kv, (c) => s.changed(c), ['bot'], { clock });
+    return s;
+  }
+
+  /** Keeps the token index exact as the replica applies a change. */
+  private changed(c: Change): void {
+    if (!c.key.startsWith('bot.')) return;
+    const id = botIdOfKey(c.key);
+    if (c.before) {
+      const old = decode(c.before).tokenHash;
+      if (this.tokenIndex.get(old) === id) this.tokenIndex.delete(old);
+    }
+    if (c.after) this.tokenIndex.set(decode(c.after).tokenHash, id);
+    this.revision++;
+  }
+
+  getBot(id: string): BotRecord | undefined {
+    const bytes = id ? this.replica.get(botKey(id)) : undefined;
+    return bytes && assertReadable('bot', id, decode(bytes));
+  }
+
+  getBotByTokenHash(tokenHash: string): BotRecord | undefined {
+    const id = this.tokenIndex.get(tokenHash);
+    const bot = id === undefined ? undefined : this.getBot(id);
+    return bot && bot.tokenHash === tokenHash ? bot : undefined;
+  }
+
+  listBots(): BotRecord[] {
+    return this.replica
+      .keysOf('bot')
+      .map(botIdOfKey)
+      .sort()
+      .map((id) => this.getBot(id)!);
+  }
+
+  botsRevision(): number {
+    return this.revision;
+  }
+
+  /** A create: when two nodes register the same id, one wins. */
+  createBot(bot: BotRecord): Promise<boolean> {
+    return this.replica.create(botKey(bot.id), encode(bot));
+  }
+
+  /** Replaces the record (through the same ticketed update as modifyBot, so no change races it). */
+  async updateBot(bot: BotRecord): Promise<void> {
+    const done = await this.modifyBot(bot.id, () => bot);
+    if (!done && !(await this.createBot(bot))) await this.updateBot(bot);
+  }
+
+  async modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
+    const stored = await this.replica.ticketedModify(
+      this.tickets,
+      this.clock,
+      botKey(id),
+      (cur) => {
+        if (!cur) return null;
+        const next = change(assertReadable('bot', id, decode(cur)));
+        return next === null ? null : encode(next);
+      },
+      this.maxAttempts,
+    );
+    return stored && decode(stored);
+  }
+
+  close(): void {
+    this.replica.close();
+  }
+}

@@ -1,0 +1,398 @@
+// The Store of a cluster node: everything the LMDB store keeps, kept instead in replicated key-value
+// buckets on the NATS cluster, so that every node reads the same bots, games, results, ratings and
+// events. Reads stay synchronous: each node holds a replica of the buckets in memory (kv-replica.ts,
+// bots.ts), loaded before open() resolves and fed by watches. Writes resolve once the bucket
+// (replicated on `replicas` servers) has stored them, and the writer reads them at once.
+//
+// Keys of the store bucket (ids are base64url-encoded, since a key allows only a few characters):
+//   g.<game>          a game's head: the record without its history, the history's length and its
+//                     last turns (the ones past the last full chunk). Its status says whether the
+//                     game is live: listLiveGames() is the heads whose status is Active.
+//   h.<game>.<k>      turns 32k .. 32k+31 of a game, written once when the chunk fills, before the head
+//                     that counts them (the watch delivers in write order, so a head never arrives
+//                     before its turns). A write of a live game costs one key, plus one every 32 turns.
+//   r.<game>          the result lines of a finished game.
+//   p.<game>          a rated game's rating state: pending, then rated (cluster-ratings.ts).
+//   s.<bot>           a bot's ladder counts and rating history; j.* and jp.* rating-batch journals.
+//   w.<game>          the latest roll of a live game whose webhook delivery finished.
+//   e.<event>         an event record.
+// Bots and their token hashes are KvBotStore's (bots.ts), in their own bucket.
+//
+// finishGame is several writes where LMDB has one transaction. They go in an order that makes every
+// crash point safe and a repeat harmless: turns, then the result lines, then the pending-rating key
+// (a create: a game already pending or rated keeps its state), and the final head last. Until the
+// final head is stored the game is still live, so whoever resumes it finishes it again, rewriting
+// the same lines; once it is stored, the lines and the pending key are already there. A game never
+// ends without reaching the ratings, and is never rated twice. With a results queue (results.ts), the
+// result is published after the pending key, before the final head: no game ends without it queued.
+import { Packr } from 'msgpackr';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { KV } from '@nats-io/kv';
+import { openBucket } from '../transport/nats.js';
+import { SCHEMA_VERSION } from '../../domain/records.js';
+import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.js';
+import type { EventRecord } from '../../domain/tournaments.js';
+import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../domain/ratings.js';
+import { NO_STATS, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../../domain/ratings.js';
+import type { HistoryEntry } from '../../domain/types.js';
+import type { Clock } from '../../domain/clock.js';
+import { systemClock } from '../../domain/clock.js';
+import type { Store } from '../../store/types.js';
+import { assertFinishable, assertReadable, newestFirst } from '../../store/schema.js';
+import { KvBotStore, TICKET_TTL_MS } from './bots.js';
+import { KvReplica, type Change } from './kv-replica.js';
+import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
+
+const codec = new Packr({ useRecords: false });
+export const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
+export const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
+
+/** Turns per chunk key. */
+export const CHUNK = 32;
+
+const b64 = (id: string): string => Buffer.from(id, 'utf8').toString('base64url');
+const unb64 = (s: string): string => Buffer.from(s, 'base64url').toString('utf8');
+export const keys = {
+  head: (id: string) => `g.${b64(id)}`,
+  chunk: (id: string, k: number) => `h.${b64(id)}.${k}`,
+  results: (id: string) => `r.${b64(id)}`,
+  rating: (id: string) => `p.${b64(id)}`,
+  stats: (botId: string) => `s.${b64(botId)}`,
+  webhook: (id: string) => `w.${b64(id)}`,
+  event: (id: string) => `e.${b64(id)}`,
+};
+
+type StoredHead = Omit<GameRecord, 'history'> & { historyLength: number; tail: HistoryEntry[] };
+interface StoredResults {
+  schema: number;
+  lines: ResultRecord[];
+}
+interface Line {
+  finishedAt: number;
+  gameId: string;
+  line: ResultRecord;
+}
+
+export interface ClusterStoreOptions {
+  /** Copies of each bucket the cluster keeps (1, 3 or 5). */
+  replicas: number;
+  clock?: Clock;
+  /** Prefix of the bucket names (default `dc_`), so that tests can keep stores apart. */
+  prefix?: string;
+  /** Timeout of each bucket request (ms). */
+  timeoutMs?: number;
+  /** Where a finished rated game's result goes for the rater (the cluster's results queue). */
+  results?: ResultsPublisher;
+}
+
+export type ResultsPublisher = { publish(gameId: string, data: Uint8Array): Promise<unknown> };
+/** A rated game's rating state, and whether this node's replica has it yet. */
+export type RatingStateSeen = RatingState & { inReplica: boolean };
+
+/**
+ * Opens (creating on first use) a bucket whose single-key reads go to its stream's leader. By default
+ * the client reads a key from whichever server answers first ("direct get"), which may be a replica
+ * that has not yet stored the latest write: a read-modify-write could then compute from an old value
+ * and decide there is nothing to do (a compare-and-set only catches the writes it sends). Read from
+ * the leader, a key is at least as new as every write already acknowledged.
+ */
+export function openLeaderBucket(nc: NatsConnection, name: string, replicas: number, ttlMs: number, timeoutMs: number): Promise<KV> {
+  return openBucket(nc, { bucket: name, replicas, ttlMs, timeoutMs }); // openBucket turns direct gets off
+}
+
+export class ClusterStore implements Store {
+  readonly persistent = true;
+  private readonly live = new Set<string>();
+  /** botId → result lines, newest first (derived from the r.* keys). */
+  private readonly lines = new Map<string, Line[]>();
+  private readonly pending = new Map<string, PendingRating>();
+  private statsRevision = 0;
+  private listed: { rev: number; listed: string[]; provisional: string[] } | undefined;
+  private store!: KvReplica;
+  private readonly ratings: RatingApplier;
+
+  private constructor(
+    private readonly bots: KvBotStore,
+    tickets: KV,
+    clock: Clock,
+    private readonly results: ResultsPublisher | undefined,
+  ) {
+    this.ratings = new RatingApplier({
+      bots,
+      tickets,
+      clock,
+      replica: () => this.store,
+      pending: this.pending,
+      statsKey: keys.stats,
+      ratingKey: keys.rating,
+    });
+  }
+
+  /** Opens (creating on first use) the buckets and loads their replicas. */
+  static async open(nc: NatsConnection, o: ClusterStoreOptions): Promise<ClusterStore> {
+    const prefix = o.prefix ?? 'dc_';
+    const bucket = (name: string, ttlMs = 0) => openLeaderBucket(nc, `${prefix}${name}`, o.replicas, ttlMs, o.timeoutMs ?? 5000);
+    const clock = o.clock ?? systemClock;
+    const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
+    const bots = await KvBotStore.open(botsKv, tickets, { clock });
+    const s = new ClusterStore(bots, tickets, clock, o.results);
+    try {
+      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j'], { clock });
+    } catch (e) {
+      bots.close();
+      throw e;
+    }
+    return s;
+  }
+
+  /** Keeps the derived indexes (live set, lines per bot, pending ratings) in step with the replica. */
+  private derive(c: Change): void {
+    const dot = c.key.indexOf('.');
+    const kind = c.key.slice(0, dot);
+    const rest = c.key.slice(dot + 1);
+    if (kind === 'g') {
+      const id = unb64(rest);
+      const head = c.after && decode<StoredHead>(c.after);
+      if (head && head.status && typeof head.status === 'object' && 'Active' in head.status) this.live.add(id);
+      else this.live.delete(id);
+    } else if (kind === 'r') {
+      const gameId = unb64(rest);
+      if (c.before) for (const l of decode<StoredResults>(c.before).lines) this.dropLine(l.botId, gameId);
+      if (c.after) for (const l of decode<StoredResults>(c.after).lines) this.insertLine(l);
+    } else if (kind === 'p') {
+      const gameId = unb64(rest);
+      const st = c.after && decode<RatingState>(c.after);
+      if (st && st.state === 'pending') this.pending.set(gameId, st.game);
+      else this.pending.delete(gameId);
+    } else if (kind === 's') {
+      this.statsRevision++;
+    }
+  }
+
+  private dropLine(botId: string, gameId: string): void {
+    const list = this.lines.get(botId);
+    if (!list) return;
+    const kept = list.filter((l) => l.gameId !== gameId);
+    if (kept.length) this.lines.set(botId, kept);
+    else this.lines.delete(botId);
+  }
+
+  private insertLine(line: ResultRecord): void {
+    let list = this.lines.get(line.botId);
+    if (!list) this.lines.set(line.botId, (list = []));
+    const item: Line = { finishedAt: line.finishedAt, gameId: line.gameId, line };
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (newestFirst(list[mid], item) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    list.splice(lo, 0, item);
+  }
+
+  // ---- bots (KvBotStore) ----
+
+  getBot(id: string): BotRecord | undefined {
+    return this.bots.getBot(id);
+  }
+
+  getBotByTokenHash(tokenHash: string): BotRecord | undefined {
+    return this.bots.getBotByTokenHash(tokenHash);
+  }
+
+  createBot(bot: BotRecord): Promise<boolean> {
+    return this.bots.createBot(bot);
+  }
+
+  async updateBot(bot: BotRecord): Promise<void> {
+    const done = await this.bots.modifyBot(bot.id, () => bot);
+    if (!done) throw new Error(`updateBot: no bot ${bot.id} (create it first)`);
+  }
+
+  listBots(): BotRecord[] {
+    return this.bots.listBots();
+  }
+
+  modifyBot(id: string, change: (bot: BotRecord) => BotRecord | null): Promise<BotRecord | undefined> {
+    return this.bots.modifyBot(id, (b) => {
+      const next = change(b);
+      if (next && next.id !== id) throw new Error(`modifyBot(${id}): the change returned bot ${next.id}`);
+      return next;
+    });
+  }
+
+  botsRevision(): number {
+    return this.bots.botsRevision() + this.statsRevision;
+  }
+
+  // ---- games ----
+
+  async putGame(game: GameRecord): Promise<void> {
+    const cur = this.store.get(keys.head(game.id));
+    // A late write of an older version (a fenced owner's, a retry overtaken) never replaces a newer one.
+    if (cur && decode<StoredHead>(cur).version > game.version) return;
+    await this.writeGame(game);
+  }
+
+  /** The turns not yet stored as full chunks, then the head. */
+  private async writeGame(game: GameRecord): Promise<void> {
+    const { history, ...rest } = game;
+    const full = Math.floor(history.length / CHUNK);
+    const missing: number[] = [];
+    for (let k = 0; k < full; k++) if (!this.store.has(keys.chunk(game.id, k))) missing.push(k);
+    await Promise.all(missing.map((k) => this.store.put(keys.chunk(game.id, k), encode(history.slice(k * CHUNK, (k + 1) * CHUNK)))));
+    const head: StoredHead = { ...rest, historyLength: history.length, tail: history.slice(full * CHUNK) };
+    await this.store.put(keys.head(game.id), encode(head));
+  }
+
+  getGame(id: string): GameRecord | undefined {
+    const bytes = id ? this.store.get(keys.head(id)) : undefined;
+    if (!bytes) return undefined;
+    const { historyLength, tail, ...rest } = assertReadable('game', id, decode<StoredHead>(bytes));
+    const full = Math.floor(historyLength / CHUNK);
+    const history: HistoryEntry[] = [];
+    for (let k = 0; k < full; k++) {
+      const chunk = this.store.get(keys.chunk(id, k));
+      if (!chunk) throw new Error(`game ${id}: turns ${k * CHUNK}.. of ${historyLength} not stored`);
+      history.push(...decode<HistoryEntry[]>(chunk));
+    }
+    history.push(...tail);
+    return { ...rest, history } as GameRecord;
+  }
+
+  listLiveGames(): GameRecord[] {
+    return [...this.live].sort().flatMap((id) => {
+      const g = this.getGame(id);
+      return g ? [g] : [];
+    });
+  }
+
+  async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
+    assertFinishable(game.id, 'Active' in game.status, results);
+    const lines = encode({ schema: SCHEMA_VERSION, lines: results } satisfies StoredResults);
+    const { history } = game;
+    const full = Math.floor(history.length / CHUNK);
+    for (let k = 0; k < full; k++) {
+      if (!this.store.has(keys.chunk(game.id, k))) await this.store.put(keys.chunk(game.id, k), encode(history.slice(k * CHUNK, (k + 1) * CHUNK)));
+    }
+    await this.store.put(keys.results(game.id), lines);
+    const pending = pendingRatingOf(game);
+    if (pending && !this.store.has(keys.rating(game.id))) {
+      await this.store.create(keys.rating(game.id), encode({ state: 'pending', game: pending } satisfies RatingState));
+    }
+    if (pending && this.results && this.pending.has(game.id)) await this.results.publish(game.id, encode(pending));
+    await this.writeGame(game);
+    if (this.store.has(keys.webhook(game.id))) await this.store.delete(keys.webhook(game.id));
+  }
+
+  resultsOf(botId: string, limit: number): ResultRecord[] {
+    return (this.lines.get(botId) ?? []).slice(0, Math.max(0, limit)).map((l) => ({ ...l.line }));
+  }
+
+  allResults(): ResultRecord[] {
+    return [...this.lines.keys()].sort().flatMap((id) => this.resultsOf(id, Infinity));
+  }
+
+  // ---- ratings (cluster-ratings.ts) ----
+
+  pendingRatings(limit: number): PendingRating[] {
+    return [...this.pending.values()]
+      .sort((a, b) => a.finishedAt - b.finishedAt || (a.gameId < b.gameId ? -1 : a.gameId > b.gameId ? 1 : 0))
+      .slice(0, Math.max(0, limit))
+      .map((p) => ({ ...p }));
+  }
+
+  applyRatingBatch(batch: RatingBatch): Promise<boolean> {
+    return this.ratings.apply(batch);
+  }
+
+  /** Completes any rating batch a dead node left half-applied (in turn with this node's own). */
+  settleRatingJournals(): Promise<void> {
+    return this.ratings.settle();
+  }
+
+  /** A game's rating state from the replica, else from the bucket's leader; undefined if never pending. */
+  async ratingStateOf(gameId: string): Promise<RatingStateSeen | undefined> {
+    const bytes = this.store.get(keys.rating(gameId));
+    if (bytes) return { ...decode<RatingState>(bytes), inReplica: true };
+    const e = await this.store.kv.get(keys.rating(gameId));
+    return e?.operation === 'PUT' ? { ...decode<RatingState>(e.value), inReplica: false } : undefined;
+  }
+
+  ladderStats(botId: string): LadderStats {
+    const bytes = botId ? this.store.get(keys.stats(botId)) : undefined;
+    if (!bytes) return { ...NO_STATS };
+    const s = decode<StoredStats>(bytes);
+    return { games: s.games, wins: s.wins, draws: s.draws, losses: s.losses };
+  }
+
+  ratingHistory(botId: string): RatingPoint[] {
+    const bytes = botId ? this.store.get(keys.stats(botId)) : undefined;
+    return bytes ? decode<StoredStats>(bytes).points : [];
+  }
+
+  leaderboard(offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    return this.page(this.ranked().listed, offset, limit);
+  }
+
+  provisional(offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    return this.page(this.ranked().provisional, offset, limit);
+  }
+
+  /** Both lists, sorted again only when a bot changed since the last sort. */
+  private ranked(): { listed: string[]; provisional: string[] } {
+    const rev = this.bots.botsRevision();
+    if (this.listed?.rev !== rev) {
+      const all = this.bots.listBots().sort(leaderboardOrder);
+      this.listed = { rev, listed: all.filter(isListed).map((b) => b.id), provisional: all.filter(isProvisional).map((b) => b.id) };
+    }
+    return this.listed;
+  }
+
+  private page(ids: string[], offset: number, limit: number): { total: number; bots: BotRecord[] } {
+    const from = Math.max(0, offset);
+    const bots = ids.slice(from, from + Math.max(0, limit)).flatMap((id) => {
+      const b = this.bots.getBot(id);
+      return b ? [b] : [];
+    });
+    return { total: ids.length, bots };
+  }
+
+  // ---- webhook deliveries ----
+
+  webhookDelivered(gameId: string): number | undefined {
+    if (!this.live.has(gameId)) return undefined;
+    const bytes = this.store.get(keys.webhook(gameId));
+    return bytes && decode<number>(bytes);
+  }
+
+  async markWebhookDelivered(gameId: string, ply: number): Promise<void> {
+    // A game that finished meanwhile keeps no marker (and a stray one is never read: see above).
+    if (this.live.has(gameId)) await this.store.put(keys.webhook(gameId), encode(ply));
+  }
+
+  // ---- events ----
+
+  async putEvent(event: EventRecord): Promise<void> {
+    await this.store.put(keys.event(event.id), encode(event));
+  }
+
+  getEvent(id: string): EventRecord | undefined {
+    const bytes = id ? this.store.get(keys.event(id)) : undefined;
+    return bytes && assertReadable('event', id, decode<EventRecord>(bytes));
+  }
+
+  listEvents(): EventRecord[] {
+    return this.store
+      .keysOf('e')
+      .map((k) => decode<EventRecord>(this.store.get(k)!))
+      .map((e) => assertReadable('event', e.id, e))
+      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async close(): Promise<void> {
+    this.store.close();
+    this.bots.close();
+  }
+}

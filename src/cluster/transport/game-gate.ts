@@ -1,0 +1,21 @@
+// The edge's game gate on a cluster node (EdgeDeps.gameGate): before a route of one game reads this
+// node's replica, the replica is brought up to date. A game followed again, or one with no replica here
+// yet, is asked of its owner; a tree is read as its owner has it now (a bot told of a roll by one node
+// may fetch the tree on another); a live game whose shard is between owners is unavailable for now.
+import type { GameGate } from '../../edge/deps.js';
+import type { ShardedGames } from '../../shard/main/sharded-games.js';
+
+export function clusterGameGate(games: Pick<ShardedGames, 'ready' | 'current' | 'awaiting' | 'find' | 'liveFor'>): GameGate {
+  return {
+    async game(id, read) {
+      const wait = games.ready(id);
+      if (wait !== undefined) await wait;
+      else if (read === 'tree') await games.current(id);
+      return games.awaiting(id) && games.find(id) === undefined ? 'unavailable' : 'ok';
+    },
+    async player(playerId) {
+      const waits = games.liveFor(playerId).map((g) => games.ready(g.id)).filter((w) => w !== undefined);
+      if (waits.length > 0) await Promise.all(waits);
+    },
+  };
+}

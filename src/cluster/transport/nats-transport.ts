@@ -1,0 +1,163 @@
+// The shard transport of a cluster node: the main side's ShardedGames talks to logical shard `s`
+// wherever it runs. Command batches go to the shard's owner with a ShardClient (request/reply on
+// `dc.shard.<s>`, re-routed when the shard moves, retried with the same id); the owner's replies come
+// back on one subject per shard, `dc.out.<s>`, that every node subscribes to.
+//
+// A game's updates go on a subject of their own, `dc.out.<s>.<game>`: a node receives them only while
+// it follows the game (`follow`: someone asks this node about it) or owns its shard (`followAll`, a
+// wildcard). Everything else (announcements, answers, `heads`, endings) goes on `dc.out.<s>` to every
+// node, so every node knows every live game (who plays, when it started and ended) without applying
+// its turns. Answers to requests (verdicts, done, failed, synced) name the node that asked: request
+// ids are only unique within one node, so a batch carries its sender's name and the owner (see
+// shard-hosts.ts) tags each answer with it; the others drop it.
+//
+// Replies are published with core NATS (at most once, no ordering guarantee across a reconnect): the
+// shard protocol already copes with lost, repeated and late replies (an update's `seq` that skips asks
+// the owner for a `sync`, `heads` uncovers a lost last update, a request without an answer times out
+// as 'busy'), so nothing here needs JetStream. A command batch, by contrast, is acknowledged by its
+// owner, and batches to one shard go one at a time, so they arrive in the order they were sent.
+import { Packr } from 'msgpackr';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Clock } from '../../domain/clock.js';
+import { chunked, type Command, type ShardReply } from '../../shard/protocol/messages.js';
+import type { ShardChannel, ShardEvents, ShardTransport } from '../../shard/protocol/transport.js';
+import { ShardClient } from './shard-link.js';
+
+const packr = new Packr({ structuredClone: false, useRecords: false });
+
+/** A command batch as it crosses: the sender node and its commands. */
+export interface CommandWire {
+  n: string;
+  c: Command[];
+}
+
+/** A reply batch as it crosses: the replies and, for each, the node it is for ('' for every node, '!x' for all but x). */
+export interface ReplyWire {
+  r: ShardReply[];
+  to: string[];
+}
+
+export const encodeCommands = (w: CommandWire): Uint8Array => new Uint8Array(packr.pack(w));
+export const decodeCommands = (b: Uint8Array): CommandWire => packr.unpack(b) as CommandWire;
+export const encodeReplies = (w: ReplyWire): Uint8Array => new Uint8Array(packr.pack(w));
+export const decodeReplies = (b: Uint8Array): ReplyWire => packr.unpack(b) as ReplyWire;
+
+export const outSubject = (prefix: string, shard: number): string => `${prefix}.${shard}`;
+/** The subject of one game's updates (game ids are base62: valid subject tokens). */
+export const gameSubject = (prefix: string, shard: number, id: string): string => `${prefix}.${shard}.${id}`;
+
+export interface NatsShardTransportOptions {
+  nc: NatsConnection;
+  /** This node's name (unique in the cluster). */
+  node: string;
+  clock: Clock;
+  /** How long one batch keeps trying to reach an owner (a takeover takes up to a lease's TTL). */
+  deadlineMs: number;
+  /** Subject prefixes (default dc.shard and dc.out). */
+  shardPrefix?: string;
+  outPrefix?: string;
+}
+
+/** The answer a request gets when its batch could not reach any owner in time. */
+function unreachable(c: Command, why: string): ShardReply | null {
+  // A game command's sender turns `failed` into the command's own "lost" answer ('busy' for a move).
+  if (!('rid' in c)) return null;
+  return { t: 'failed', rid: c.rid, error: why };
+}
+
+export class NatsShardTransport implements ShardTransport {
+  private readonly client: ShardClient;
+  private readonly outPrefix: string;
+
+  constructor(private readonly o: NatsShardTransportOptions) {
+    this.client = new ShardClient(o.nc, { clock: o.clock, prefix: o.shardPrefix });
+    this.outPrefix = o.outPrefix ?? 'dc.out';
+  }
+
+  open(index: number, events: ShardEvents): ShardChannel {
+    const { node, nc } = this.o;
+    let closed = false;
+    const callback = (err: Error | null, m: { data: Uint8Array }): void => {
+      if (err !== null || closed) return;
+      let w: ReplyWire;
+      try {
+        w = decodeReplies(m.data);
+      } catch {
+        return; // not a reply batch: nothing of it can be trusted
+      }
+      const mine = w.r.filter((_, i) => w.to[i] === '' || w.to[i] === node || (w.to[i].startsWith('!') && w.to[i] !== `!${node}`));
+      if (mine.length > 0) events.replies(mine);
+    };
+    const sub: Subscription = nc.subscribe(outSubject(this.outPrefix, index), { callback });
+    // The games followed one by one, and the whole shard's (a wildcard) while this node owns it.
+    const games = new Map<string, Subscription>();
+    let all: Subscription | undefined;
+    const settle = async (): Promise<void> => {
+      if (!closed && !nc.isClosed()) await nc.flush().catch(() => {});
+    };
+    let queue: Command[] = [];
+    let sending = false;
+    const pump = async (): Promise<void> => {
+      if (sending) return;
+      sending = true;
+      try {
+        while (queue.length > 0 && !closed) {
+          const all = queue;
+          queue = [];
+          for (const part of chunked(all)) {
+            try {
+              await this.client.send(index, encodeCommands({ n: node, c: part }), this.o.deadlineMs);
+            } catch (e) {
+              const why = `shard ${index}: ${(e as Error).message}`;
+              const answers = part.map((c) => unreachable(c, why)).filter((r): r is ShardReply => r !== null);
+              if (answers.length > 0 && !closed) events.replies(answers);
+            }
+          }
+        }
+      } finally {
+        sending = false;
+      }
+    };
+    return {
+      send: (batch) => {
+        if (closed) return;
+        // Stopping and resuming a shard are its owner's business (ownership.ts), not a caller's:
+        // answered here, never sent. A crash request (tests of worker shards) has no meaning here.
+        const local: ShardReply[] = [];
+        for (const c of batch) {
+          if (c.t === 'stop' || c.t === 'resume') local.push({ t: 'done', rid: c.rid });
+          else if (c.t !== 'crash') queue.push(c);
+        }
+        if (local.length > 0) setImmediate(() => !closed && events.replies(local));
+        void pump();
+      },
+      follow: async (id, on) => {
+        const had = games.get(id);
+        if (on === (had !== undefined) || closed) return;
+        if (on) games.set(id, nc.subscribe(gameSubject(this.outPrefix, index, id), { callback }));
+        else {
+          games.delete(id);
+          had?.unsubscribe();
+        }
+        await settle();
+      },
+      followAll: async (on) => {
+        if (on === (all !== undefined) || closed) return;
+        if (on) all = nc.subscribe(gameSubject(this.outPrefix, index, '*'), { callback });
+        else {
+          all?.unsubscribe();
+          all = undefined;
+        }
+        await settle();
+      },
+      close: async () => {
+        closed = true;
+        queue = [];
+        for (const g of games.values()) g.unsubscribe();
+        games.clear();
+        all?.unsubscribe();
+        await sub.unsubscribe();
+      },
+    };
+  }
+}

@@ -1,0 +1,107 @@
+// Standings and per-encounter statistics of an event, recomputed from its pair list (the server's
+// views and `dicechess verify-event` both call this, so they cannot disagree by construction; the
+// statistics themselves are checked against an independent implementation in the tests).
+import type { EventRecord, GameScore } from '../../domain/tournaments.js';
+import { pairStats, sprtReport, type PairStats, type SprtReport } from './stats.js';
+
+export interface StandingRow {
+  player: number;
+  points: number;
+  games: number;
+  wins: number;
+  draws: number;
+  losses: number;
+  pairs: number;
+  byes: number;
+  timeLosses: number;
+  /** Moves of this player the server refused (not its turn, an illegal turn), running pairs included. */
+  refusedMoves: number;
+}
+
+export interface EncounterStats extends PairStats {
+  /** Player indexes; statistics are from the first one's side. */
+  players: [number, number];
+  /** Game ids of its finished pairs, pair by pair ([first player White, first player Black]). */
+  games: [string, string][];
+  sprt: SprtReport | null;
+}
+
+export interface EventTables {
+  standings: StandingRow[];
+  encounters: EncounterStats[];
+  /** SPRT only: the LLR after each finished pair, in finishing order. */
+  llrHistory: number[];
+}
+
+/** A pair is finished once both of its games have a result. */
+export const pairFinished = (p: EventRecord['pairs'][number]): boolean => p.scores[0] !== null && p.scores[1] !== null;
+
+const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
+
+/**
+ * The standings (ranked by points, then entry order) and every encounter's statistics. A Swiss bye
+ * scores as if the player had won every game of that round's encounter (2 points per pair).
+ */
+export function eventTables(ev: EventRecord): EventTables {
+  const rows = new Map<number, StandingRow>();
+  ev.players.forEach((p, i) => {
+    if (p.accepted === true) rows.set(i, { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 });
+  });
+  const row = (i: number): StandingRow => rows.get(i) ?? { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 };
+  const finished = ev.pairs.filter(pairFinished).sort((x, y) => x.finishedSeq - y.finishedSeq);
+  const byEncounter = new Map<string, { players: [number, number]; scores: [GameScore, GameScore][]; games: [string, string][] }>();
+  for (const p of finished) {
+    const [x, y] = p.scores as [GameScore, GameScore];
+    for (const [who, scores] of [[p.a, [x, y]], [p.b, [flip(x), flip(y)]]] as const) {
+      const r = row(who);
+      r.pairs++;
+      for (const s of scores) {
+        r.games++;
+        r.points += s;
+        if (s === 1) r.wins++;
+        else if (s === 0) r.losses++;
+        else r.draws++;
+      }
+      rows.set(who, r);
+    }
+    for (const loser of p.timeLosses) row(loser).timeLosses++;
+    // Statistics are kept from the side of the lower-numbered player of the two.
+    const first = Math.min(p.a, p.b);
+    const key = `${first}-${Math.max(p.a, p.b)}`;
+    const enc = byEncounter.get(key) ?? { players: [first, Math.max(p.a, p.b)] as [number, number], scores: [], games: [] };
+    enc.scores.push(first === p.a ? [x, y] : [flip(x), flip(y)]);
+    enc.games.push(p.games ?? ['', '']);
+    byEncounter.set(key, enc);
+  }
+  for (const p of ev.pairs) {
+    for (const who of p.refusals ?? []) {
+      const r = row(who);
+      r.refusedMoves++;
+      rows.set(who, r);
+    }
+  }
+  for (const [, player] of ev.byes) {
+    const r = row(player);
+    r.byes++;
+    r.points += 2 * ev.pairsPerEncounter;
+    rows.set(player, r);
+  }
+  const llrHistory: number[] = [];
+  if (ev.sprt) {
+    const counts = [0, 0, 0, 0, 0];
+    for (const p of finished) {
+      const s = (p.scores[0]! + p.scores[1]!) / 2;
+      // The SPRT is on the first player's side (player 0 against player 1).
+      counts[Math.round((p.a === Math.min(p.a, p.b) ? s : 1 - s) * 4)]++;
+      llrHistory.push(sprtReport(counts, ev.sprt).llr);
+    }
+  }
+  const encounters = [...byEncounter.values()].map((e) => ({
+    players: e.players,
+    games: e.games,
+    ...pairStats(e.scores),
+    sprt: ev.sprt ? sprtReport(pairStats(e.scores).pentanomial, ev.sprt) : null,
+  }));
+  const standings = [...rows.values()].sort((p, q) => q.points - p.points || p.player - q.player);
+  return { standings, encounters, llrHistory };
+}

@@ -1,0 +1,232 @@
+// Requests, responses and stream lines of the events routes (docs/API.md "Events").
+import { z } from 'zod';
+import { described, named } from './schema-registry.js';
+import { TimeControl } from './common.js';
+import { EVENT_FORMATS } from '../domain/tournaments.js';
+
+const botRef = (what: string) => described(z.string().min(1).max(64), what);
+const Face = z.strictObject({ team: z.string(), name: z.string() });
+const whole = (min: number, max: number) => z.int().min(min).max(max);
+
+export const SprtRequest = z.object({
+  elo0: described(z.number().min(-1000).max(1000), 'Elo difference of H0 (logistic Elo).'),
+  elo1: described(z.number().min(-1000).max(1000), 'Elo difference of H1; above elo0.'),
+  alpha: described(z.number().gt(0).lt(0.5), 'Chance of accepting H1 when H0 holds.'),
+  beta: described(z.number().gt(0).lt(0.5), 'Chance of accepting H0 when H1 holds.'),
+});
+
+export const CreateEventRequest = named(
+  'CreateEventRequest',
+  z.object({
+    name: described(z.string().min(1).max(80), 'What the event is called.'),
+    format: z.enum(EVENT_FORMATS),
+    players: described(
+      z.array(z.object({ team: botRef('Team of a player.'), name: botRef('Name of a player.') })).min(1).max(256),
+      'Registered or house bots; a match and an SPRT take two, a gauntlet’s first player meets every other.',
+    ),
+    timeControl: TimeControl,
+    pairsPerEncounter: described(whole(1, 1000).optional(), 'Mirror pairs each encounter plays (default 1).'),
+    rounds: described(whole(1, 256).optional(), 'Swiss only: rounds to play.'),
+    sprt: SprtRequest.optional(),
+    maxPairs: described(whole(1, 1_000_000).optional(), 'Pairs at most (an SPRT stops here without a verdict).'),
+    concurrency: described(whole(1, 1000).optional(), 'Pairs in flight at once (default 1).'),
+    rated: described(z.boolean().optional(), 'Whether the games count on the ladder (default false).'),
+  }),
+  'A new event, hosted by the caller.',
+);
+
+const Standing = z.strictObject({
+  team: z.string(),
+  name: z.string(),
+  points: z.number(),
+  games: z.int(),
+  wins: z.int(),
+  draws: z.int(),
+  losses: z.int(),
+  pairs: z.int(),
+  byes: z.int(),
+  timeLosses: described(z.int(), 'Games this player lost on time.'),
+  refusedMoves: described(z.int(), 'Moves of this player the server refused in event games (not your turn, illegal turn).'),
+});
+
+const Encounter = z.strictObject({
+  players: described(z.tuple([Face, Face]), 'The statistics are from the first player’s side.'),
+  pairs: z.int(),
+  pentanomial: described(z.array(z.int()).length(5), 'Pairs scoring [LL, LD, WL+DD, WD, WW] for the first player.'),
+  score: described(z.number(), 'Mean pair score μ.'),
+  elo: z.number(),
+  eloInterval: described(z.tuple([z.number(), z.number()]), 'The 95% interval of the Elo difference.'),
+  los: described(z.number(), 'Likelihood of superiority.'),
+  drawRatio: z.number(),
+  luck: described(
+    z.strictObject({ correlation: z.number(), varianceSaved: z.number() }),
+    'Correlation of the two games’ results within pairs, and the share of variance pairing removes.',
+  ),
+  llr: z.number().optional(),
+  bounds: z.tuple([z.number(), z.number()]).optional(),
+  verdict: z.enum(['H0', 'H1']).nullable().optional(),
+});
+
+const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
+
+export const EventView = named(
+  'EventView',
+  z.strictObject({
+    eventId: z.string(),
+    name: z.string(),
+    format: z.enum(EVENT_FORMATS),
+    state: z.enum(['pending', 'running', 'finished', 'cancelled']),
+    host: Face,
+    players: z.array(z.strictObject({ team: z.string(), name: z.string(), invitation: z.enum(['accepted', 'declined', 'invited']) })),
+    timeControl: TimeControl,
+    pairsPerEncounter: z.int(),
+    rounds: z.int(),
+    sprt: z.strictObject({ elo0: z.number(), elo1: z.number(), alpha: z.number(), beta: z.number() }).nullable(),
+    maxPairs: z.int(),
+    concurrency: z.int(),
+    rated: z.boolean(),
+    commit: described(z.string(), 'SHA-256 (hex) of the event seed, from which every pair’s dice derive.'),
+    seed: described(z.string().nullable(), 'The event seed (hex), once the event is over.'),
+    createdAt: z.number(),
+    startedAt: z.number().nullable(),
+    finishedAt: z.number().nullable(),
+    verdict: z.enum(['H0', 'H1']).nullable(),
+    verdictAfter: z.int().nullable(),
+    note: z.string().nullable(),
+    standings: z.array(Standing),
+    encounters: z.array(Encounter),
+    llrHistory: described(z.array(z.number()), 'SPRT: the LLR after each finished pair.'),
+    pairs: z.array(
+      z.strictObject({
+        index: z.int(),
+        round: z.int(),
+        players: z.tuple([Face, Face]),
+        games: described(z.tuple([z.string(), z.string()]).nullable(), 'The first player is White in the first game.'),
+        scores: z.tuple([Score, Score]),
+      }),
+    ),
+    byes: z.array(z.strictObject({ round: z.int(), team: z.string(), name: z.string() })),
+  }),
+  'An event: its settings, standings, statistics and pairs.',
+);
+
+const Summary = {
+  eventId: z.string(),
+  name: z.string(),
+  format: z.enum(EVENT_FORMATS),
+  state: z.enum(['pending', 'running', 'finished', 'cancelled']),
+  host: Face,
+  players: z.int(),
+  pairsFinished: z.int(),
+  createdAt: z.number(),
+  verdict: z.enum(['H0', 'H1']).nullable(),
+};
+
+export const EventList = named(
+  'EventList',
+  z.strictObject({ events: z.array(z.strictObject(Summary)) }),
+  'The newest events (100 at most), newest first.',
+);
+
+export const MyEventList = named(
+  'MyEventList',
+  z.strictObject({
+    events: z.array(z.strictObject({
+      ...Summary,
+      hosting: described(z.boolean(), 'Whether the caller hosts it.'),
+      invitation: z.enum(['accepted', 'declined', 'invited']),
+    })),
+  }),
+  'Events the caller hosts or plays in (100 at most), newest first; `invitation` is its own answer.',
+);
+
+const Verdict = z.enum(['H0', 'H1']).nullable();
+
+export const EventState = named(
+  'EventState',
+  z.strictObject({ EventState: EventView }),
+  'First line of an event stream: the event as it stands (as GET /events/{id} shows it).',
+);
+
+export const PairStarted = named(
+  'PairStarted',
+  z.strictObject({
+    PairStarted: z.strictObject({
+      eventId: z.string(),
+      index: described(z.int(), 'The pair index; its dice derive from the event seed and this index.'),
+      round: described(z.int(), 'Swiss round (1-based); 0 for the other formats.'),
+      players: described(z.tuple([Face, Face]), 'The first player is White in the first game.'),
+      games: z.tuple([z.string(), z.string()]),
+    }),
+  }),
+  'A mirror pair of the event started: its two game ids.',
+);
+
+export const PairFinished = named(
+  'PairFinished',
+  z.strictObject({
+    PairFinished: z.strictObject({
+      eventId: z.string(),
+      index: z.int(),
+      round: z.int(),
+      players: z.tuple([Face, Face]),
+      games: z.tuple([z.string(), z.string()]).nullable(),
+      scores: described(z.tuple([Score, Score]), 'The first player’s result in each game.'),
+      score: described(z.number(), 'The first player’s pair score: 0, ¼, ½, ¾ or 1.'),
+      standings: described(
+        z.array(z.strictObject({ team: z.string(), name: z.string(), points: z.number(), games: z.int() })),
+        'The standings after this pair, ranked.',
+      ),
+      llr: described(z.number().optional(), 'SPRT only: the LLR after this pair.'),
+      verdict: described(Verdict.optional(), 'SPRT only: the verdict, once reached.'),
+    }),
+  }),
+  'A mirror pair of the event finished: both results and the standings after it.',
+);
+
+export const EventEnded = named(
+  'EventEnded',
+  z.strictObject({
+    EventEnded: z.strictObject({
+      eventId: z.string(),
+      state: z.enum(['finished', 'cancelled']),
+      verdict: Verdict,
+      seed: described(z.string(), 'The event seed (hex), revealed: every pair’s dice derive from it.'),
+    }),
+  }),
+  'Last line of an event stream: the event is over; the stream closes after it.',
+);
+
+/** The lines of GET /events/{id}/stream, by name (the AsyncAPI document's event stream channel). */
+export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, EventEnded } as const;
+
+export const EventLine = named(
+  'EventLine',
+  z.union([EventState, PairStarted, PairFinished, EventEnded]),
+  'One line of an event stream: the event as it stands first, then each pair started and finished, then the end.',
+);
+
+export const EventGameLine = named(
+  'EventGameLine',
+  z.union([
+    z.strictObject({ Event: EventView }),
+    z.strictObject({
+      Game: z.strictObject({
+        pair: described(z.int(), 'The pair index; its dice derive from the event seed and this index.'),
+        game: described(z.int(), '0: the pair’s first player is White; 1: Black.'),
+        round: z.int(),
+        gameId: z.string(),
+        white: Face,
+        black: Face,
+        timeControl: TimeControl,
+        commit: z.string(),
+        serverSeed: z.string(),
+        clientSeeds: z.strictObject({ white: z.string(), black: z.string() }),
+        history: z.array(z.strictObject({ seat: z.enum(['White', 'Black']), dice: z.array(z.int()), moves: z.array(z.string()), fenAfter: z.string() })),
+        result: z.enum(['White', 'Black', 'Draw']),
+        termination: z.string(),
+      }),
+    }),
+  ]),
+  'The export: the event first (as GET /events/{id} shows it), then one finished game a line, with everything needed to recompute its dice and result.',
+);

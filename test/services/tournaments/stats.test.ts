@@ -1,0 +1,138 @@
+// The event statistics against an independent implementation written here: pair scores are summed
+// directly (no pentanomial table), Φ is integrated numerically (Simpson's rule), Elo goes through
+// natural logarithms, and the SPRT's LLR follows Fishtest's recipe step by step. The edge cases (no
+// pairs, every pair alike, a score of 0 or 1) must give numbers, never NaN.
+import t, { type Test } from 'tap';
+import type { GameScore } from '../../../src/domain/tournaments.js';
+import { ELO_LIMIT, llrOf, luckOf, normalCdf, pairStats, sprtBounds, sprtReport } from '../../../src/services/tournaments/stats.js';
+import { prng } from '../../helpers/prng.js';
+
+type Pair = [GameScore, GameScore];
+
+// ---- the reference --------------------------------------------------------------------------------
+
+function refPhi(x: number): number {
+  // ½ + ∫₀ˣ φ(u) du by Simpson's rule on 2,000 intervals.
+  const pdf = (u: number) => Math.exp(-u * u / 2) / Math.sqrt(2 * Math.PI);
+  const n = 2000;
+  const h = x / n;
+  let s = pdf(0) + pdf(x);
+  for (let i = 1; i < n; i++) s += (i % 2 === 1 ? 4 : 2) * pdf(i * h);
+  return 0.5 + (s * h) / 3;
+}
+
+function refElo(mu: number): number {
+  if (mu <= 0) return -ELO_LIMIT;
+  if (mu >= 1) return ELO_LIMIT;
+  return Math.min(ELO_LIMIT, Math.max(-ELO_LIMIT, (-400 * Math.log(1 / mu - 1)) / Math.LN10));
+}
+
+function refStats(pairs: Pair[]) {
+  const scores = pairs.map(([x, y]) => (x + y) / 2);
+  const n = scores.length;
+  const mu = scores.reduce((a, b) => a + b, 0) / n;
+  const variance = scores.reduce((a, s) => a + (s - mu) * (s - mu), 0) / n;
+  const se = Math.sqrt(variance / n);
+  const los = se === 0 ? (mu === 0.5 ? 0.5 : mu > 0.5 ? 1 : 0) : refPhi((mu - 0.5) / se);
+  const draws = pairs.flat().filter((g) => g === 0.5).length;
+  return {
+    score: mu, elo: refElo(mu), lo: refElo(mu - 1.96 * se), hi: refElo(mu + 1.96 * se), los, drawRatio: draws / (2 * n),
+  };
+}
+
+function refLlr(pairs: Pair[], elo0: number, elo1: number): number {
+  const bins = [0, 0, 0, 0, 0];
+  for (const [x, y] of pairs) bins[(x + y) * 2]++;
+  const reg = bins.map((c) => (c === 0 ? 1e-3 : c));
+  const total = reg.reduce((a, b) => a + b, 0);
+  const values = [0, 0.25, 0.5, 0.75, 1];
+  const mu = values.reduce((a, v, i) => a + v * reg[i], 0) / total;
+  const variance = values.reduce((a, v, i) => a + reg[i] * (v - mu) ** 2, 0) / total;
+  const score = (elo: number) => 1 / (1 + Math.pow(10, -elo / 400));
+  const s0 = score(elo0);
+  const s1 = score(elo1);
+  return (total * (s1 - s0) * (2 * mu - s0 - s1)) / (2 * variance);
+}
+
+function randomPairs(random: () => number, n: number, strength: number): Pair[] {
+  const game = (): GameScore => {
+    const r = random();
+    return r < strength ? 1 : r < strength + 0.2 ? 0.5 : 0;
+  };
+  return Array.from({ length: n }, () => [game(), game()] as Pair);
+}
+
+const close = (t: Test, got: number, want: number, what: string, tol = 1e-6) =>
+  t.ok(Math.abs(got - want) <= tol * Math.max(1, Math.abs(want)), `${what}: ${got} vs ${want}`);
+
+// ---- the checks ------------------------------------------------------------------------------------
+
+t.test('Φ agrees with numerical integration', async (t) => {
+  for (const x of [-4, -2.5, -1.96, -1, -0.3, 0, 0.3, 1, 1.96, 2.5, 4]) close(t, normalCdf(x), refPhi(x), `Φ(${x})`, 2e-7);
+});
+
+t.test('score, Elo, interval, LOS and draw ratio agree on random events', async (t) => {
+  const random = prng(20);
+  for (let k = 0; k < 40; k++) {
+    const pairs = randomPairs(random, 2 + Math.floor(random() * 300), 0.2 + random() * 0.5);
+    const got = pairStats(pairs);
+    const want = refStats(pairs);
+    close(t, got.score, want.score, 'score');
+    close(t, got.elo, want.elo, 'elo');
+    close(t, got.eloInterval[0], want.lo, 'elo low');
+    close(t, got.eloInterval[1], want.hi, 'elo high');
+    close(t, got.los, want.los, 'los', 2e-6);
+    close(t, got.drawRatio, want.drawRatio, 'draw ratio');
+    t.equal(got.pentanomial.reduce((a, b) => a + b, 0), pairs.length, 'every pair in one bin');
+  }
+});
+
+t.test('the LLR and its bounds agree with the reference', async (t) => {
+  const random = prng(21);
+  for (let k = 0; k < 40; k++) {
+    const pairs = randomPairs(random, 1 + Math.floor(random() * 500), 0.25 + random() * 0.3);
+    const got = pairStats(pairs);
+    close(t, llrOf(got.pentanomial, 0, 5), refLlr(pairs, 0, 5), 'llr [0, 5]');
+    close(t, llrOf(got.pentanomial, -3, 1), refLlr(pairs, -3, 1), 'llr [-3, 1]');
+  }
+  const [lo, hi] = sprtBounds(0.05, 0.05);
+  close(t, lo, -Math.log(19), 'lower bound');
+  close(t, hi, Math.log(19), 'upper bound');
+  // A clear winner crosses the upper bound, a clear loser the lower one.
+  const winning: Pair[] = Array.from({ length: 200 }, (_, i) => (i % 5 === 0 ? [1, 0] : [1, 1]) as Pair);
+  t.equal(sprtReport(pairStats(winning).pentanomial, { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }).verdict, 'H1');
+  const losing: Pair[] = winning.map(([x, y]) => [1 - x, 1 - y] as Pair);
+  t.equal(sprtReport(pairStats(losing).pentanomial, { elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05 }).verdict, 'H0');
+});
+
+t.test('edge cases give defined numbers', async (t) => {
+  const none = pairStats([]);
+  t.same(
+    { score: none.score, elo: none.elo, interval: none.eloInterval, los: none.los, draws: none.drawRatio },
+    { score: 0.5, elo: 0, interval: [-ELO_LIMIT, ELO_LIMIT], los: 0.5, draws: 0 },
+    'no pairs: nothing known',
+  );
+  t.equal(llrOf([0, 0, 0, 0, 0], 0, 5), 0, 'no pairs: LLR 0');
+  const allWon = pairStats([[1, 1], [1, 1], [1, 1]]);
+  t.same([allWon.score, allWon.elo, allWon.eloInterval, allWon.los], [1, ELO_LIMIT, [ELO_LIMIT, ELO_LIMIT], 1], 'all won: the limit, LOS 1');
+  const allLost = pairStats([[0, 0], [0, 0]]);
+  t.same([allLost.elo, allLost.los], [-ELO_LIMIT, 0], 'all lost');
+  const allEven = pairStats([[1, 0], [0, 1], [0.5, 0.5]]);
+  t.same([allEven.score, allEven.elo, allEven.los], [0.5, 0, 0.5], 'every pair even: σ² = 0, LOS ½');
+  for (const counts of [[0, 0, 0, 0, 3], [3, 0, 0, 0, 0], [0, 0, 3, 0, 0]]) {
+    const llr = llrOf(counts, 0, 5);
+    t.ok(Number.isFinite(llr), `σ² = 0 still gives a finite LLR (${counts})`);
+    close(t, llr, refLlr(counts.flatMap((c, i) => Array.from({ length: c }, () => [[0, 0], [0, 0.5], [0.5, 0.5], [1, 0.5], [1, 1]][i] as Pair)), 0, 5), 'and the reference agrees');
+  }
+});
+
+t.test('luck: the correlation of the two games within pairs', async (t) => {
+  t.same(luckOf([[1, 0]]), { correlation: 0, varianceSaved: 0 }, 'one pair: nothing to say');
+  const opposite = luckOf([[1, 0], [0, 1], [1, 0], [0, 1]]);
+  close(t, opposite.correlation, -1, 'always opposite: −1');
+  close(t, opposite.varianceSaved, 1, 'all the variance cancels');
+  const same = luckOf([[1, 1], [0, 0]]);
+  close(t, same.correlation, 1, 'always alike: +1');
+  close(t, same.varianceSaved, -1, 'pairing doubles the variance');
+  t.same(luckOf([[1, 1], [1, 1]]), { correlation: 0, varianceSaved: 0 }, 'no variance: 0, not NaN');
+});

@@ -1,3 +1,0 @@
-// Game-test set-up reused by the webhook service tests.
-export { bot, MemoryStore, settle, setup, type Setup } from '../../game/helpers.js';
-export { leafPaths as leafPathsOf } from '../../../src/game/house.js';
