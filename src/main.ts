@@ -30,9 +30,9 @@ import { GameAdmission } from './services/game-admission.js';
 import { IdentityService, parseHouseBotsEnv, builtInHouseBotIds } from './services/identity.js';
 import { HouseGameService } from './services/house-games.js';
 import { LadderScheduler } from './services/ladder-scheduler.js';
-import { EventBook } from './services/tournaments/book.js';
-import { EventScheduler } from './services/tournaments/scheduler.js';
-import { EventService } from './services/tournaments/service.js';
+import { TournamentFollowers } from './services/tournaments/followers.js';
+import { TournamentScheduler } from './services/tournaments/scheduler.js';
+import { TournamentService } from './services/tournaments/service.js';
 import { LobbyService } from './services/lobby.js';
 import { LadderService } from './services/ladder.js';
 import { RatingBatcher } from './services/ratings.js';
@@ -86,8 +86,8 @@ export interface RunningServer {
   /** The ladder's pairing rounds (tests run one at will with round()). */
   scheduler: LadderScheduler;
   store: Store;
-  /** The events' scheduler (tests look at its pairs in flight). */
-  events: EventScheduler;
+  /** The tournaments' scheduler (tests look at its pairs in flight). */
+  tournaments: TournamentScheduler;
   /** The periodic rating batch (tests run one at will with runBatch()). */
   ratings: RatingBatcher;
   /** Webhook parts, null when webhooks are disabled. */
@@ -138,7 +138,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   // Cluster: account streams, short-lived tokens and recent requests across nodes (docs/CLUSTER.md).
   const sharing = await openSharing(cluster, config, clock, log);
-  const { accountBus, tokenBus, seenBus, eventBus } = sharing;
+  const { accountBus, tokenBus, seenBus, tournamentBus } = sharing;
   const hub = new AccountHub(accountBus);
   accountBus?.bind(hub);
   const identity = new IdentityService(store, clock, {
@@ -200,7 +200,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => eventScheduler.gameEnded(g, rec), moveRefused: (g, seat) => eventScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
+    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -225,17 +225,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     { pairIntervalMs: config.ladder.pairIntervalMs },
   );
   const houseIds = builtInHouseBotIds();
-  const eventBook = new EventBook(store, eventBus);
-  eventBus?.bind(eventBook);
-  const eventScheduler: EventScheduler = new EventScheduler(
+  const tournamentFollowers = new TournamentFollowers(store, tournamentBus);
+  tournamentBus?.bind(tournamentFollowers);
+  const tournamentScheduler: TournamentScheduler = new TournamentScheduler(
     {
-      book: eventBook, games: registry, admission, clock, log,
+      followers: tournamentFollowers, games: registry, admission, clock, log,
       seatsOf: (id) => (houseIds.has(id) ? Infinity : Math.max(2, store.getBot(id)?.capacity ?? 2)),
     },
     { tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost },
   );
-  const events = new EventService(
-    { book: eventBook, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => eventScheduler.kick() },
+  const tournaments = new TournamentService(
+    { followers: tournamentFollowers, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => tournamentScheduler.kick() },
     config.events,
   );
   const makeChallenges = () => new ChallengeService(
@@ -286,7 +286,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
     webhooks: webhooks?.routes ?? null,
-    events,
+    tournaments,
     metrics: () => metrics.text(),
     meter: metrics.edge,
   };
@@ -298,7 +298,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       singletons: [
         { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
         { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
-        { name: 'event-scheduler', start: () => eventScheduler.start(), stop: () => eventScheduler.stop() },
+        { name: 'event-scheduler', start: () => tournamentScheduler.start(), stop: () => tournamentScheduler.stop() },
         ...held,
       ],
     });
@@ -306,7 +306,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await registry.resume();
     ratings.start();
     scheduler.start();
-    await eventScheduler.start();
+    await tournamentScheduler.start();
   }
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins, trustedProxies: proxies.value, maxBodyBytes: config.limits.maxBodyBytes,
@@ -320,7 +320,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   } catch (e) {
     await ratings.stop();
     await scheduler.stop();
-    await eventScheduler.stop();
+    await tournamentScheduler.stop();
     await webhooks?.stop();
     await cluster?.close();
     await registry.stop();
@@ -342,7 +342,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       url,
       registry,
       scheduler,
-      events: eventScheduler,
+      tournaments: tournamentScheduler,
       store: s,
       ratings,
       webhooks,
@@ -354,9 +354,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           hub.closeAll();
           await sharing.close();
           guestAbandonment.stop();
-          eventBook.closeAll();
+          tournamentFollowers.closeAll();
           await scheduler.stop();
-          await eventScheduler.stop();
+          await tournamentScheduler.stop();
           // Deliveries in flight are cut off first, not marked finished: after a restart they go again.
           await webhooks?.stop();
           await cluster?.close(); // its shards handed back (drained) for other nodes to resume

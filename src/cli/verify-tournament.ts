@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { commitOf, hexToSeed } from '../fair/index.js';
-import type { EventRecord, GameScore } from '../domain/tournaments.js';
-import { eventTables } from '../services/tournaments/standings.js';
+import type { TournamentRecord, GameScore } from '../domain/tournaments.js';
+import { tournamentTables } from '../services/tournaments/standings.js';
 import type { GameTask } from './verify-game.js';
 
 export const VERIFY_USAGE = 'usage: dicechess verify-event FILE   (FILE: the ndjson of GET /events/{id}/games)';
@@ -89,7 +89,7 @@ function checkTables(ev: Json, games: Json[]): string[] {
     scores.set(`${g.pair}/${g.game}`, s);
     if (!index.has(`${a.team}/${a.name}`)) out.push(`pair ${g.pair}: unknown player ${a.team}/${a.name}`);
   }
-  const rec: EventRecord = {
+  const rec: TournamentRecord = {
     schema: 1, id: ev.eventId, name: ev.name, format: ev.format, host: '', timeControl: ev.timeControl,
     players: ev.players.map((p: Json) => ({ id: '', team: p.team, name: p.name, accepted: p.invitation === 'accepted' })),
     pairsPerEncounter: ev.pairsPerEncounter, rounds: ev.rounds, sprt: ev.sprt, maxPairs: ev.maxPairs, concurrency: ev.concurrency,
@@ -109,7 +109,7 @@ function checkTables(ev: Json, games: Json[]): string[] {
   // The export keeps pair order; the statistics compared here do not depend on finishing order.
   let seq = 0;
   for (const p of rec.pairs) if (p.scores[0] !== null && p.scores[1] !== null) p.finishedSeq = ++seq;
-  const tables = eventTables(rec);
+  const tables = tournamentTables(rec);
   for (const row of tables.standings) {
     const p = rec.players[row.player];
     const pub = ev.standings.find((s: Json) => s.team === p.team && s.name === p.name);

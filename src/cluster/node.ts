@@ -13,12 +13,12 @@ import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
 import { ShardOwnership } from './coordination/ownership.js';
 import { NatsShardTransport } from './transport/nats-transport.js';
-import { ShardHosts } from './coordination/owned-shards.js';
+import { OwnedShards } from './coordination/owned-shards.js';
 import { ClusterStore } from './store/cluster-store.js';
 import { GameLog } from './log/game-log.js';
 import { openLiveIndex, type LiveIndex } from './log/live-index.js';
 import { LogGameStore } from './log/log-game-store.js';
-import { Singletons } from './coordination/singletons.js';
+import { Singletons, type SingletonService } from './coordination/singletons.js';
 import { ResultsQueue } from './store/results.js';
 import { ResultsFeed } from './store/rating-feed.js';
 import { isTransient, OPEN_RETRY_MS } from './store/kv-replica.js';
@@ -27,27 +27,20 @@ import type { ShardedGames } from '../shard/main/sharded-games.js';
 import type { ShardReply } from '../shard/protocol/messages.js';
 import type { GameRecord } from '../domain/records.js';
 
-/** A service that runs on one node of the cluster at a time. */
-export interface ClusterSingleton {
-  name: string;
-  start(): void | Promise<void>;
-  stop(): Promise<void>;
-}
-
 export interface ClusterParts {
   registry: ShardedGames;
   clock: Clock;
   games: GameConfig;
   housePlayers: Map<string, HouseKind>;
   random?: () => number;
-  singletons: ClusterSingleton[];
+  singletons: SingletonService[];
 }
 
 
 export class ClusterNode {
   readonly transport: NatsShardTransport;
   private ownership: ShardOwnership | undefined;
-  private hosts: ShardHosts | undefined;
+  private hosts: OwnedShards | undefined;
   private singletons: Singletons | undefined;
   private parts: ClusterParts | undefined;
   private readonly ownedListeners: GameLifecycleListener[] = [];
@@ -153,7 +146,7 @@ export class ClusterNode {
   async start(parts: ClusterParts): Promise<void> {
     this.parts = parts;
     const { config, nc, clock, log } = this;
-    this.hosts = new ShardHosts({
+    this.hosts = new OwnedShards({
       nc,
       clock,
       log,

@@ -3,10 +3,10 @@
 // history, so standings and statistics are always recomputed from it (docs/STORAGE.md "Events").
 import type { TimeControl } from './types.js';
 
-export const EVENT_FORMATS = ['match', 'gauntlet', 'roundRobin', 'swiss', 'sprt'] as const;
-export type EventFormat = (typeof EVENT_FORMATS)[number];
+export const TOURNAMENT_FORMATS = ['match', 'gauntlet', 'roundRobin', 'swiss', 'sprt'] as const;
+export type TournamentFormat = (typeof TOURNAMENT_FORMATS)[number];
 
-export type EventState = 'pending' | 'running' | 'finished' | 'cancelled';
+export type TournamentState = 'pending' | 'running' | 'finished' | 'cancelled';
 
 export interface SprtSettings {
   elo0: number;
@@ -15,7 +15,7 @@ export interface SprtSettings {
   beta: number;
 }
 
-export interface EventPlayer {
+export interface TournamentPlayer {
   /** External id: bot:team:<team>:<name>. */
   id: string;
   team: string;
@@ -27,7 +27,7 @@ export interface EventPlayer {
 /** Scores of one game from the first player's side: 1 win, ½ draw, 0 loss. */
 export type GameScore = 0 | 0.5 | 1;
 
-export interface EventPairRecord {
+export interface TournamentPairRecord {
   /** Position in the schedule; the pair's dice derive from it (docs/DECISIONS.md "Event dice"). */
   index: number;
   /** Swiss round (1-based); 0 for the other formats. */
@@ -50,14 +50,14 @@ export interface EventPairRecord {
   finishedSeq: number;
 }
 
-export interface EventRecord {
+export interface TournamentRecord {
   schema: number;
   id: string;
   name: string;
-  format: EventFormat;
+  format: TournamentFormat;
   /** The host's external id. */
   host: string;
-  players: EventPlayer[];
+  players: TournamentPlayer[];
   timeControl: TimeControl;
   pairsPerEncounter: number;
   /** Swiss rounds (0 for the other formats). */
@@ -67,7 +67,7 @@ export interface EventRecord {
   maxPairs: number;
   concurrency: number;
   rated: boolean;
-  state: EventState;
+  state: TournamentState;
   createdAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -76,7 +76,7 @@ export interface EventRecord {
   /** The event seed (hex): secret until the event ends or is cancelled. */
   seed: string;
   /** Every pair scheduled so far, in index order. */
-  pairs: EventPairRecord[];
+  pairs: TournamentPairRecord[];
   /** Encounters still to start, in order: [a, b, round]. */
   queue: [number, number, number][];
   /** Swiss byes: [round, player index]. */

@@ -12,7 +12,7 @@ import type { LadderService } from '../services/ladder.js';
 import type { HouseGameService } from '../services/house-games.js';
 import type { LobbyCall, LobbyService } from '../services/lobby.js';
 import type { Remote } from '../services/remote-service.js';
-import type { EventService } from '../services/tournaments/service.js';
+import type { TournamentService } from '../services/tournaments/service.js';
 import type { Presence } from '../services/presence.js';
 import type { WebhookRegistry } from '../services/webhooks/registration.js';
 import type { CatalogueRoute } from '../wire/routes.js';
@@ -90,8 +90,8 @@ export interface EdgeDeps {
   webhooksEnabled: boolean;
   /** The webhook routes' service; null when webhooks are disabled. */
   webhooks: WebhookRegistry | null;
-  /** Events for tournament hosts (src/services/tournaments/). */
-  events: EventService;
+  /** Tournaments (the /events routes: src/services/tournaments/). */
+  tournaments: TournamentService;
   /** Prometheus text exposition (GET /metrics). */
   metrics: () => Promise<string>;
   meter: EdgeMeter;

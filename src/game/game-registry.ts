@@ -9,7 +9,7 @@ import { SCHEMA_VERSION, type GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import { GameActor, type ActorDeps } from './actor.js';
-import { GameShelf, ShelvedGames } from './game-table.js';
+import { GameIndex, IndexedGames } from './game-index.js';
 import { initialBanks } from './clocks.js';
 import { withDefaults, type GameConfig, type GameLog } from './game-config.js';
 import { HousePlayer, type HouseKind } from './house.js';
@@ -45,15 +45,15 @@ function startPosition(startFen: string | undefined): { fen: string; seat: Seat 
   return { fen: formatDfen(pos.value), seat: pos.value.turn === 0 ? 'White' : 'Black' };
 }
 
-export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory, GameDirectory {
-  protected readonly shelf: GameShelf<GameActor>;
+export class GameRegistry extends IndexedGames<GameActor> implements GameFactory, GameDirectory {
+  protected readonly gameIndex: GameIndex<GameActor>;
   private readonly cfg;
   private stopping = false;
 
   constructor(private readonly deps: RegistryDeps) {
     super();
     this.cfg = withDefaults(deps.config);
-    this.shelf = new GameShelf(deps.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, deps.listeners, deps.log);
+    this.gameIndex = new GameIndex(deps.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, deps.listeners, deps.log);
   }
 
   async create(spec: NewGameSpec, id: string = this.deps.newId()): Promise<GameActor> {
@@ -134,7 +134,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
 
   /** Rebuilds the given live records (a shard is handed its games); resolves with the ids taken. */
   async resumeRecords(all: GameRecord[]): Promise<string[]> {
-    const recs = all.filter((r) => !isEnded(r) && !this.shelf.has(r.id));
+    const recs = all.filter((r) => !isEnded(r) && !this.gameIndex.has(r.id));
     const pairs = this.resumePairs(recs);
     await Promise.all(
       recs.map(async (rec) => {
@@ -174,12 +174,12 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
   /** Cancels every timer, lets running commands finish, closes every subscriber. */
   async stop(): Promise<void> {
     this.stopping = true;
-    await Promise.all(this.shelf.live().map((g) => g.stop()));
+    await Promise.all(this.gameIndex.live().map((g) => g.stop()));
   }
 
   /** Resolves when every live actor's mailbox is empty (tests, shutdown). */
   async idle(): Promise<void> {
-    await Promise.all(this.shelf.live().map((g) => g.idle()));
+    await Promise.all(this.gameIndex.live().map((g) => g.idle()));
   }
 
   private register(rec: GameRecord, pair?: MirrorPair): GameActor {
@@ -191,16 +191,16 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
       log: this.deps.log,
       onEnded: (_a, final) => this.onEnded(actor, final),
       onTurn: () => this.notify('turnApplied', actor),
-      onRefused: (seat) => this.shelf.notify('moveRefused', actor, seat),
+      onRefused: (seat) => this.gameIndex.notify('moveRefused', actor, seat),
       onShow: this.deps.onShow,
       onTree: this.deps.onTree,
     });
-    this.shelf.add(actor);
+    this.gameIndex.add(actor);
     return actor;
   }
 
   private onEnded(actor: GameHandle, final: GameRecord): void {
-    this.shelf.retire(actor, final);
+    this.gameIndex.retire(actor, final);
     if (final.mirrorOf !== null) this.partnerEnded(final.mirrorOf);
     this.notify('gameEnded', actor, final);
   }
@@ -210,7 +210,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
    * `lifted`); the cached read handle is dropped and the stored record rewritten for other readers.
    */
   private partnerEnded(partnerId: string): void {
-    this.shelf.forget(partnerId);
+    this.gameIndex.forget(partnerId);
     const rec = this.deps.store.getGame(partnerId);
     if (!rec?.revealHeld || !isEnded(rec)) return;
     this.deps.store.putGame({ ...rec, revealHeld: false }).catch((e: unknown) => {
@@ -239,7 +239,7 @@ export class GameRegistry extends ShelvedGames<GameActor> implements GameFactory
   private notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied', game: GameHandle): void;
   private notify(hook: 'gameEnded', game: GameHandle, rec: GameRecord): void;
   private notify(hook: 'gameStarted' | 'gameResumed' | 'turnApplied' | 'gameEnded', game: GameHandle, rec?: GameRecord): void {
-    if (hook === 'gameEnded') this.shelf.notify(hook, game, rec!);
-    else this.shelf.notify(hook, game);
+    if (hook === 'gameEnded') this.gameIndex.notify(hook, game, rec!);
+    else this.gameIndex.notify(hook, game);
   }
 }

@@ -13,7 +13,7 @@
 // (events and webhook marks).
 import { mkdirSync } from 'node:fs';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { EventRecord } from '../domain/tournaments.js';
+import type { TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
@@ -24,7 +24,8 @@ import { checkSchema, messageOf, openDbs, openRoot, type Dbs, type Root } from '
 import * as bots from './lmdb/bots.js';
 import * as games from './lmdb/games.js';
 import * as ratings from './lmdb/ratings.js';
-import * as events from './lmdb/tournaments.js';
+import * as tournaments from './lmdb/tournaments.js';
+import * as webhooks from './lmdb/webhooks.js';
 import { buildProvisionalIndex } from './lmdb/leaderboard.js';
 
 export { DB_NAMES, META_PROVISIONAL_KEY, META_SCHEMA_KEY } from './lmdb/env.js';
@@ -179,23 +180,23 @@ export class LmdbStore implements Store {
   }
 
   webhookDelivered(gameId: string): number | undefined {
-    return events.webhookDelivered(this.db, gameId);
+    return webhooks.webhookDelivered(this.db, gameId);
   }
 
   async markWebhookDelivered(gameId: string, ply: number): Promise<void> {
-    await this.write(() => events.markDelivered(this.db, gameId, ply));
+    await this.write(() => webhooks.markDelivered(this.db, gameId, ply));
   }
 
-  async putEvent(event: EventRecord): Promise<void> {
-    await this.write(() => events.storeEvent(this.db, event));
+  async putTournament(event: TournamentRecord): Promise<void> {
+    await this.write(() => tournaments.storeTournament(this.db, event));
   }
 
-  getEvent(id: string): EventRecord | undefined {
-    return events.getEvent(this.db, id);
+  getTournament(id: string): TournamentRecord | undefined {
+    return tournaments.getTournament(this.db, id);
   }
 
-  listEvents(): EventRecord[] {
-    return events.listEvents(this.db);
+  listTournaments(): TournamentRecord[] {
+    return tournaments.listTournaments(this.db);
   }
 
   /**

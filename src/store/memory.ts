@@ -5,7 +5,7 @@
 // also turned out about twice as fast as structuredClone for a game record.)
 import { Packr } from 'msgpackr';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { EventRecord } from '../domain/tournaments.js';
+import type { TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
@@ -191,17 +191,17 @@ export class MemoryStore implements Store {
   /** Events by id, in creation order (a Map keeps insertion order; ids are minted at creation). */
   private readonly events = new Map<string, Uint8Array>();
 
-  async putEvent(event: EventRecord): Promise<void> {
+  async putTournament(event: TournamentRecord): Promise<void> {
     this.events.set(event.id, encode(event));
   }
 
-  getEvent(id: string): EventRecord | undefined {
+  getTournament(id: string): TournamentRecord | undefined {
     const bytes = this.events.get(id);
-    return bytes && assertReadable('event', id, decode<EventRecord>(bytes));
+    return bytes && assertReadable('event', id, decode<TournamentRecord>(bytes));
   }
 
-  listEvents(): EventRecord[] {
-    return [...this.events.entries()].map(([id, bytes]) => assertReadable('event', id, decode<EventRecord>(bytes)));
+  listTournaments(): TournamentRecord[] {
+    return [...this.events.entries()].map(([id, bytes]) => assertReadable('event', id, decode<TournamentRecord>(bytes)));
   }
 
   webhookDelivered(gameId: string): number | undefined {

@@ -1,7 +1,7 @@
 // The store seam: LMDB by default, memory for tests and --memory. Reads are synchronous (LMDB reads
 // are memory-mapped); writes resolve once committed. A later replicated store implements the same.
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { EventRecord } from '../domain/tournaments.js';
+import type { TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 
 export interface Store {
@@ -71,11 +71,11 @@ export interface Store {
   webhookDelivered(gameId: string): number | undefined;
   markWebhookDelivered(gameId: string, ply: number): Promise<void>;
 
-  // Events (services/events): one record per event, replaced whole on every change.
-  putEvent(event: EventRecord): Promise<void>;
-  getEvent(id: string): EventRecord | undefined;
+  // Tournaments (services/tournaments, the /events routes): one record each, replaced whole on every change.
+  putTournament(event: TournamentRecord): Promise<void>;
+  getTournament(id: string): TournamentRecord | undefined;
   /** Every event, oldest first. */
-  listEvents(): EventRecord[];
+  listTournaments(): TournamentRecord[];
 
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { EVENT_FORMATS } from '../domain/tournaments.js';
+import { TOURNAMENT_FORMATS } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
@@ -19,7 +19,7 @@ export const CreateEventRequest = named(
   'CreateEventRequest',
   z.object({
     name: described(z.string().min(1).max(80), 'What the event is called.'),
-    format: z.enum(EVENT_FORMATS),
+    format: z.enum(TOURNAMENT_FORMATS),
     players: described(
       z.array(z.object({ team: botRef('Team of a player.'), name: botRef('Name of a player.') })).min(1).max(256),
       'Registered or house bots; a match and an SPRT take two, a gauntlet’s first player meets every other.',
@@ -74,7 +74,7 @@ export const EventView = named(
   z.strictObject({
     eventId: z.string(),
     name: z.string(),
-    format: z.enum(EVENT_FORMATS),
+    format: z.enum(TOURNAMENT_FORMATS),
     state: z.enum(['pending', 'running', 'finished', 'cancelled']),
     host: Face,
     players: z.array(z.strictObject({ team: z.string(), name: z.string(), invitation: z.enum(['accepted', 'declined', 'invited']) })),
@@ -113,7 +113,7 @@ export const EventView = named(
 const Summary = {
   eventId: z.string(),
   name: z.string(),
-  format: z.enum(EVENT_FORMATS),
+  format: z.enum(TOURNAMENT_FORMATS),
   state: z.enum(['pending', 'running', 'finished', 'cancelled']),
   host: Face,
   players: z.int(),

@@ -10,7 +10,7 @@ import { ClusterStore, CHUNK, encode, keys } from '../../src/cluster/store/clust
 import { batchId, journalKey } from '../../src/cluster/store/ratings.js';
 import type { GameRecord, Rating } from '../../src/domain/records.js';
 import type { RatingBatch } from '../../src/domain/ratings.js';
-import type { EventRecord } from '../../src/domain/tournaments.js';
+import type { TournamentRecord } from '../../src/domain/tournaments.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { ratingsSuite } from '../helpers/store-ratings-suite.js';
@@ -113,10 +113,10 @@ t.test('one node writes, the other reads: games, results, ratings, events', asyn
   t.same(b.ratingHistory(A.id), [{ at: 9_000, rating: 1600, rd: 300 }], 'history on b');
   t.same(b.ladderStats(A.id), { games: 1, wins: 1, draws: 0, losses: 0 }, 'counts on b');
 
-  const ev = { id: 'ev1', createdAt: 7 } as unknown as EventRecord;
-  await b.putEvent({ ...ev, schema: 1 } as EventRecord);
-  t.ok(await eventually(() => a.getEvent('ev1') !== undefined), 'events too');
-  t.same(a.listEvents().map((e) => e.id), ['ev1']);
+  const ev = { id: 'ev1', createdAt: 7 } as unknown as TournamentRecord;
+  await b.putTournament({ ...ev, schema: 1 } as TournamentRecord);
+  t.ok(await eventually(() => a.getTournament('ev1') !== undefined), 'events too');
+  t.same(a.listTournaments().map((e) => e.id), ['ev1']);
 });
 
 t.test('webhook marks: kept for live games only, on every node', async (t) => {
@@ -145,7 +145,7 @@ t.test('a node opening later loads every kind of record before it answers', asyn
   const rated = ended(game('rated'), 50);
   await a.finishGame(rated, linesFor(rated, 50));
   await a.applyRatingBatch(batchFor(rated, 200, [r(1510, 340), r(1490, 340)]));
-  await a.putEvent({ id: 'e1', createdAt: 1, schema: 1 } as unknown as EventRecord);
+  await a.putTournament({ id: 'e1', createdAt: 1, schema: 1 } as unknown as TournamentRecord);
   const c = await fresh(t, prefix, ncB);
   t.same(c.listLiveGames(), [long], 'live games, long history included');
   t.same(c.getGame('done'), done, 'finished games');
@@ -154,7 +154,7 @@ t.test('a node opening later loads every kind of record before it answers', asyn
   t.same(c.ladderStats(A.id), a.ladderStats(A.id), 'counts');
   t.same(c.ratingHistory(B.id), a.ratingHistory(B.id), 'history');
   t.same(c.leaderboard(0, 10), a.leaderboard(0, 10));
-  t.same(c.listEvents(), a.listEvents(), 'events');
+  t.same(c.listTournaments(), a.listTournaments(), 'events');
 });
 
 t.test('finishGame repeated on another node (a crash before it returned) changes nothing', async (t) => {

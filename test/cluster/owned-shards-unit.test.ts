@@ -1,4 +1,4 @@
-// The owner's side of the shards (ShardHosts) on a ManualClock, with fake shard hosts and a stand-in
+// The owner's side of the shards (OwnedShards) on a ManualClock, with fake shard hosts and a stand-in
 // for the NATS connection: a shard won back while its old host is still stopping opens only once the
 // old store is closed (one store per shard at a time), a second stop waits for the first, and a store
 // fenced while the lease is still held is opened again from the log. The real-cluster behaviour is in
@@ -7,14 +7,14 @@ import t from 'tap';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { ManualClock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/domain/log.js';
-import { ShardHosts, type HostedShard } from '../../src/cluster/coordination/owned-shards.js';
+import { OwnedShards, type HostedShard } from '../../src/cluster/coordination/owned-shards.js';
 import type { Command, ShardReply } from '../../src/shard/protocol/messages.js';
 
 const flush = async (turns = 10) => {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
 };
 
-/** Enough of a connection for ShardHosts: subscriptions that drain at once, publishes dropped. */
+/** Enough of a connection for OwnedShards: subscriptions that drain at once, publishes dropped. */
 const fakeNc = {
   subscribe: () => ({ drain: async () => {}, unsubscribe: () => {} }),
   publish: () => {},
@@ -32,7 +32,7 @@ function setup() {
   const events: string[] = [];
   const opened: Opened[] = [];
   const held = new Set<number>();
-  const hosts = new ShardHosts({
+  const hosts = new OwnedShards({
     nc: fakeNc,
     clock,
     log: silentLogger,

@@ -1,9 +1,9 @@
 // Followers of an event's stream across nodes on a real two-server cluster: a line the scheduler's
 // node publishes reaches the followers on another node once; the last line closes them there too.
 import t from 'tap';
-import { EventBus } from '../../src/cluster/sharing/tournament-bus.js';
+import { TournamentBus } from '../../src/cluster/sharing/tournament-bus.js';
 import { connectCluster, type NatsConnection } from '../../src/cluster/transport/nats.js';
-import { EventBook } from '../../src/services/tournaments/book.js';
+import { TournamentFollowers } from '../../src/services/tournaments/followers.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 
@@ -14,13 +14,13 @@ t.teardown(async () => {
   await cluster.stop();
 });
 
-async function node(i: number, name: string): Promise<{ nc: NatsConnection; bus: EventBus; book: EventBook }> {
+async function node(i: number, name: string): Promise<{ nc: NatsConnection; bus: TournamentBus; followers: TournamentFollowers }> {
   const nc = await connectCluster([cluster.urls[i]], name);
   conns.push(nc);
-  const bus = new EventBus(nc);
-  const book = new EventBook(new MemoryStore(), bus);
-  bus.bind(book);
-  return { nc, bus, book };
+  const bus = new TournamentBus(nc);
+  const followers = new TournamentFollowers(new MemoryStore(), bus);
+  bus.bind(followers);
+  return { nc, bus, followers };
 }
 
 class Follower {
@@ -39,21 +39,21 @@ t.test("an event's lines reach its followers on another node, and the last one c
   const b = await node(1, 'eb');
   const far = new Follower();
   const near = new Follower();
-  b.book.follow('ev1', far);
-  a.book.follow('ev1', near);
+  b.followers.follow('ev1', far);
+  a.followers.follow('ev1', near);
   await b.nc.flush();
   // b's subscription reaches a's server asynchronously: probe until one line gets through.
   t.ok(
     await eventually(async () => {
-      a.book.publish('ev1', { probe: true });
+      a.followers.publish('ev1', { probe: true });
       await a.nc.flush();
       return far.lines.length > 0;
     }),
   );
   const real = (f: Follower) => f.lines.filter((l) => !l.includes('probe'));
-  a.book.publish('ev1', { PairStarted: { index: 1 } });
-  a.book.publish('ev2', { PairStarted: { index: 9 } });
-  a.book.publish('ev1', { EventEnded: { state: 'finished' } }, true);
+  a.followers.publish('ev1', { PairStarted: { index: 1 } });
+  a.followers.publish('ev2', { PairStarted: { index: 9 } });
+  a.followers.publish('ev1', { EventEnded: { state: 'finished' } }, true);
   await a.nc.flush();
   t.ok(await eventually(() => real(far).length === 2 && far.closed), 'both lines arrived and the stream closed');
   t.same(real(far), ['{"PairStarted":{"index":1}}\n', '{"EventEnded":{"state":"finished"}}\n'], 'in order, nothing of another event');

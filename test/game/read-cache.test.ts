@@ -3,7 +3,7 @@
 import t from 'tap';
 import type { GameRecord } from '../../src/domain/records.js';
 import { clearReadCaches, forgetGame, GameReadCache, historyJsonCache, movesJsonCache, ReadCache } from '../../src/game/read-cache.js';
-import { GameShelf } from '../../src/game/game-table.js';
+import { GameIndex } from '../../src/game/game-index.js';
 import type { GameHandle } from '../../src/game/types.js';
 
 t.test('a read cache stays within its bound and keeps the most recently read', async (t) => {
@@ -56,15 +56,15 @@ t.test('a per-game cache keeps one version per game and lets an ended game go', 
   t.equal(cache.size, 100);
 });
 
-t.test('retiring a game from a shelf drops what its reads left in the per-game caches', async (t) => {
+t.test('retiring a game from a gameIndex drops what its reads left in the per-game caches', async (t) => {
   clearReadCaches();
   movesJsonCache.get('g1', {}, () => 'one');
   historyJsonCache.get('g1', [], () => '[]');
   movesJsonCache.get('g2', {}, () => 'two');
-  const shelf = new GameShelf({ getGame: async () => null } as never, { size: 10, bytes: 1_000_000 }, [], { warn() {}, error() {}, info() {} } as never);
+  const gameIndex = new GameIndex({ getGame: async () => null } as never, { size: 10, bytes: 1_000_000 }, [], { warn() {}, error() {}, info() {} } as never);
   const game = { id: 'g1', white: { id: 'w' }, black: { id: 'b' } } as unknown as GameHandle;
-  shelf.add(game);
-  shelf.retire(game, { id: 'g1', status: { Ended: {} } } as unknown as GameRecord);
+  gameIndex.add(game);
+  gameIndex.retire(game, { id: 'g1', status: { Ended: {} } } as unknown as GameRecord);
   t.equal(movesJsonCache.count, 1, 'the ended game\'s moves body went, the other game\'s stayed');
   t.equal(historyJsonCache.count, 0, 'its history JSON went');
   forgetGame('g2');

@@ -72,7 +72,7 @@ interface Hosted {
   opening: Promise<void>;
 }
 
-export class ShardHosts {
+export class OwnedShards {
   private readonly server: ShardServer;
   private readonly hosts = new Map<number, Hosted>();
   private readonly waiting: LRUCache<number, Local>;

@@ -9,7 +9,7 @@ import type { ClusterNode } from '../node.js';
 import { AccountBus } from './account-bus.js';
 import { TokenBus } from './token-bus.js';
 import { SeenBus } from './seen-bus.js';
-import { EventBus } from './tournament-bus.js';
+import { TournamentBus } from './tournament-bus.js';
 import { OPEN_RETRY_MS, retryTransient } from '../store/kv-replica.js';
 import { heldService, remoteService } from './service-proxy.js';
 import type { SingletonService } from '../coordination/singletons.js';
@@ -21,7 +21,7 @@ export interface Sharing {
   accountBus?: AccountBus;
   tokenBus?: TokenBus;
   seenBus?: SeenBus;
-  eventBus?: EventBus;
+  tournamentBus?: TournamentBus;
   close(): Promise<void>;
 }
 
@@ -39,14 +39,14 @@ export async function openSharing(cluster: ClusterNode | undefined, config: Conf
     OPEN_RETRY_MS,
   );
   const seenBus = new SeenBus(nc);
-  const eventBus = new EventBus(nc);
+  const tournamentBus = new TournamentBus(nc);
   return {
-    accountBus, tokenBus, seenBus, eventBus,
+    accountBus, tokenBus, seenBus, tournamentBus,
     close: async () => {
       await accountBus.close();
       tokenBus.close();
       seenBus.close();
-      eventBus.close();
+      tournamentBus.close();
     },
   };
 }

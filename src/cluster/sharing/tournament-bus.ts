@@ -1,13 +1,13 @@
 // Followers of an event's stream (GET /events/{id}/stream) across the nodes of a cluster: the event
-// scheduler runs on one node, the followers may be on any. This is the EventBook's "remote" seam
-// (EventFollowersRemote in services/events/book.ts): each line the book publishes goes out on core
+// scheduler runs on one node, the followers may be on any. This is the TournamentFollowers's "remote" seam
+// (TournamentFollowersRemote in services/tournaments/followers.ts): each line the followers get goes out on core
 // NATS on the event's subject (`dc.evt.<token>`), and a node subscribes to it while it has followers
 // of that event, handing what arrives to its own followers (its own lines are recognised and skipped).
 // Like the account streams, these streams are live only, so core NATS is enough.
 import { createHash, randomBytes } from 'node:crypto';
 import { headers, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 
-/** Where lines from the other nodes go: the node's EventBook. */
+/** Where lines from the other nodes go: the node's TournamentFollowers. */
 export interface LocalFollowers {
   deliver(id: string, line: string, last: boolean): void;
 }
@@ -18,7 +18,7 @@ const LAST = 'Dc-Last';
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-export class EventBus {
+export class TournamentBus {
   private readonly self = randomBytes(9).toString('base64url');
   private readonly subs = new Map<string, Subscription>();
   private local: LocalFollowers | undefined;
@@ -29,7 +29,7 @@ export class EventBus {
     private readonly prefix = 'dc.evt',
   ) {}
 
-  /** Where lines from the other nodes go (call once, with the node's EventBook). */
+  /** Where lines from the other nodes go (call once, with the node's TournamentFollowers). */
   bind(local: LocalFollowers): void {
     this.local = local;
   }

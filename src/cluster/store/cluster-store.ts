@@ -31,7 +31,7 @@ import type { KV } from '@nats-io/kv';
 import { openBucket } from '../transport/nats.js';
 import { SCHEMA_VERSION } from '../../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.js';
-import type { EventRecord } from '../../domain/tournaments.js';
+import type { TournamentRecord } from '../../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../domain/ratings.js';
 import { NO_STATS, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../../domain/ratings.js';
 import type { HistoryEntry } from '../../domain/types.js';
@@ -374,19 +374,19 @@ export class ClusterStore implements Store {
 
   // ---- events ----
 
-  async putEvent(event: EventRecord): Promise<void> {
+  async putTournament(event: TournamentRecord): Promise<void> {
     await this.store.put(keys.event(event.id), encode(event));
   }
 
-  getEvent(id: string): EventRecord | undefined {
+  getTournament(id: string): TournamentRecord | undefined {
     const bytes = id ? this.store.get(keys.event(id)) : undefined;
-    return bytes && assertReadable('event', id, decode<EventRecord>(bytes));
+    return bytes && assertReadable('event', id, decode<TournamentRecord>(bytes));
   }
 
-  listEvents(): EventRecord[] {
+  listTournaments(): TournamentRecord[] {
     return this.store
       .keysOf('e')
-      .map((k) => decode<EventRecord>(this.store.get(k)!))
+      .map((k) => decode<TournamentRecord>(this.store.get(k)!))
       .map((e) => assertReadable('event', e.id, e))
       .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
   }

@@ -1,11 +1,11 @@
 // The events routes. Transport only: the event service owns the rules (src/services/tournaments/).
-import type { EventService } from '../../services/tournaments/service.js';
+import type { TournamentService } from '../../services/tournaments/service.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 import { SPECTATOR_REFUSALS } from './streams.js';
 
-export type EventRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & { events: EventService };
+export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & { tournaments: TournamentService };
 
 type EventOps =
   | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
@@ -13,8 +13,8 @@ type EventOps =
 
 const UNKNOWN = () => problem(404, 'unknown_event', 'no event with this id');
 
-export function eventHandlers(deps: EventRouteDeps): Handlers<EventOps> {
-  const ev = deps.events;
+export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
+  const ev = deps.tournaments;
   return {
     createEvent: async (call) => {
       const r = await ev.create(call.principal, call.body);

@@ -1,6 +1,6 @@
 // Who meets whom in an event. Match, SPRT, gauntlet and round-robin have a fixed list of encounters;
 // a Swiss pairs one round at a time from the standings (docs/DECISIONS.md "Event pairing").
-import type { EventFormat } from '../../domain/tournaments.js';
+import type { TournamentFormat } from '../../domain/tournaments.js';
 
 /** Two players (indexes into the event's player list) who meet in one encounter. */
 export type Encounter = [a: number, b: number];
@@ -11,7 +11,7 @@ export type Encounter = [a: number, b: number];
  * each other; a round-robin: every two players once, in the order of the circle method so that
  * consecutive encounters share as few players as possible. Swiss: none (paired by round).
  */
-export function fixedEncounters(format: EventFormat, playing: readonly number[]): Encounter[] {
+export function fixedEncounters(format: TournamentFormat, playing: readonly number[]): Encounter[] {
   if (format === 'match' || format === 'sprt') return [[playing[0], playing[1]]];
   if (format === 'gauntlet') return playing.slice(1).map((p) => [playing[0], p]);
   if (format === 'roundRobin') return circleRounds(playing).flat();

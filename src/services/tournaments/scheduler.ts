@@ -5,7 +5,7 @@
 // record left it. See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
-import type { EventPairRecord, EventRecord, GameScore } from '../../domain/tournaments.js';
+import type { TournamentPairRecord, TournamentRecord, GameScore } from '../../domain/tournaments.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Seat } from '../../domain/types.js';
 import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
@@ -13,12 +13,12 @@ import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactor
 import type { GameAdmission, Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
 import { Periodic } from '../periodic.js';
-import type { EventBook } from './book.js';
+import type { TournamentFollowers } from './followers.js';
 import { fixedEncounters, meetingKey, swissRound } from './pairing.js';
-import { eventTables, pairFinished } from './standings.js';
+import { tournamentTables, pairFinished } from './standings.js';
 
-export interface EventSchedulerDeps {
-  book: EventBook;
+export interface TournamentSchedulerDeps {
+  followers: TournamentFollowers;
   games: MirrorPairFactory & GameDirectory;
   admission?: GameAdmission;
   clock: Clock;
@@ -27,7 +27,7 @@ export interface EventSchedulerDeps {
   seatsOf: (botId: string) => number;
 }
 
-export interface EventSchedulerConfig {
+export interface TournamentSchedulerConfig {
   /** How often every running event is looked at even when nothing happened. */
   tickMs: number;
   /** Pairs in flight at once over all of one host's events. */
@@ -46,7 +46,7 @@ function whiteScore(rec: GameRecord): GameScore | null {
   return 0.5;
 }
 
-export class EventScheduler implements GameLifecycleListener {
+export class TournamentScheduler implements GameLifecycleListener {
   private readonly ticks: Periodic;
   private stopped = true;
   /** Game id → the event and pair it belongs to (running pairs only). */
@@ -55,7 +55,7 @@ export class EventScheduler implements GameLifecycleListener {
   private filling: Promise<void> | null = null;
   private again = false;
 
-  constructor(private readonly deps: EventSchedulerDeps, private readonly config: EventSchedulerConfig) {
+  constructor(private readonly deps: TournamentSchedulerDeps, private readonly config: TournamentSchedulerConfig) {
     // Every look goes through round(), so two never run at once (a pair's index is the count of
     // pairs stored when it starts: two concurrent looks would give two pairs the same one).
     this.ticks = new Periodic(deps.clock, config.tickMs, () => this.round());
@@ -64,7 +64,7 @@ export class EventScheduler implements GameLifecycleListener {
   /** Picks up every running event (results of games that ended while it was away included). */
   async start(): Promise<void> {
     this.stopped = false;
-    for (const ev of this.deps.book.store.listEvents()) if (ev.state === 'running') await this.reconcile(ev);
+    for (const ev of this.deps.followers.store.listTournaments()) if (ev.state === 'running') await this.reconcile(ev);
     this.ticks.start();
     this.kick();
   }
@@ -99,7 +99,7 @@ export class EventScheduler implements GameLifecycleListener {
   }
 
   /** Pairs in flight now, per event. */
-  inFlight(ev: EventRecord): number {
+  inFlight(ev: TournamentRecord): number {
     return ev.pairs.filter((p) => !pairFinished(p)).length;
   }
 
@@ -113,7 +113,7 @@ export class EventScheduler implements GameLifecycleListener {
   moveRefused(game: GameHandle, seat: Seat): void {
     const where = this.byGame.get(game.id);
     if (!where) return;
-    this.deps.book
+    this.deps.followers
       .modify(where.eventId, (ev) => {
         const at = pairAt(ev, where.index);
         const pair = ev.pairs[at];
@@ -132,7 +132,7 @@ export class EventScheduler implements GameLifecycleListener {
     const white = whiteScore(rec);
     if (!where || white === null) return;
     const over = 'Ended' in rec.status ? rec.status.Ended.over : null;
-    const r = await this.deps.book.modify(where.eventId, (ev) => {
+    const r = await this.deps.followers.modify(where.eventId, (ev) => {
       const at = pairAt(ev, where.index);
       const pair = ev.pairs[at];
       if (!pair?.games) return { next: null, value: null };
@@ -140,20 +140,20 @@ export class EventScheduler implements GameLifecycleListener {
       if (k < 0 || pair.scores[k] !== null) return { next: null, value: null };
       // Game 0: the first player (a) is White; game 1: a is Black.
       const scoreA: GameScore = k === 0 ? white : ((1 - white) as GameScore);
-      const scores: EventPairRecord['scores'] = k === 0 ? [scoreA, pair.scores[1]] : [pair.scores[0], scoreA];
+      const scores: TournamentPairRecord['scores'] = k === 0 ? [scoreA, pair.scores[1]] : [pair.scores[0], scoreA];
       const timeLosses = [...pair.timeLosses];
       if (over?.termination === 'Timeout') {
         const whiteLost = white === 0;
         const aWhite = k === 0;
         timeLosses.push(whiteLost === aWhite ? pair.a : pair.b);
       }
-      let next: EventRecord = { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) };
+      let next: TournamentRecord = { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) };
       const done = scores[0] !== null && scores[1] !== null;
       if (done) {
         const seq = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0) + 1;
         next.pairs[at] = { ...next.pairs[at], finishedSeq: seq };
         if (next.sprt && next.verdict === null && next.state === 'running') {
-          const enc = eventTables(next).encounters[0];
+          const enc = tournamentTables(next).encounters[0];
           if (enc?.sprt?.verdict) next = { ...next, verdict: enc.sprt.verdict, verdictAfter: seq, queue: [] };
         }
       }
@@ -163,8 +163,8 @@ export class EventScheduler implements GameLifecycleListener {
       const ev = r.ev!;
       const pair = ev.pairs[pairAt(ev, where.index)];
       for (const g of pair.games ?? []) this.byGame.delete(g);
-      const tables = eventTables(ev);
-      this.deps.book.publish(ev.id, {
+      const tables = tournamentTables(ev);
+      this.deps.followers.publish(ev.id, {
         PairFinished: {
           eventId: ev.id,
           index: pair.index,
@@ -185,7 +185,7 @@ export class EventScheduler implements GameLifecycleListener {
   /** One look at every running event: finish the done ones, pair Swiss rounds, start pairs. */
   private async fill(): Promise<void> {
     if (this.stopped) return;
-    const running = this.deps.book.store.listEvents().filter((e) => e.state === 'running');
+    const running = this.deps.followers.store.listTournaments().filter((e) => e.state === 'running');
     const perHost = new Map<string, number>();
     for (const ev of running) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
     for (const ev of running) {
@@ -201,7 +201,7 @@ export class EventScheduler implements GameLifecycleListener {
 
   private async advance(id: string, perHost: Map<string, number>): Promise<void> {
     // Plan: fill the queue (first start, a new Swiss round, SPRT pairs) or finish the event.
-    const planned = await this.deps.book.modify(id, (ev) => {
+    const planned = await this.deps.followers.modify(id, (ev) => {
       if (ev.state !== 'running') return { next: null, value: false };
       const next = this.plan(ev);
       return { next, value: next?.state === 'finished' };
@@ -252,11 +252,11 @@ export class EventScheduler implements GameLifecycleListener {
         for (const h of c.holds) h.release();
       }
     }));
-    const pairs: EventPairRecord[] = [];
+    const pairs: TournamentPairRecord[] = [];
     const taken = new Set<number>();
     for (const c of started) {
       if (!c) continue;
-      const pair: EventPairRecord = {
+      const pair: TournamentPairRecord = {
         index: c.index, round: c.round, a: c.a, b: c.b, games: [c.games[0].id, c.games[1].id], scores: [null, null], timeLosses: [], finishedSeq: 0,
       };
       for (const g of pair.games!) this.byGame.set(g, { eventId: id, index: c.index });
@@ -264,14 +264,14 @@ export class EventScheduler implements GameLifecycleListener {
       taken.add(c.at);
     }
     if (pairs.length === 0) return;
-    const stored = await this.deps.book.modify(id, (cur) => ({
+    const stored = await this.deps.followers.modify(id, (cur) => ({
       // Only this pass changes the queue while it runs, except for emptying it (a cancel, an SPRT verdict).
       next: { ...cur, pairs: [...cur.pairs, ...pairs], queue: cur.queue.filter((_, j) => !taken.has(j)) },
       value: null,
     }));
     const now = stored.ev!;
     for (const p of pairs) {
-      this.deps.book.publish(id, { PairStarted: { eventId: id, index: p.index, round: p.round, players: [face(now, p.a), face(now, p.b)], games: p.games } });
+      this.deps.followers.publish(id, { PairStarted: { eventId: id, index: p.index, round: p.round, players: [face(now, p.a), face(now, p.b)], games: p.games } });
     }
     // A game may have ended before its pair was stored (a very fast house pair).
     await this.reconcile(now);
@@ -281,20 +281,20 @@ export class EventScheduler implements GameLifecycleListener {
    * Takes the result of every running pair's game that has ended without its end reaching this
    * scheduler (it ended while its pair was being stored, or while the scheduler was away).
    */
-  private async reconcile(ev: EventRecord): Promise<void> {
+  private async reconcile(ev: TournamentRecord): Promise<void> {
     for (const p of ev.pairs) {
       if (!p.games || pairFinished(p)) continue;
       for (const [k, g] of p.games.entries()) {
         if (p.scores[k] !== null) continue;
         this.byGame.set(g, { eventId: ev.id, index: p.index });
-        const rec = this.deps.games.ended(g) ?? this.deps.book.store.getGame(g);
+        const rec = this.deps.games.ended(g) ?? this.deps.followers.store.getGame(g);
         if (rec && whiteScore(rec) !== null) await this.recordGame(rec);
       }
     }
   }
 
   /** The event's next state before pairs start: a filled queue, or finished. Null: unchanged. */
-  private plan(ev: EventRecord): EventRecord | null {
+  private plan(ev: TournamentRecord): TournamentRecord | null {
     const playing = ev.players.flatMap((p, i) => (p.accepted === true ? [i] : []));
     const busy = this.inFlight(ev) > 0;
     if (ev.format === 'sprt') {
@@ -309,7 +309,7 @@ export class EventScheduler implements GameLifecycleListener {
       if (ev.queue.length > 0 || busy) return null;
       const round = Math.max(0, ...ev.pairs.map((p) => p.round), ...ev.byes.map(([r]) => r));
       if (round >= ev.rounds) return this.finish(ev, null);
-      const tables = eventTables(ev);
+      const tables = tournamentTables(ev);
       const points = new Map(tables.standings.map((s) => [s.player, s.points]));
       const met = new Set(ev.pairs.map((p) => meetingKey(p.a, p.b)));
       const r = swissRound({
@@ -331,12 +331,12 @@ export class EventScheduler implements GameLifecycleListener {
     return ev.queue.length === 0 && !busy ? this.finish(ev, null) : null;
   }
 
-  private finish(ev: EventRecord, note: string | null): EventRecord {
+  private finish(ev: TournamentRecord, note: string | null): TournamentRecord {
     return { ...ev, state: 'finished', finishedAt: this.deps.clock.now(), note };
   }
 
-  private announceEnd(ev: EventRecord): void {
-    this.deps.book.publish(ev.id, { EventEnded: { eventId: ev.id, state: ev.state, verdict: ev.verdict, seed: ev.seed } }, true);
+  private announceEnd(ev: TournamentRecord): void {
+    this.deps.followers.publish(ev.id, { EventEnded: { eventId: ev.id, state: ev.state, verdict: ev.verdict, seed: ev.seed } }, true);
   }
 
   /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
@@ -346,9 +346,9 @@ export class EventScheduler implements GameLifecycleListener {
 }
 
 /** The index the next pair started takes: one past the last stored (an index whose start failed stays unused). */
-const nextPairIndex = (ev: EventRecord): number => (ev.pairs.length === 0 ? 0 : ev.pairs[ev.pairs.length - 1].index + 1);
+const nextPairIndex = (ev: TournamentRecord): number => (ev.pairs.length === 0 ? 0 : ev.pairs[ev.pairs.length - 1].index + 1);
 
 /** Where a pair of this index sits in the event's list (pairs are stored in index order, maybe with gaps). */
-const pairAt = (ev: EventRecord, index: number): number => ev.pairs.findIndex((p) => p.index === index);
+const pairAt = (ev: TournamentRecord, index: number): number => ev.pairs.findIndex((p) => p.index === index);
 
-const face = (ev: EventRecord, i: number) => ({ team: ev.players[i].team, name: ev.players[i].name });
+const face = (ev: TournamentRecord, i: number) => ({ team: ev.players[i].team, name: ev.players[i].name });

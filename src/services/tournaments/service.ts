@@ -1,19 +1,19 @@
 // The events API: create, read, list, accept, decline, start and cancel (routes in
 // src/edge/handlers/tournaments.ts). Running events is the scheduler's work (scheduler.ts); both change
-// records only through the EventBook. Rules: docs/API.md "Events".
+// records only through the TournamentFollowers. Rules: docs/API.md "Events".
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import type { EventFormat, EventPlayer, EventRecord, SprtSettings } from '../../domain/tournaments.js';
+import type { TournamentFormat, TournamentPlayer, TournamentRecord, SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
 import { fail, rateLimited, type ServiceResult } from '../errors.js';
 import type { IdentityService } from '../identity.js';
-import type { EventBook, EventSink } from './book.js';
-import { eventTables, pairFinished } from './standings.js';
+import type { TournamentFollowers, TournamentSink } from './followers.js';
+import { tournamentTables, pairFinished } from './standings.js';
 
-export interface EventLimits {
+export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
   openPerHost: number;
   /** Pairs in flight at once over all of one host's events. */
@@ -22,9 +22,9 @@ export interface EventLimits {
   pairsPerEvent: number;
 }
 
-export interface CreateEventInput {
+export interface CreateTournamentInput {
   name: string;
-  format: EventFormat;
+  format: TournamentFormat;
   players: { team: string; name: string }[];
   timeControl: TimeControl;
   pairsPerEncounter?: number;
@@ -35,8 +35,8 @@ export interface CreateEventInput {
   rated?: boolean;
 }
 
-export interface EventServiceDeps {
-  book: EventBook;
+export interface TournamentServiceDeps {
+  followers: TournamentFollowers;
   identity: IdentityService;
   hub: AccountHub;
   clock: Clock;
@@ -48,14 +48,14 @@ export interface EventServiceDeps {
 }
 
 /** Events listed at most by GET /events and GET /bot/events (newest first). */
-export const EVENT_LIST_LIMIT = 100;
+export const TOURNAMENT_LIST_LIMIT = 100;
 const OPEN_RETRY_MS = 60_000;
 
-const isOpen = (ev: EventRecord): boolean => ev.state === 'pending' || ev.state === 'running';
+const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running';
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
 /** How many pairs an event of this shape plays at most. */
-export function plannedPairs(format: EventFormat, players: number, ppe: number, rounds: number, maxPairs: number): number {
+export function plannedPairs(format: TournamentFormat, players: number, ppe: number, rounds: number, maxPairs: number): number {
   if (format === 'match') return ppe;
   if (format === 'sprt') return maxPairs;
   if (format === 'gauntlet') return (players - 1) * ppe;
@@ -63,10 +63,10 @@ export function plannedPairs(format: EventFormat, players: number, ppe: number, 
   return rounds * Math.floor(players / 2) * ppe;
 }
 
-export class EventService {
-  constructor(private readonly deps: EventServiceDeps, private readonly limits: EventLimits) {}
+export class TournamentService {
+  constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {}
 
-  async create(host: Principal, input: CreateEventInput): Promise<ServiceResult<unknown>> {
+  async create(host: Principal, input: CreateTournamentInput): Promise<ServiceResult<unknown>> {
     if (host.tier !== 'registered') return fail('forbidden', 'registered_only', 'only registered bots can host events');
     const n = input.players.length;
     const bad = (detail: string) => fail('bad_request', 'invalid_event', detail);
@@ -95,18 +95,18 @@ export class EventService {
     if (planned > this.limits.pairsPerEvent) return bad(`this event would play ${planned} pairs; at most ${this.limits.pairsPerEvent}`);
     const concurrency = input.concurrency ?? 1;
     if (concurrency > this.limits.pairsInFlightPerHost) return bad(`concurrency is at most ${this.limits.pairsInFlightPerHost}`);
-    const open = this.deps.book.store.listEvents().filter((e) => e.host === host.id && isOpen(e)).length;
+    const open = this.deps.followers.store.listTournaments().filter((e) => e.host === host.id && isOpen(e)).length;
     if (open >= this.limits.openPerHost) {
       return rateLimited('too_many_events', `at most ${this.limits.openPerHost} events pending or running per host`, OPEN_RETRY_MS);
     }
-    const players: EventPlayer[] = input.players.map((p, i) => ({
+    const players: TournamentPlayer[] = input.players.map((p, i) => ({
       id: ids[i],
       team: p.team,
       name: p.name,
       accepted: this.deps.isHouse(ids[i]) || p.team === host.team ? true : null,
     }));
     const seed = newServerSeed();
-    const ev: EventRecord = {
+    const ev: TournamentRecord = {
       schema: SCHEMA_VERSION,
       id: this.deps.newId(),
       name: input.name,
@@ -133,37 +133,37 @@ export class EventService {
       verdictAfter: null,
       note: null,
     };
-    await this.deps.book.store.putEvent(ev);
+    await this.deps.followers.store.putTournament(ev);
     for (const p of players) {
       if (p.accepted === null) {
         this.deps.hub.publish(p.id, { EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host) } });
       }
     }
     if (players.every((p) => p.accepted === true)) await this.begin(ev.id);
-    return ok(this.view(this.deps.book.get(ev.id)!));
+    return ok(this.view(this.deps.followers.get(ev.id)!));
   }
 
   exists(id: string): boolean {
-    return this.deps.book.get(id) !== undefined;
+    return this.deps.followers.get(id) !== undefined;
   }
 
   /** The public view of an event, or 404. */
   get(id: string): ServiceResult<unknown> {
-    const ev = this.deps.book.get(id);
+    const ev = this.deps.followers.get(id);
     return ev ? ok(this.view(ev)) : fail('not_found', 'unknown_event', 'no event with this id');
   }
 
   list(): unknown {
-    return { events: this.deps.book.store.listEvents().reverse().slice(0, EVENT_LIST_LIMIT).map((e) => this.summary(e)) };
+    return { events: this.deps.followers.store.listTournaments().reverse().slice(0, TOURNAMENT_LIST_LIMIT).map((e) => this.summary(e)) };
   }
 
   /** Events the caller hosts or is invited to, newest first, with its own answer. */
   mine(who: Principal): unknown {
-    const evs = this.deps.book.store
-      .listEvents()
+    const evs = this.deps.followers.store
+      .listTournaments()
       .reverse()
       .filter((e) => e.host === who.id || e.players.some((p) => p.id === who.id))
-      .slice(0, EVENT_LIST_LIMIT);
+      .slice(0, TOURNAMENT_LIST_LIMIT);
     return {
       events: evs.map((e) => ({
         ...this.summary(e),
@@ -182,7 +182,7 @@ export class EventService {
   }
 
   private async answer(who: Principal, id: string, yes: boolean): Promise<ServiceResult<unknown>> {
-    const r = await this.deps.book.modify(id, (ev) => {
+    const r = await this.deps.followers.modify(id, (ev) => {
       const i = ev.players.findIndex((p) => p.id === who.id);
       if (i < 0) return { next: null, value: fail('not_found', 'not_invited', 'the caller is not a player of this event') };
       if (ev.state !== 'pending') return { next: null, value: fail('conflict', 'event_started', `the event is ${ev.state}`) };
@@ -192,12 +192,12 @@ export class EventService {
     if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
     if (r.value) return r.value;
     if (r.ev.players.every((p) => p.accepted === true)) await this.begin(id);
-    return ok(this.view(this.deps.book.get(id)!));
+    return ok(this.view(this.deps.followers.get(id)!));
   }
 
   /** The host starts a pending event with the players who have accepted. */
   async start(who: Principal, id: string): Promise<ServiceResult<unknown>> {
-    const ev = this.deps.book.get(id);
+    const ev = this.deps.followers.get(id);
     if (!ev) return fail('not_found', 'unknown_event', 'no event with this id');
     if (ev.host !== who.id) return fail('forbidden', 'not_host', 'only the host can start this event');
     if (ev.state !== 'pending') return fail('conflict', 'event_started', `the event is ${ev.state}`);
@@ -209,24 +209,24 @@ export class EventService {
       return fail('conflict', 'too_few_players', `${playing} players cannot play ${ev.rounds} swiss rounds without meeting twice`);
     }
     await this.begin(id);
-    return ok(this.view(this.deps.book.get(id)!));
+    return ok(this.view(this.deps.followers.get(id)!));
   }
 
   async cancel(who: Principal, id: string): Promise<ServiceResult<unknown>> {
-    const r = await this.deps.book.modify(id, (ev) => {
+    const r = await this.deps.followers.modify(id, (ev) => {
       if (ev.host !== who.id) return { next: null, value: fail('forbidden', 'not_host', 'only the host can cancel this event') };
       if (!isOpen(ev)) return { next: null, value: fail('conflict', 'event_over', `the event is ${ev.state}`) };
       return { next: { ...ev, state: 'cancelled' as const, finishedAt: this.deps.clock.now(), queue: [] }, value: null };
     });
     if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
     if (r.value) return r.value;
-    this.deps.book.publish(id, { EventEnded: { eventId: id, state: 'cancelled', verdict: null, seed: r.ev.seed } }, true);
+    this.deps.followers.publish(id, { EventEnded: { eventId: id, state: 'cancelled', verdict: null, seed: r.ev.seed } }, true);
     return ok(this.view(r.ev));
   }
 
   /** Follows an event's stream; null for an unknown event. An ended event sends its end line at once. */
-  follow(id: string, sink: EventSink): (() => void) | null {
-    const ev = this.deps.book.get(id);
+  follow(id: string, sink: TournamentSink): (() => void) | null {
+    const ev = this.deps.followers.get(id);
     if (!ev) return null;
     sink.send(`${JSON.stringify({ EventState: this.view(ev) })}\n`);
     if (!isOpen(ev)) {
@@ -234,7 +234,7 @@ export class EventService {
       sink.close();
       return () => {};
     }
-    return this.deps.book.follow(id, sink);
+    return this.deps.followers.follow(id, sink);
   }
 
   /**
@@ -242,7 +242,7 @@ export class EventService {
    * pair, then game), as ndjson lines. Null for an unknown event.
    */
   exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): string[] | null {
-    const ev = this.deps.book.get(id);
+    const ev = this.deps.followers.get(id);
     if (!ev) return null;
     const lines = [`${JSON.stringify({ Event: this.view(ev) })}\n`];
     // Only pairs with both games over: a game's server seed is its partner's too, so one game of a
@@ -276,7 +276,7 @@ export class EventService {
   }
 
   private async begin(id: string): Promise<void> {
-    await this.deps.book.modify(id, (ev) =>
+    await this.deps.followers.modify(id, (ev) =>
       ev.state === 'pending'
         ? { next: { ...ev, state: 'running' as const, startedAt: this.deps.clock.now() }, value: null }
         : { next: null, value: null },
@@ -284,7 +284,7 @@ export class EventService {
     this.deps.kick();
   }
 
-  summary(ev: EventRecord) {
+  summary(ev: TournamentRecord) {
     return {
       ...headOf(ev),
       players: ev.players.length,
@@ -294,8 +294,8 @@ export class EventService {
     };
   }
 
-  view(ev: EventRecord) {
-    const tables = eventTables(ev);
+  view(ev: TournamentRecord) {
+    const tables = tournamentTables(ev);
     const over = !isOpen(ev);
     const face = (i: number) => faceOf(ev.players[i]);
     return {
@@ -343,7 +343,7 @@ export class EventService {
 }
 
 /** What the list and the full view of an event both open with. */
-const headOf = (ev: EventRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
+const headOf = (ev: TournamentRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
 
 const answerOf = (a: boolean | null | undefined): 'accepted' | 'declined' | 'invited' =>
   a === true ? 'accepted' : a === false ? 'declined' : 'invited';

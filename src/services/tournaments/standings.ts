@@ -1,7 +1,7 @@
 // Standings and per-encounter statistics of an event, recomputed from its pair list (the server's
 // views and `dicechess verify-event` both call this, so they cannot disagree by construction; the
 // statistics themselves are checked against an independent implementation in the tests).
-import type { EventRecord, GameScore } from '../../domain/tournaments.js';
+import type { TournamentRecord, GameScore } from '../../domain/tournaments.js';
 import { pairStats, sprtReport, type PairStats, type SprtReport } from './stats.js';
 
 export interface StandingRow {
@@ -26,7 +26,7 @@ export interface EncounterStats extends PairStats {
   sprt: SprtReport | null;
 }
 
-export interface EventTables {
+export interface TournamentTables {
   standings: StandingRow[];
   encounters: EncounterStats[];
   /** SPRT only: the LLR after each finished pair, in finishing order. */
@@ -34,7 +34,7 @@ export interface EventTables {
 }
 
 /** A pair is finished once both of its games have a result. */
-export const pairFinished = (p: EventRecord['pairs'][number]): boolean => p.scores[0] !== null && p.scores[1] !== null;
+export const pairFinished = (p: TournamentRecord['pairs'][number]): boolean => p.scores[0] !== null && p.scores[1] !== null;
 
 const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
 
@@ -42,7 +42,7 @@ const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
  * The standings (ranked by points, then entry order) and every encounter's statistics. A Swiss bye
  * scores as if the player had won every game of that round's encounter (2 points per pair).
  */
-export function eventTables(ev: EventRecord): EventTables {
+export function tournamentTables(ev: TournamentRecord): TournamentTables {
   const rows = new Map<number, StandingRow>();
   ev.players.forEach((p, i) => {
     if (p.accepted === true) rows.set(i, { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 });

@@ -5,7 +5,7 @@
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
-import type { GameShelf } from '../../game/game-table.js';
+import type { GameIndex } from '../../game/game-index.js';
 import { isEnded, refusedMoveSeat } from '../../game/view.js';
 import type { Store } from '../../store/types.js';
 import { GameReplica, type ReplicaLink } from './replica.js';
@@ -14,7 +14,7 @@ import type { Requests } from './requests.js';
 import type { ShardLink } from './shard-links.js';
 
 export interface ReplicaFeedDeps {
-  shelf: GameShelf<GameReplica>;
+  gameIndex: GameIndex<GameReplica>;
   store: Store;
   clock: Clock;
   log: Logger;
@@ -73,8 +73,8 @@ export class ReplicaFeed {
 
   /** A game's whole record, announced (or fetched) at its `seq`: a new replica, or one started over. */
   announced(rec: GameRecord, tree: TreeWire | null, hook: 'gameStarted' | 'gameResumed', seq = 0): void {
-    const shelf = this.d.shelf;
-    let g = shelf.get(rec.id);
+    const gameIndex = this.d.gameIndex;
+    let g = gameIndex.get(rec.id);
     if (g) {
       g.seq = seq;
       g.headSeq = 0;
@@ -85,7 +85,7 @@ export class ReplicaFeed {
     } else {
       g = new GameReplica(rec, tree, this.d.link, this.d.clock, this.d.inlineLeafCap, this.d.log);
       g.seq = seq;
-      if (!isEnded(rec)) shelf.add(g);
+      if (!isEnded(rec)) gameIndex.add(g);
     }
     const early = this.early.get(rec.id);
     this.early.delete(rec.id);
@@ -94,7 +94,7 @@ export class ReplicaFeed {
     this.adopting.get(rec.id)?.done();
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
     if (isEnded(rec)) return this.ended(g, rec);
-    shelf.notify(hook, g);
+    gameIndex.notify(hook, g);
     // Updates already came and went for it (no later one may come: the game waits on a move this
     // replica cannot show): ask for the whole state now.
     if (early !== undefined && early > seq && !g.syncing) this.resync(g);
@@ -109,15 +109,15 @@ export class ReplicaFeed {
 
   private ended(g: GameReplica, rec: GameRecord): void {
     this.caughtUp(g.id, Infinity);
-    this.d.retired?.(g.id); // before the shelf forgets which shard the game is on
-    this.d.shelf.retire(g, rec);
+    this.d.retired?.(g.id); // before the game index forgets which shard the game is on
+    this.d.gameIndex.retire(g, rec);
     // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
-    if (rec.mirrorOf !== null) this.d.shelf.forget(rec.mirrorOf);
-    this.d.shelf.notify('gameEnded', g, rec);
+    if (rec.mirrorOf !== null) this.d.gameIndex.forget(rec.mirrorOf);
+    this.d.gameIndex.notify('gameEnded', g, rec);
   }
 
   update(u: Extract<ShardReply, { t: 'update' }>, shard: number): void {
-    const g = this.d.shelf.get(u.id);
+    const g = this.d.gameIndex.get(u.id);
     if (!g) {
       this.noteEarly(u.id, u.seq);
       return this.d.adopt?.(u.id, shard);
@@ -136,10 +136,10 @@ export class ReplicaFeed {
     if (u.write) this.d.write(this.d.store.finishGame(rec, u.write.results), u.id);
     g.apply(u, rec);
     this.caughtUp(g.id, u.seq);
-    for (let i = 0; i < u.turns; i++) this.d.shelf.notify('turnApplied', g);
+    for (let i = 0; i < u.turns; i++) this.d.gameIndex.notify('turnApplied', g);
     for (const [, line] of u.lines) {
       const seat = refusedMoveSeat(line);
-      if (seat !== null) this.d.shelf.notify('moveRefused', g, seat);
+      if (seat !== null) this.d.gameIndex.notify('moveRefused', g, seat);
     }
     if (isEnded(rec)) this.ended(g, rec);
   }
@@ -153,7 +153,7 @@ export class ReplicaFeed {
     g.closeSubscribers();
     this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
     const id = g.id;
-    const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.synced(r) : this.d.shelf.get(id)?.syncDone()));
+    const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.synced(r) : this.d.gameIndex.get(id)?.syncDone()));
     if (!sent) g.syncDone();
   }
 
@@ -163,14 +163,14 @@ export class ReplicaFeed {
    * at start, for the live games the cluster lists. Until the replica is made the game is awaited here.
    */
   adoptUnknown(id: string, index: number): void {
-    if (this.d.shelf.get(id)) return;
+    if (this.d.gameIndex.get(id)) return;
     this.await(id, index);
     this.ask(id, index);
   }
 
   /** Asks the owner for an awaited game's whole state (one request at a time). */
   private ask(id: string, index: number): void {
-    if (this.d.shelf.get(id) || this.adopting.has(id)) return;
+    if (this.d.gameIndex.get(id) || this.adopting.has(id)) return;
     let done!: () => void;
     const a = { settled: new Promise<void>((r) => (done = r)), done: () => done() };
     this.adopting.set(id, a);
@@ -180,7 +180,7 @@ export class ReplicaFeed {
     };
     const sent = this.askSync(id, index, (r) => {
       if (r && isEnded(r.rec)) this.awaited.delete(id);
-      if (r && !this.d.shelf.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
+      if (r && !this.d.gameIndex.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
       over();
     });
     if (!sent) over();
@@ -195,7 +195,7 @@ export class ReplicaFeed {
   /** The awaited entry of a game with no replica here, unless it has lapsed. */
   private awaitedEntry(id: string): { shard: number; at: number } | undefined {
     const e = this.awaited.get(id);
-    if (e === undefined || this.d.shelf.get(id)) return undefined;
+    if (e === undefined || this.d.gameIndex.get(id)) return undefined;
     if (this.d.clock.now() - e.at < AWAITED_MS) return e;
     this.awaited.delete(id);
     return undefined;
@@ -223,13 +223,13 @@ export class ReplicaFeed {
    * owner; resolves when done, also when that failed (the replica then stays as it was).
    */
   refresh(id: string): Promise<void> {
-    const g = this.d.shelf.get(id);
+    const g = this.d.gameIndex.get(id);
     if (!g) return Promise.resolve();
     g.syncing = true;
     return new Promise((resolve) => {
       const sent = this.askSync(id, this.d.shardOf(id), (r) => {
         if (r) this.synced(r);
-        else this.d.shelf.get(id)?.syncDone();
+        else this.d.gameIndex.get(id)?.syncDone();
         resolve();
       });
       if (!sent) {
@@ -248,7 +248,7 @@ export class ReplicaFeed {
    * updates on their way, up to `syncTimeoutMs`. Resolves in every case, at worst as the replica was.
    */
   current(id: string): Promise<void> {
-    const g = this.d.shelf.get(id);
+    const g = this.d.gameIndex.get(id);
     if (!g || g.syncing) return Promise.resolve();
     return new Promise((resolve) => {
       const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.waitFor(id, isEnded(r.rec) ? Infinity : r.seq, resolve) : resolve()));
@@ -257,7 +257,7 @@ export class ReplicaFeed {
   }
 
   private waitFor(id: string, seq: number, done: () => void): void {
-    const g = this.d.shelf.get(id);
+    const g = this.d.gameIndex.get(id);
     if (!g || g.seq >= seq) return done();
     const list = this.behind.get(id) ?? [];
     const entry = { seq, done };
@@ -289,7 +289,7 @@ export class ReplicaFeed {
    */
   endedElsewhere(rec: GameRecord): void {
     if (isEnded(rec)) this.awaited.delete(rec.id);
-    const g = this.d.shelf.get(rec.id);
+    const g = this.d.gameIndex.get(rec.id);
     if (!g || !isEnded(rec)) return;
     if (g.record().version !== rec.version) g.closeSubscribers();
     g.reset(rec, null);
@@ -298,10 +298,10 @@ export class ReplicaFeed {
 
   /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
   refetchTree(id: string): void {
-    const g = this.d.shelf.get(id);
+    const g = this.d.gameIndex.get(id);
     if (!g) return;
     const sent = this.askSync(id, this.d.shardOf(id), (r) => {
-      const now = this.d.shelf.get(id);
+      const now = this.d.gameIndex.get(id);
       if (!r || !now) return now?.treeArrived();
       // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
       now.treeArrived(r.seq === now.seq && !now.syncing && r.rec.version === now.record().version ? r.tree : undefined);
@@ -316,14 +316,14 @@ export class ReplicaFeed {
     // still being synced is checked again at the next report (its sync may predate the update).
     const again: string[] = [];
     for (const id of shard.reported) {
-      const g = this.d.shelf.get(id);
+      const g = this.d.gameIndex.get(id);
       if (!g || g.headSeq <= g.seq || (this.d.followed && !this.d.followed(id))) continue;
       if (g.syncing) again.push(id);
       else this.resync(g);
     }
     shard.reported = again;
     for (const [id, seq, ended] of seqs) {
-      const g = this.d.shelf.get(id);
+      const g = this.d.gameIndex.get(id);
       if (!g) {
         // An ended game with no live replica here: nothing to catch up (it was retired, or never
         // followed); the owner names it only so that a replica still live here ends.
@@ -356,7 +356,7 @@ export class ReplicaFeed {
   }
 
   private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
-    const g = this.d.shelf.get(r.rec.id);
+    const g = this.d.gameIndex.get(r.rec.id);
     if (!g) return;
     g.syncDone();
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)

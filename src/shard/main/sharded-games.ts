@@ -11,7 +11,7 @@ import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
 import { commandSpec } from '../../game/commands.js';
 import { withDefaults, type GameConfig } from '../../game/game-config.js';
-import { GameShelf, ShelvedGames } from '../../game/game-table.js';
+import { GameIndex, IndexedGames } from '../../game/game-index.js';
 import type {
   GameDirectory, GameFactory, GameHandle, GameLifecycleListener, MirrorPairFactory, NewGameSpec,
 } from '../../game/types.js';
@@ -30,8 +30,8 @@ export type { ShardedGamesDeps } from './sharded-games-deps.js';
 /** Requests waiting for a shard's answer, across shards; past it a new one is answered at once. */
 export const PENDING_MAX = 100_000;
 
-export class ShardedGames extends ShelvedGames<GameReplica> implements GameFactory, MirrorPairFactory, GameDirectory, ReplicaLink {
-  protected readonly shelf: GameShelf<GameReplica>;
+export class ShardedGames extends IndexedGames<GameReplica> implements GameFactory, MirrorPairFactory, GameDirectory, ReplicaLink {
+  protected readonly gameIndex: GameIndex<GameReplica>;
   private readonly cfg;
   private readonly links: ShardLinks;
   private readonly shards: ShardLink[];
@@ -63,7 +63,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
         if (!again || bypass || !shard.restarting) this.links.enqueue(shard, c, bypass);
       },
     });
-    this.shelf = new GameShelf(d.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, d.listeners, d.log);
+    this.gameIndex = new GameIndex(d.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, d.listeners, d.log);
     this.links = new ShardLinks({
       transport: d.transport, count: d.shards, clock: d.clock, log: d.log,
       replies: (index, batch) => this.receive(index, batch),
@@ -76,10 +76,10 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.interest = d.cluster?.follow({
       clock: d.clock,
       owned: (id) => this.ownedShards.has(this.shardOfLive(id).index),
-      subscribers: (id) => this.shelf.get(id)?.subscriberCount ?? 0,
+      subscribers: (id) => this.gameIndex.get(id)?.subscriberCount ?? 0,
       subscribe: (id, on) => this.shardOfLive(id).channel.follow?.(id, on) ?? Promise.resolve(),
       catchUp: async (id) => {
-        const g = this.shelf.get(id);
+        const g = this.gameIndex.get(id);
         if (!g) return;
         // Updates that arrive before the owner's answer are not applied (they may skip some): subscribed
         // first, so none after that answer is missed.
@@ -89,7 +89,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
       },
     });
     this.feed = new ReplicaFeed({
-      shelf: this.shelf, store: d.store, clock: d.clock, log: d.log, link: this, requests: this.requests,
+      gameIndex: this.gameIndex, store: d.store, clock: d.clock, log: d.log, link: this, requests: this.requests,
       inlineLeafCap: this.cfg.inlineLeafCap, syncTimeoutMs: this.verdictTimeoutMs,
       shardOf: (id) => this.shardOfLive(id).index,
       write: (p, id) => this.write(p, id),
@@ -131,10 +131,10 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
   }
 
   /** Cluster mode (the game gate's wait): a game followed again, or one with no replica here yet (its shard between owners), is asked for. */
-  ready = (id: string): Promise<void> | undefined => (this.shelf.get(id) ? this.interest?.touch(id) : this.feed.adoption(id));
+  ready = (id: string): Promise<void> | undefined => (this.gameIndex.get(id) ? this.interest?.touch(id) : this.feed.adoption(id));
   /** Cluster mode (the game gate's wait for a tree): a live game owned elsewhere, as its owner has it now. */
   current = (id: string): Promise<void> | undefined =>
-    this.interest && this.shelf.get(id)?.isActive() && !this.ownedShards.has(this.shardOfLive(id).index) ? this.feed.current(id) : undefined;
+    this.interest && this.gameIndex.get(id)?.isActive() && !this.ownedShards.has(this.shardOfLive(id).index) ? this.feed.current(id) : undefined;
   /** Cluster mode (the game gate's 503): game `id` is live in the cluster, not on this node's replicas yet. */
   awaiting = (id: string): boolean => this.feed.awaiting(id);
 
@@ -145,7 +145,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     else {
       this.ownedShards.delete(index);
       // The streams still open here on its games go on following them one by one.
-      for (const g of this.shelf.live()) if (g.subscriberCount > 0 && this.shardOfLive(g.id) === shard) this.interest?.keep(g.id);
+      for (const g of this.gameIndex.live()) if (g.subscriberCount > 0 && this.shardOfLive(g.id) === shard) this.interest?.keep(g.id);
     }
     await shard.channel.followAll?.(on);
   }
@@ -157,7 +157,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   /** The shard of a game main knows as live (its record says whether it has a mirror-pair twin). */
   private shardOfLive(id: string): ShardLink {
-    return this.shardOf(id, this.shelf.get(id)?.record().mirrorOf ?? null);
+    return this.shardOf(id, this.gameIndex.get(id)?.record().mirrorOf ?? null);
   }
 
   // ---- factory --------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
 
   /** The handle of a game the shard announced; an ended one is read from the directory. */
   private created(id: string): GameHandle {
-    const g = this.shelf.get(id) ?? this.shelf.find(id);
+    const g = this.gameIndex.get(id) ?? this.gameIndex.find(id);
     if (!g) throw new Error(`game ${id} was created but never announced`);
     return g;
   }
@@ -248,7 +248,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     await Promise.all(
       this.shards.filter((s) => !s.restarting).map((s) => this.request(s, (rid) => ({ t: 'stop', rid })).catch(() => {})),
     );
-    for (const g of this.shelf.live()) g.closeSubscribers();
+    for (const g of this.gameIndex.live()) g.closeSubscribers();
     this.requests.stop();
     await this.links.close();
   }
@@ -322,7 +322,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
         // Cluster mode: rid 0 is an owner's announcement to every node (a game created for another
         // node, or taken over): a new replica, or one that starts over from the owner's state.
         if (r.rid === 0) {
-          if (!this.d.cluster || (r.t === 'started' && this.shelf.get(r.rec.id))) return;
+          if (!this.d.cluster || (r.t === 'started' && this.gameIndex.get(r.rec.id))) return;
           return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed', r.seq ?? 0);
         }
         const w = this.requests.peek(r.rid);
@@ -363,7 +363,7 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     // Events between what main saw and what the store holds are gone with the thread: the streams of
     // its games end, and a reconnecting subscriber starts from a fresh Snapshot.
     // Its next instance counts updates afresh: what the dead one reported says nothing any more.
-    for (const g of this.shelf.live()) {
+    for (const g of this.gameIndex.live()) {
       if (this.shardOfLive(g.id).index !== index) continue;
       g.closeSubscribers();
       g.headSeq = 0;
@@ -376,19 +376,19 @@ export class ShardedGames extends ShelvedGames<GameReplica> implements GameFacto
     this.d.onRestart?.(index, err);
     try {
       // A memory server's live versions are its replicas' records; LMDB's are in the store.
-      const live = this.d.forwarded ? this.shelf.live().map((g) => g.record()) : this.d.store.listLiveGames();
+      const live = this.d.forwarded ? this.gameIndex.live().map((g) => g.record()) : this.d.store.listLiveGames();
       await this.resumeShard(shard, live.filter((r) => !isEnded(r)));
     } catch (e) {
       this.d.log.error({ shard: index, err: String(e) }, 'restarted shard could not resume its games');
     }
     // A game main still shows live whose end the store holds (the update was lost with the thread).
-    for (const g of this.shelf.live()) {
+    for (const g of this.gameIndex.live()) {
       if (this.shardOfLive(g.id) !== shard) continue;
       const stored = this.d.store.getGame(g.id);
       if (stored && isEnded(stored)) {
         g.reset(stored, null);
-        this.shelf.retire(g, stored);
-        this.shelf.notify('gameEnded', g, stored);
+        this.gameIndex.retire(g, stored);
+        this.gameIndex.notify('gameEnded', g, stored);
       }
     }
   }

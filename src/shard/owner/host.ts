@@ -8,7 +8,7 @@ import type { Logger } from '../../domain/log.js';
 import type { GameRecord, ResultRecord } from '../../domain/records.js';
 import type { GameConfig } from '../../game/game-config.js';
 import { GameRegistry } from '../../game/game-registry.js';
-import { packRecord, unpackRecord } from '../../game/game-table.js';
+import { packRecord, unpackRecord } from '../../game/game-index.js';
 import type { HouseKind } from '../../game/house.js';
 import type { GameActor } from '../../game/actor.js';
 import type { ActorCore } from '../../game/actor-core.js';

@@ -30,7 +30,7 @@ export const DB_NAMES = {
   provisional: 'provisional',
   /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
   webhookDeliveries: 'webhookDeliveries',
-  /** eventId → EventRecord. */
+  /** eventId → TournamentRecord. */
   events: 'events',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */

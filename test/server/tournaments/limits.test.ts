@@ -51,13 +51,13 @@ t.test('events per host, pairs in flight per host and seats per bot', async (t) 
   });
   t.equal(rr.status, 201, rr.text);
   const id = (rr.json as Json).eventId;
-  await app.server.events.round();
+  await app.server.tournaments.round();
   let ev = (await app.req('GET', `/events/${id}`)).json as Json;
   t.equal(ev.pairs.length, 3, 'three pairs in flight: its concurrency');
 
   const second = await host.req('POST', '/events', { name: 'second', format: 'match', players: [face(idle[4]), face(idle[5])], timeControl: UNLIMITED });
   t.equal(second.status, 201);
-  await app.server.events.round();
+  await app.server.tournaments.round();
   ev = (await app.req('GET', `/events/${(second.json as Json).eventId}`)).json as Json;
   t.equal(ev.pairs.length, 0, 'the host has three pairs in flight already (its limit): the new event waits');
   const third = await host.req('POST', '/events', { name: 'third', format: 'match', players: [HOUSE_GREEDY, HOUSE_RANDOM], timeControl: UNLIMITED });
@@ -83,7 +83,7 @@ t.test('a bot sits in no more pairs than its seats allow', async (t) => {
     pairsPerEncounter: 3, concurrency: 3,
   });
   const id = (r.json as Json).eventId;
-  await app.server.events.round();
+  await app.server.tournaments.round();
   const first = ((await app.req('GET', `/events/${id}`)).json as Json).pairs;
   t.equal(first.length, 1, 'capacity 1 (counted as one pair): one pair at a time');
   // One game of the pair ends; its partner still runs on the same server seed.
@@ -93,6 +93,6 @@ t.test('a bot sits in no more pairs than its seats allow', async (t) => {
   t.equal(exported.length, 1, 'the export holds the event only: no game of a pair still running');
   await app.server.store.updateBot({ ...app.server.store.getBot(a.id)!, capacity: 4 });
   await app.server.store.updateBot({ ...app.server.store.getBot(b.id)!, capacity: 4 });
-  await app.server.events.round();
+  await app.server.tournaments.round();
   t.equal(((await app.req('GET', `/events/${id}`)).json as Json).pairs.length, 2, 'four seats each: two pairs');
 });

@@ -46,7 +46,7 @@ t.test('a match of house bots runs to the end and publishes what recomputes its 
   }
   const pair0 = games.filter((g) => g.pair === 0);
   t.same(pair0[0].history.map((h: { dice: number[] }) => h.dice)[0], pair0[1].history.map((h: { dice: number[] }) => h.dice)[0], 'both games of a pair open with the same roll');
-  t.equal(app.server.events.inFlight(await app.server.store.getEvent(id)!), 0, 'nothing left in flight');
+  t.equal(app.server.tournaments.inFlight(await app.server.store.getTournament(id)!), 0, 'nothing left in flight');
 });
 
 t.test('verify-event recomputes an export and says where it differs', async (t) => {

@@ -4,12 +4,12 @@
 import t from 'tap';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { silentLogger } from '../../../src/domain/log.js';
-import type { EventRecord } from '../../../src/domain/tournaments.js';
+import type { TournamentRecord } from '../../../src/domain/tournaments.js';
 import { SCHEMA_VERSION } from '../../../src/domain/records.js';
 import { commitOf, newServerSeed, seedToHex } from '../../../src/fair/index.js';
 import type { GameHandle, MirrorPairFactory, GameDirectory } from '../../../src/game/types.js';
-import { EventBook } from '../../../src/services/tournaments/book.js';
-import { EventScheduler } from '../../../src/services/tournaments/scheduler.js';
+import { TournamentFollowers } from '../../../src/services/tournaments/followers.js';
+import { TournamentScheduler } from '../../../src/services/tournaments/scheduler.js';
 import { MemoryStore } from '../../../src/store/memory.js';
 
 const TICK_MS = 1000;
@@ -51,7 +51,7 @@ class SlowPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'e
   }
 }
 
-function runningMatch(queued: number, concurrency: number): EventRecord {
+function runningMatch(queued: number, concurrency: number): TournamentRecord {
   const seed = newServerSeed();
   const player = (name: string) => ({ id: `bot:team:house:${name}`, team: 'house', name, accepted: true });
   return {
@@ -66,12 +66,12 @@ function runningMatch(queued: number, concurrency: number): EventRecord {
 
 async function setup(queued: number, concurrency: number) {
   const store = new MemoryStore();
-  await store.putEvent(runningMatch(queued, concurrency));
+  await store.putTournament(runningMatch(queued, concurrency));
   const clock = new ManualClock();
   const games = new SlowPairs();
-  const book = new EventBook(store);
-  const scheduler = new EventScheduler(
-    { book, games: games as unknown as MirrorPairFactory & GameDirectory, clock, log: silentLogger, seatsOf: () => Infinity },
+  const followers = new TournamentFollowers(store);
+  const scheduler = new TournamentScheduler(
+    { followers, games: games as unknown as MirrorPairFactory & GameDirectory, clock, log: silentLogger, seatsOf: () => Infinity },
     { tickMs: TICK_MS, pairsInFlightPerHost: 100 },
   );
   return { store, clock, games, scheduler };
@@ -95,7 +95,7 @@ t.test('one pass starts every pair that fits, all at once', async (t) => {
   t.equal(games.most, 6, 'six pair starts are in flight together (concurrency 6), not one after another');
   games.release();
   await scheduler.stop();
-  const ev = store.getEvent('E1')!;
+  const ev = store.getTournament('E1')!;
   t.same(ev.pairs.map((p) => p.index), [0, 1, 2, 3, 4, 5], 'the six pairs are stored with their own indexes');
   t.equal(ev.queue.length, 4, 'the rest wait in the queue');
   t.equal(scheduler.inFlight(ev), 6);
@@ -112,7 +112,7 @@ t.test('a timer pass and a pass asked for by an event at once never give two pai
   scheduler.kick();
   await settle();
   t.equal(games.starts, first, 'no second pass runs while the first one is still starting its pairs');
-  for (let i = 0; i < 10 && store.getEvent('E1')!.queue.length > 0; i++) {
+  for (let i = 0; i < 10 && store.getTournament('E1')!.queue.length > 0; i++) {
     games.release();
     await settle();
     clock.advance(TICK_MS);
@@ -121,7 +121,7 @@ t.test('a timer pass and a pass asked for by an event at once never give two pai
   }
   games.release();
   await scheduler.stop();
-  const indexes = store.getEvent('E1')!.pairs.map((p) => p.index);
+  const indexes = store.getTournament('E1')!.pairs.map((p) => p.index);
   t.equal(indexes.length, 12, 'every queued pair started');
   t.same([...new Set(indexes)].sort((a, b) => a - b), [...Array(12).keys()], 'each index exactly once');
 });
@@ -131,7 +131,7 @@ t.test('a pair that could not start leaves its index unused; the others are foun
   games.failing.add(0);
   await scheduler.start();
   await releaseAll(games);
-  let ev = store.getEvent('E1')!;
+  let ev = store.getTournament('E1')!;
   t.same(ev.pairs.map((p) => p.index), [1, 2], 'the pairs after the failed one keep the indexes they started with');
   t.equal(ev.queue.length, 1, 'the failed encounter waits in the queue');
   // A refused move in the game of pair 2 (stored at position 1) counts in that pair.
@@ -139,7 +139,7 @@ t.test('a pair that could not start leaves its index unused; the others are foun
   clock.advance(TICK_MS);
   await releaseAll(games);
   await scheduler.stop();
-  ev = store.getEvent('E1')!;
+  ev = store.getTournament('E1')!;
   t.same(ev.pairs.map((p) => p.index), [1, 2, 3], 'the next pair counts on from the last one stored');
   t.same(ev.pairs.map((p) => p.refusals ?? []), [[], [1], []], 'pair 2, game 1 (first player Black): White is the second player');
 });

@@ -1,10 +1,10 @@
-// The event records both the API (EventService) and the scheduler (EventScheduler) change: every
+// The event records both the API (TournamentService) and the scheduler (TournamentScheduler) change: every
 // change of one event is a read-modify-write queued behind the previous one, so the two never
 // overwrite each other's work. Also the live followers of GET /events/{id}/stream.
-import type { EventRecord } from '../../domain/tournaments.js';
+import type { TournamentRecord } from '../../domain/tournaments.js';
 import type { Store } from '../../store/types.js';
 
-export interface EventSink {
+export interface TournamentSink {
   /** One ndjson line (JSON + '\n'). */
   send(line: string): void;
   close(): void;
@@ -14,7 +14,7 @@ export interface EventSink {
  * The other nodes of a cluster, for the followers (src/cluster/sharing/tournament-bus.ts): the event scheduler
  * runs on one node, the followers of an event's stream may be on any.
  */
-export interface EventFollowersRemote {
+export interface TournamentFollowersRemote {
   /** The other nodes' followers of the event should get this line too (`last`: then close). */
   publish(id: string, line: string, last: boolean): void;
   /** The first follower of the event on this node came. */
@@ -23,30 +23,30 @@ export interface EventFollowersRemote {
   detached(id: string): void;
 }
 
-export class EventBook {
+export class TournamentFollowers {
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly followers = new Map<string, Set<EventSink>>();
+  private readonly followers = new Map<string, Set<TournamentSink>>();
 
   constructor(
     readonly store: Store,
-    private readonly remote?: EventFollowersRemote,
+    private readonly remote?: TournamentFollowersRemote,
   ) {}
 
-  get(id: string): EventRecord | undefined {
-    return this.store.getEvent(id);
+  get(id: string): TournamentRecord | undefined {
+    return this.store.getTournament(id);
   }
 
   /**
    * Applies `change` to the stored record, in order with every other change of that event, and
    * stores what it returns (null: nothing to store). Resolves with the record as it stands after.
    */
-  modify<T>(id: string, change: (ev: EventRecord) => { next: EventRecord | null; value: T }): Promise<{ ev: EventRecord | undefined; value: T | undefined }> {
+  modify<T>(id: string, change: (ev: TournamentRecord) => { next: TournamentRecord | null; value: T }): Promise<{ ev: TournamentRecord | undefined; value: T | undefined }> {
     const prev = this.chains.get(id) ?? Promise.resolve();
     const run = prev.then(async () => {
-      const ev = this.store.getEvent(id);
+      const ev = this.store.getTournament(id);
       if (!ev) return { ev: undefined, value: undefined };
       const { next, value } = change(ev);
-      if (next) await this.store.putEvent(next);
+      if (next) await this.store.putTournament(next);
       return { ev: next ?? ev, value };
     });
     const settled = run.catch(() => undefined);
@@ -57,7 +57,7 @@ export class EventBook {
     return run;
   }
 
-  follow(id: string, sink: EventSink): () => void {
+  follow(id: string, sink: TournamentSink): () => void {
     let set = this.followers.get(id);
     if (!set) {
       this.followers.set(id, (set = new Set()));

@@ -27,7 +27,7 @@ export interface ArchiveBounds {
   bytes: number;
 }
 
-export class GameShelf<G extends GameHandle> {
+export class GameIndex<G extends GameHandle> {
   private readonly games = new Map<string, G>();
   /** Live game ids by seated player id: GET /bot/games must not scan every live game. */
   private readonly byPlayer = new Map<string, Set<string>>();
@@ -177,42 +177,42 @@ export class GameShelf<G extends GameHandle> {
   }
 }
 
-/** The GameDirectory answers of a set of games kept on a shelf (the in-thread registry, main's ShardedGames). */
-export abstract class ShelvedGames<G extends GameHandle> {
-  protected abstract readonly shelf: GameShelf<G>;
+/** The GameDirectory answers of a set of games kept in a GameIndex (the in-thread registry, main's ShardedGames). */
+export abstract class IndexedGames<G extends GameHandle> {
+  protected abstract readonly gameIndex: GameIndex<G>;
 
   get(id: string): G | undefined {
-    return this.shelf.get(id);
+    return this.gameIndex.get(id);
   }
 
   live(): G[] {
-    return this.shelf.live();
+    return this.gameIndex.live();
   }
 
   /** Number of live games (the server-wide cap reads it on every game creation). */
   liveCount(): number {
-    return this.shelf.liveCount();
+    return this.gameIndex.liveCount();
   }
 
   /** Number of live games this external id is seated in, without building the list. */
   liveCountFor(playerId: string): number {
-    return this.shelf.liveCountFor(playerId);
+    return this.gameIndex.liveCountFor(playerId);
   }
 
   liveFor(playerId: string): G[] {
-    return this.shelf.liveFor(playerId);
+    return this.gameIndex.liveFor(playerId);
   }
 
   ended(id: string): GameRecord | undefined {
-    return this.shelf.ended(id);
+    return this.gameIndex.ended(id);
   }
 
   find(id: string): GameHandle | undefined {
-    return this.shelf.find(id);
+    return this.gameIndex.find(id);
   }
 
   /** What the in-memory archive of ended records holds now. */
   archiveUse(): { records: number; bytes: number } {
-    return this.shelf.archiveUse();
+    return this.gameIndex.archiveUse();
   }
 }
