@@ -1,6 +1,6 @@
 // The main thread's side of the shards: the GameFactory, MirrorPairFactory and GameDirectory the
 // edge and the services use, with every actor in a shard. A game's shard is fixed by its id
-// (protocol.ts: shardIndex), so main needs no routing table and a restarted server finds the same
+// (protocol/messages.ts: shardIndex), so main needs no routing table and a restarted server finds the same
 // shard for the same game. Every game command goes by one generic path (`command`, a `game` message),
 // every request waits in `Requests` (resent until answered, with a deadline), replies keep the
 // replicas current through `ReplicaFeed`, and the channels, batching and restarts are `ShardLinks`'.
