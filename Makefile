@@ -61,14 +61,16 @@ newer-node:
 screenshots: build browser-deps
 	node dist/test/browser/screenshots.js
 
-# glibc's allocator for the server (README "Memory"): freed memory above 128 KiB handed back to the
-# system instead of kept for the next peak. Read when the process starts, so set here.
+# glibc's allocator for the server (docs/OPERATIONS.md, "Memory of a long-running server"): freed
+# memory above 128 KiB handed back to the system instead of kept for the next peak. Read when the
+# process starts, so set here.
 SERVER_MALLOC_ENV := MALLOC_TRIM_THRESHOLD_=131072 MALLOC_MMAP_THRESHOLD_=131072
 
 run: build
 	$(SERVER_MALLOC_ENV) node --max-semi-space-size=4 dist/src/cli.js serve $(strip $(call given,HOST,--host) $(call given,PORT,--port) $(call given,DATA,--data))
 
-# A local cluster (README "Run a cluster"): three nats-server, three nodes on ports 8081-8083; Ctrl-C stops all.
+# A local cluster (docs/OPERATIONS.md, "Run a cluster"): three nats-server, three nodes on ports
+# 8081-8083; Ctrl-C stops all.
 cluster: build nats-deps
 	node scripts/cluster.mjs
 

@@ -161,7 +161,7 @@ export const LIFTED_CAPS_ENV: Record<string, string> = {
 
 export const LOAD_LIMITS = { anonMintsPerHour: 1_000_000, challengesPerHour: 1_000_000, connectionsPerIp: 1_000_000 };
 
-/** The `node` options the README and `make run` start the server with: a young generation of 4 MB semi-spaces. */
+/** The `node` options `make run` (and docs/OPERATIONS.md) start the server with: a young generation of 4 MB semi-spaces. */
 export const SERVER_NODE_ARGS = '--max-semi-space-size=4';
 
 /**
@@ -179,7 +179,7 @@ export const SERVER_MALLOC_ENV: Record<string, string> = {
  * Starts `dicechess serve` from the same build as this file on 127.0.0.1, port 0, with the
  * benchmark settings: no seed grace, no house-move delay, and the per-address limits lifted (config file).
  * BENCH_CPU_PROF=DIR runs it under `node --cpu-prof` (profiles land in DIR when it stops);
- * its `node` command line carries SERVER_NODE_ARGS, the options the README runs the server with, or
+ * its `node` command line carries SERVER_NODE_ARGS, the options docs/OPERATIONS.md runs the server with, or
  * BENCH_SERVER_NODE_ARGS instead when set (space-separated; empty: none); its environment carries
  * SERVER_MALLOC_ENV unless BENCH_SERVER_MALLOC=glibc.
  */

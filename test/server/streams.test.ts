@@ -23,7 +23,7 @@ async function floodMoves(app: TestApp, token: string, gameId: string, moves: st
     `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   const countAnswers = (text: string): number => text.split('HTTP/1.1 ').length - 1;
   // Many keep-alive connections, one request at a time on each: a move's answer waits for its game's
-  // shard, and uWS closes a connection that pipelines behind a pending answer (README).
+  // shard, and uWS closes a connection that pipelines behind a pending answer (docs/OPERATIONS.md, "Limits of the HTTP layer").
   const per = Math.ceil(count / conns);
   const received = await Promise.all(
     Array.from({ length: Math.min(conns, count) }, async (_, i) => {

@@ -23,7 +23,7 @@ export interface ShardWorkerData {
  * The young generation of a shard's V8 heap, MB (V8 splits it in three: two semi-spaces of 4 MB and
  * the space for large new objects). V8's default lets it grow to 48 MB under a high allocation rate
  * and keeps it there; at 32 pairs of play the smaller one held the shard's reserved heap near 35 MB
- * instead of 70, for no CPU per turn that the soak could tell apart (docs/BENCHMARKS.md, issue 21).
+ * instead of 70, for no CPU per turn that the soak could tell apart (bench/results/2026-11-27-issue-21.md).
  */
 export const SHARD_YOUNG_GENERATION_MB = 12;
 

@@ -12,7 +12,7 @@
 //        -d '{"timeControl":{"Fischer":{"initialSeconds":300,"incrementSeconds":3}}}' $BASE/bot/seeks
 //   curl -s -X DELETE "$BASE/lobby/seeks/$SEEK2?secret=$SECRET2"                  # → 204
 //
-// The project has no README yet; when it gets one, its seek session should be exactly this one.
+// docs/BOTS.md ("The lobby with curl") shows the same session.
 import t from 'tap';
 import { bootApp } from '../../helpers/app.js';
 import { rawConnect } from '../../helpers/http.js';

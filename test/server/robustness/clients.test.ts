@@ -2,7 +2,7 @@
 // split across TCP reads anywhere (slow links, proxies), pipelined requests, `Connection: close`,
 // HTTP/1.0. Each must get its proper answer. Where the uWebSockets.js binding decides before any of
 // our code runs (HTTP/1.0, a request pipelined behind a stream), the test pins what really happens,
-// which is what README.md "Limits of the HTTP layer" tells client authors.
+// which is what docs/OPERATIONS.md "Limits of the HTTP layer" tells client authors.
 import t from 'tap';
 import { anonBot, bootApp, type TestApp } from '../../helpers/app.js';
 import { rawConnect, type RawConnection } from '../../helpers/http.js';
@@ -150,10 +150,10 @@ t.test('Connection: close gets its answer, then the server closes the connection
   t.equal(rest, '', 'nothing after the answer');
 });
 
-t.test('HTTP/1.0 with a Host header: the binding does not answer it (README "Limits of the HTTP layer")', async (t) => {
+t.test('HTTP/1.0 with a Host header: the binding does not answer it (docs/OPERATIONS.md "Limits of the HTTP layer")', async (t) => {
   // This pins a limit of the uWebSockets.js build rather than a wish: its parser reads only HTTP/1.1
   // and waits for more bytes, so the client gets nothing until it closes (or the 10 s idle timeout).
-  // If a future binding answers HTTP/1.0, this test fails: then update it and the README.
+  // If a future binding answers HTTP/1.0, this test fails: then update it and docs/OPERATIONS.md.
   const app = await bootApp(t);
   const c = await rawConnect(app.port);
   t.teardown(() => c.destroy());
@@ -177,7 +177,7 @@ async function accountStreams(app: TestApp): Promise<number> {
 t.test('a request pipelined behind a stream GET closes the connection, the stream with it', async (t) => {
   // uWS answers requests in order and never pipelines behind an answer still in progress: a stream
   // never ends, so a second request on its connection makes uWS close the connection. Documented
-  // in README "Limits of the HTTP layer": one connection per stream.
+  // in docs/OPERATIONS.md "Limits of the HTTP layer": one connection per stream.
   const app = await bootApp(t);
   const bot = await anonBot(app, 'streamer');
   const stream = `GET /bot/stream/event HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${bot.token}\r\n\r\n`;

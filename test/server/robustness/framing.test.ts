@@ -1,7 +1,7 @@
 // Malformed HTTP framing, below the routes: what a client gets when its bytes do not make a clean
 // HTTP/1.1 request, or make one in an unusual way. Some of these never reach our code: uWebSockets'
 // native HTTP parser refuses them itself, and no JavaScript runs for them. The binding this project
-// uses (README.md "Limits of the HTTP layer") answers none of those: it closes the connection, or
+// uses (docs/OPERATIONS.md "Limits of the HTTP layer") answers none of those: it closes the connection, or
 // holds it without a word until the client closes it or its idle timeout; an older build answered
 // some with small HTML pages, still recognised here. Everything our code answers must meet the
 // contract's error rules (a 4xx problem JSON, never a 5xx), and after every case the server must
