@@ -1,48 +1,30 @@
 // The bridge itself: an identity, the account stream, the games, and the ways games are found
 // (challenges received and filtered, challenges sent in a loop, public seeks, the ladder). Each
 // game is a GameRunner; engines come from Engines.
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+//
+// The limits hold for every game, however it comes: a game the server announces (GameStart, or the
+// list of live games after a reconnect) over `maxGames`, past `--games` or while stopping is not
+// given an engine but resigned, and so is one that neither the bridge asked for nor its `accept`
+// filter allows (admit.ts). Each such game is a `gameRefused` line of the output. When the bridge is
+// on the ladder, `ladder.capacity` slots are kept for ladder games: challenges, seeks and challenges
+// accepted use only the others, so a ladder game is not refused for want of a slot.
 import { Client, isTransient, type AccountEvent } from '../client/index.js';
-import type { Participant, TimeControl } from '../domain/types.js';
-import type { BridgeConfig, OpponentKind } from './config.js';
+import type { Participant, Seat } from '../domain/types.js';
+import { announcedVerdict, challengeVerdict, type AnnouncedGame } from './admit.js';
+import type { BridgeConfig } from './config.js';
 import { Engines } from './engines.js';
 import { GameRunner } from './game.js';
 import { Reporter } from './report.js';
+import { checkTokenPath, readTokenFile, writeTokenFile } from './token-file.js';
+
+export { challengeVerdict, opponentKind } from './admit.js';
 
 const SEEK_POLL_MS = 60_000;
 const RETRY_MS = 5_000;
-
-interface TokenFile {
-  url: string;
-  team: string;
-  name: string;
-  token: string;
-}
-
-/** Kind of a challenger for the accept filter. */
-export function opponentKind(p: Participant): OpponentKind {
-  if ('Bot' in p) return p.Bot.team === 'anon' ? 'anonymous' : p.Bot.team === 'house' ? 'house' : 'registered';
-  return 'guest';
-}
+/** Games over (or refused) remembered so that a repeated announcement is ignored; the oldest are forgotten. */
+const DONE_KEPT = 10_000;
 
 const describeParty = (p: Participant): string => ('Bot' in p ? `${p.Bot.team}/${p.Bot.name}` : 'Guest' in p ? `guest ${p.Guest.id}` : `user ${p.User.id}`);
-
-/** Why a challenge is declined, or null to accept it. */
-export function challengeVerdict(config: BridgeConfig, challenger: Participant, tc: TimeControl, freeSlots: number): string | null {
-  const a = config.accept;
-  if (!a.enabled) return 'this bridge accepts no challenges';
-  if (freeSlots <= 0) return 'no free game slot';
-  if (!a.opponents.includes(opponentKind(challenger))) return `${opponentKind(challenger)} opponents are not accepted`;
-  const kind = Object.keys(tc)[0] as keyof typeof tc & string;
-  if (!a.timeControls.includes(kind as never)) return `${kind} is not accepted`;
-  if ('SuddenDeath' in tc || 'Fischer' in tc) {
-    const initial = 'SuddenDeath' in tc ? tc.SuddenDeath.initialSeconds : tc.Fischer.initialSeconds;
-    if (initial < a.minInitialSeconds || initial > a.maxInitialSeconds) return `initial time ${initial} s is outside ${a.minInitialSeconds}..${a.maxInitialSeconds}`;
-  }
-  if ('Fischer' in tc && tc.Fischer.incrementSeconds > a.maxIncrementSeconds) return `increment above ${a.maxIncrementSeconds} s`;
-  if ('PerMove' in tc && tc.PerMove.secondsPerMove < a.minSecondsPerMove) return `under ${a.minSecondsPerMove} s a move`;
-  return null;
-}
 
 export class Bridge {
   readonly report: Reporter;
@@ -50,7 +32,13 @@ export class Bridge {
   private readonly engines: Engines;
   private readonly running = new Map<string, GameRunner>();
   private readonly done = new Set<string>();
-  /** Games started (counted against --games). */
+  /** Games announced and given a runner whose first Snapshot has not yet been judged. */
+  private readonly awaiting = new Set<string>();
+  /** Games this bridge asked for itself: a challenge it accepted, a seek it saw matched. */
+  private readonly askedFor = new Set<string>();
+  /** Running ladder games (their share of the ladder's slots is in use). */
+  private readonly ladderGames = new Set<string>();
+  /** Games admitted (counted against --games). */
   private started = 0;
   private finished = 0;
   private stopping = false;
@@ -111,7 +99,7 @@ export class Bridge {
   // Identity: a token given, the token file, a registration, or an anonymous mint.
   private async identify(): Promise<{ id: string; team: string; name: string }> {
     const c = this.config;
-    const saved = this.readTokenFile();
+    const saved = readTokenFile(c.tokenFile, c.url);
     const candidates = [c.token, saved && (!c.register || `${saved.team}/${saved.name}` === c.register) ? saved.token : null];
     for (const token of candidates) {
       if (!token) continue;
@@ -120,6 +108,8 @@ export class Bridge {
       if (me.ok) return me.value;
       if (token === c.token) throw new Error(`the token was refused: ${me.problem.detail}`);
     }
+    // A new identity's token must be kept: find out now, not after it is made, that it cannot be.
+    checkTokenPath(c.tokenFile);
     if (c.register) {
       const [team, name] = c.register.split('/') as [string, string];
       const r = await this.client.register({ team, name });
@@ -135,20 +125,8 @@ export class Bridge {
     return r.value;
   }
 
-  private readTokenFile(): TokenFile | undefined {
-    if (!existsSync(this.config.tokenFile)) return undefined;
-    try {
-      const t = JSON.parse(readFileSync(this.config.tokenFile, 'utf8')) as TokenFile;
-      return t.url === this.config.url && typeof t.token === 'string' ? t : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   private saveToken(t: { token: string; team: string; name: string }): void {
-    const body: TokenFile = { url: this.config.url, team: t.team, name: t.name, token: t.token };
-    writeFileSync(this.config.tokenFile, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(this.config.tokenFile, 0o600); // also when the file was already there
+    writeTokenFile(this.config.tokenFile, { url: this.config.url, team: t.team, name: t.name, token: t.token });
   }
 
   private async holdAccountStream(): Promise<void> {
@@ -169,26 +147,26 @@ export class Bridge {
   /** After every (re)connect: the live games, in case a GameStart was missed. */
   private async recover(): Promise<void> {
     const r = await this.client.listMyGames();
-    if (r.ok) for (const g of r.value.games) this.startGame(g.gameId);
+    if (r.ok) for (const g of r.value.games) await this.announce(g.gameId);
   }
 
   private async onAccount(event: AccountEvent): Promise<void> {
     if ('ChallengeReceived' in event) {
       const { id, challenger, timeControl } = event.ChallengeReceived;
       const opponent = describeParty(challenger);
-      const why = this.wantsMore() ? challengeVerdict(this.config, challenger, timeControl, this.freeSlots()) : 'stopping';
+      const why = this.wantsMore() ? challengeVerdict(this.config, challenger, timeControl, this.ownSlots() - this.seeks.size) : 'stopping';
       if (why === null) {
         const r = await this.client.acceptChallenge(id);
         if (r.ok) {
           this.report.emit({ event: 'challengeAccepted', challengeId: id, opponent });
-          this.startGame(r.value.gameId);
+          await this.announce(r.value.gameId, true);
         } else this.report.emit({ event: 'error', message: `accepting ${id}: ${r.problem.detail}` });
       } else {
         await this.client.declineChallenge(id);
         this.report.emit({ event: 'challengeDeclined', challengeId: id, opponent, why });
       }
     } else if ('GameStart' in event) {
-      this.startGame(event.GameStart.gameId);
+      await this.announce(event.GameStart.gameId);
     } else if ('ChallengeDeclined' in event) {
       // Declined or expired: wait before asking again, so a bot that declines at once is not flooded.
       this.later(() => void this.topUp(), RETRY_MS);
@@ -198,49 +176,122 @@ export class Bridge {
     }
   }
 
-  private freeSlots(): number {
-    return this.config.maxGames - this.running.size;
+  /**
+   * Slots for the games the bridge finds itself (challenges sent and accepted, seeks): the free ones
+   * less those kept for the ladder. Open seeks are the caller's to count.
+   */
+  private ownSlots(): number {
+    const ladder = this.config.ladder.join && !this.stopping ? Math.max(0, this.config.ladder.capacity - this.ladderGames.size) : 0;
+    return this.config.maxGames - this.running.size - ladder;
+  }
+
+  /** Games --games still allows (those announced and not yet judged count as taken). */
+  private gamesLeft(): number {
+    return this.config.games === null ? Infinity : this.config.games - this.started - this.awaiting.size;
   }
 
   /** Whether more games should be started (--games not yet reached, not stopping). */
   private wantsMore(): boolean {
-    return !this.stopping && (this.config.games === null || this.started < this.config.games);
+    return !this.stopping && this.gamesLeft() > 0;
   }
 
-  private startGame(gameId: string): void {
-    if (this.running.has(gameId) || this.done.has(gameId)) return;
+  /**
+   * A game the server says this bridge plays (`askedFor`: the bridge accepted its challenge or saw
+   * its seek matched). Within the limits it gets a runner, which shows its first Snapshot to admit();
+   * over them it is resigned at once.
+   */
+  private async announce(gameId: string, askedFor = false): Promise<void> {
+    if (this.running.has(gameId)) {
+      if (askedFor) this.askedFor.add(gameId); // seen first in the list of live games
+      return;
+    }
+    if (this.done.has(gameId)) return;
+    const c = this.config;
+    const over = this.stopping
+      ? 'the bridge is stopping'
+      : !this.wantsMore()
+        ? `its ${c.games} games (--games) are played or under way`
+        : this.running.size >= c.maxGames
+          ? `no free game slot (${this.running.size} running, maxGames ${c.maxGames})`
+          : null;
+    if (over !== null) return this.refuse(gameId, over, true);
+    if (askedFor) this.askedFor.add(gameId);
+    let admitted = false;
     const runner = new GameRunner(gameId, this.client, this.engines, this.report, {
-      turnTimeoutMs: this.config.engine.turnTimeoutSeconds * 1000,
-      resignMarginMs: this.config.engine.resignMarginSeconds * 1000,
+      turnTimeoutMs: c.engine.turnTimeoutSeconds * 1000,
+      resignMarginMs: c.engine.resignMarginSeconds * 1000,
       face: this.face,
+      admit: (seat, game) => {
+        const why = this.admit(gameId, seat, game);
+        admitted = why === null;
+        return why;
+      },
       onStart: (seat, opponent) => this.report.emit({ event: 'gameStarted', gameId, seat, opponent }),
     });
     this.running.set(gameId, runner);
-    this.started++;
+    this.awaiting.add(gameId);
     this.report.tally.running = this.running.size;
-    this.engines.tell(gameId, { type: 'gameStarted', gameId });
     void runner.run().then(
-      (outcome) => this.gameOver(gameId, outcome),
+      async (outcome) => {
+        if (runner.refused !== undefined) await this.refuse(gameId, runner.refused, runner.seat !== null);
+        this.gameOver(gameId, outcome, admitted);
+      },
       (e) => {
         this.report.emit({ event: 'error', message: `game ${gameId}: ${(e as Error).message}` });
-        this.gameOver(gameId, null);
+        this.gameOver(gameId, null, admitted);
       },
     );
-    if (this.config.games !== null && this.started >= this.config.games) void this.stop();
   }
 
-  private gameOver(gameId: string, outcome: Awaited<ReturnType<GameRunner['run']>>): void {
-    this.running.delete(gameId);
-    this.done.add(gameId);
-    this.finished++;
-    this.report.tally.running = this.running.size;
-    const ended = outcome
-      ? { type: 'gameEnded', gameId, result: outcome.result, termination: outcome.termination }
-      : { type: 'gameEnded', gameId, result: null, termination: null };
-    this.engines.release(gameId, ended);
-    if (outcome) {
-      this.report.emit({ event: 'gameEnded', gameId, seat: outcome.seat, result: outcome.result, termination: outcome.termination });
+  /** At the first Snapshot of an announced game: why it is not played, or null (it now counts as started). */
+  private admit(gameId: string, seat: Seat | null, game: AnnouncedGame): string | null {
+    this.awaiting.delete(gameId);
+    const why = seat === null ? 'this bridge is not seated in it' : announcedVerdict(this.config, game, seat, this.askedFor.has(gameId));
+    if (why !== null) return why;
+    this.started++;
+    if (game.ladder) this.ladderGames.add(gameId);
+    this.engines.tell(gameId, { type: 'gameStarted', gameId });
+    if (this.config.games !== null && this.started >= this.config.games) void this.stop();
+    return null;
+  }
+
+  /** A game not played: resigned (unless the bridge is not seated in it), and said so. */
+  private async refuse(gameId: string, why: string, resign: boolean): Promise<void> {
+    this.remember(gameId);
+    this.askedFor.delete(gameId);
+    let resigned = false;
+    let detail: string | undefined;
+    if (resign) {
+      const r = await this.client.resign(gameId);
+      resigned = r.ok;
+      if (!r.ok) detail = `resigning failed: ${r.status || 'no answer'} ${r.problem.detail}`;
     }
+    this.report.emit({ event: 'gameRefused', gameId, why, resigned, ...(detail === undefined ? {} : { detail }) });
+  }
+
+  private remember(gameId: string): void {
+    this.done.add(gameId);
+    if (this.done.size > DONE_KEPT) this.done.delete(this.done.values().next().value!);
+  }
+
+  /** A runner is done; `admitted`: its game was played (an engine may have been told of it). */
+  private gameOver(gameId: string, outcome: Awaited<ReturnType<GameRunner['run']>>, admitted: boolean): void {
+    this.running.delete(gameId);
+    this.awaiting.delete(gameId);
+    this.askedFor.delete(gameId);
+    this.ladderGames.delete(gameId);
+    this.remember(gameId);
+    this.report.tally.running = this.running.size;
+    if (admitted) {
+      const ended = outcome
+        ? { type: 'gameEnded', gameId, result: outcome.result, termination: outcome.termination }
+        : { type: 'gameEnded', gameId, result: null, termination: null };
+      this.engines.release(gameId, ended);
+    }
+    if (outcome) {
+      this.finished++;
+      this.report.emit({ event: 'gameEnded', gameId, seat: outcome.seat, result: outcome.result, termination: outcome.termination });
+    } else if (admitted) this.finished++;
     this.maybeDone();
     void this.topUp();
   }
@@ -270,12 +321,13 @@ export class Bridge {
   private async fill(): Promise<void> {
     const opponents = this.config.challenge.opponents;
     if (!this.wantsMore()) return;
-    const budget = () =>
-      Math.min(this.freeSlots(), this.config.games === null ? Infinity : this.config.games - this.started);
+    // Every open seek and pending challenge may become a game: together they stay within the room.
+    const budget = () => Math.min(this.ownSlots(), this.gamesLeft()) - this.seeks.size;
+    let pending = 0;
     if (opponents.length) {
       const out = await this.client.listChallenges();
       if (!out.ok) return this.later(() => void this.topUp(), RETRY_MS);
-      let pending = out.value.out.length;
+      pending = out.value.out.length;
       while (this.wantsMore() && pending < budget()) {
         const target = opponents[this.nextChallenge++ % opponents.length]!;
         const [team, name] = target.split('/') as [string, string];
@@ -289,8 +341,7 @@ export class Bridge {
         this.report.emit({ event: 'challengeSent', challengeId: r.value.id, opponent: target });
       }
     }
-    const wantSeeks = Math.min(this.config.seeks.count, budget());
-    while (this.wantsMore() && this.seeks.size < wantSeeks) {
+    while (this.wantsMore() && this.seeks.size < this.config.seeks.count && pending < budget()) {
       const r = await this.client.createSeek({ timeControl: this.config.seeks.timeControl });
       if (!r.ok) {
         this.report.emit({ event: 'error', message: `seek: ${r.problem.detail}` });
@@ -310,7 +361,7 @@ export class Bridge {
       const r = await this.client.pollSeek(id, { secret });
       if (r.ok && !r.value.matched) return this.keepSeek(id, secret);
       this.seeks.delete(id);
-      if (r.ok && r.value.gameId) this.startGame(r.value.gameId);
+      if (r.ok && r.value.gameId) await this.announce(r.value.gameId, true);
       void this.topUp();
     }, SEEK_POLL_MS);
   }

@@ -1,14 +1,15 @@
 // `dicechess bridge`: parses the flags and the config file, runs a Bridge until it stops (after
 // --games N, or on SIGINT/SIGTERM: the first lets the running games finish, the second ends now).
 import { Bridge } from './bridge.js';
-import { BRIDGE_USAGE, parseBridgeArgs } from './config.js';
+import { BRIDGE_USAGE, parseBridgeArgs, printableConfig } from './config.js';
+import { printable } from './text.js';
 
 export { BRIDGE_USAGE } from './config.js';
 
 export async function bridgeCommand(argv: string[]): Promise<number> {
   const args = parseBridgeArgs(argv);
   if (typeof args === 'string') {
-    console.error(`${args}\n${BRIDGE_USAGE}`);
+    console.error(`${printable(args)}\n${BRIDGE_USAGE}`);
     return 2;
   }
   if (args.help) {
@@ -16,7 +17,7 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.printConfig) {
-    console.log(JSON.stringify(args.config, null, 2));
+    console.log(printableConfig(args.config));
     return 0;
   }
   if (!args.config.engine.command.length) {
@@ -29,14 +30,18 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    await bridge.start();
-  } catch (e) {
-    console.error(`bridge: ${(e as Error).message}`);
-    await bridge.stop(true);
-    return 1;
+    try {
+      await bridge.start();
+    } catch (e) {
+      // The message may carry a problem detail from the server: printed inert.
+      console.error(`bridge: ${printable((e as Error).message)}`);
+      await bridge.stop(true);
+      return 1;
+    }
+    await bridge.stopped;
+    return 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
-  await bridge.stopped;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  return 0;
 }

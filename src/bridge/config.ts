@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { TimeControl } from '../wire/schemas.js';
 import type { TimeControl as TimeControlValue } from '../domain/types.js';
+import { printableJson } from './text.js';
 
 const TIME_CONTROL_KINDS = ['Unlimited', 'SuddenDeath', 'Fischer', 'PerMove'] as const;
 const OPPONENT_KINDS = ['registered', 'anonymous', 'house', 'guest'] as const;
@@ -21,7 +22,7 @@ export const BridgeConfig = z.strictObject({
   register: botRef().nullable().default(null),
   /** Label of an anonymous identity (the server adds a random suffix). */
   anonName: z.string().default('bridge'),
-  /** Where the token is kept (written with mode 0600). */
+  /** Where the token is kept (mode 0600 from its creation; never written through a symbolic link). */
   tokenFile: z.string().default('dicechess-token.json'),
   engine: z
     .strictObject({
@@ -38,7 +39,7 @@ export const BridgeConfig = z.strictObject({
       restartDelaySeconds: z.number().min(0).default(0.5),
     })
     .prefault({}),
-  /** Games played at once, whatever started them. */
+  /** Games played at once, whatever started them; a game announced over it is resigned. */
   maxGames: z.int().min(1).max(64).default(4),
   /** Stop after this many games (null: run until interrupted). */
   games: z.int().min(1).nullable().default(null),
@@ -77,6 +78,10 @@ export const BridgeConfig = z.strictObject({
     .prefault({}),
   /** `progress`: a line per event with a summary; `quiet`: errors only; `json`: one JSON object per event. */
   output: z.enum(['progress', 'quiet', 'json']).default('progress'),
+}).refine((c) => !c.ladder.join || c.ladder.capacity <= c.maxGames, {
+  // The ladder may start `capacity` games at once; any of them over maxGames would be resigned.
+  path: ['ladder', 'capacity'],
+  error: 'more ladder games at once than maxGames allows; raise --max-games to at least the capacity',
 });
 export type BridgeConfig = z.output<typeof BridgeConfig>;
 
@@ -105,8 +110,24 @@ engine for each turn.
   --turn-timeout S     longest think per turn, seconds (default 30)
   --quiet              print errors only
   --json               print one JSON object per event
-  --print-config       print the configuration in effect (with every default) and exit
+  --print-config       print the configuration in effect (with every default; the token
+                       redacted) and exit
   --help               this text`;
+
+/**
+ * A token as it may be shown: its prefix (`dcb_`) and last four characters, or nothing at all of a
+ * short one (four characters of it would give away too much).
+ */
+export function redactToken(token: string): string {
+  if (token.length < 16) return '<redacted>';
+  const prefix = /^[a-z]+_/.exec(token)?.[0] ?? '';
+  return `${prefix}…${token.slice(-4)}`;
+}
+
+/** The configuration as `--print-config` shows it: a config file, with the token redacted. */
+export function printableConfig(config: BridgeConfig): string {
+  return printableJson({ ...config, token: config.token === null ? null : redactToken(config.token) }, 2);
+}
 
 /** `fischer:60+1` and friends, or a JSON time control. */
 export function parseTimeControl(spec: string): TimeControlValue | string {

@@ -3,9 +3,12 @@
 // each of its turns with the whole legal-move tree, checks the answer against the tree, and sends it.
 // A forced pass is the server's to play. When the engine fails, it is restarted and asked again while
 // the clock allows; when the clock is about to fall with no legal answer, the bridge resigns.
+// Before anything is asked of an engine, the first Snapshot is shown to `admit`: a game the bridge
+// will not play ends the run there (`refused` says why) and the bridge decides what to do with it.
 import { randomBytes } from 'node:crypto';
 import { isTransient, type Client, type GameEvent } from '../client/index.js';
 import type { Clocks, LegalMoveTree, Seat } from '../domain/types.js';
+import type { AnnouncedGame } from './admit.js';
 import { EngineFailure, type TurnMessage } from './engine.js';
 import type { Engines } from './engines.js';
 import type { Reporter } from './report.js';
@@ -19,7 +22,12 @@ export interface GameSettings {
   resignMarginMs: number;
   /** Public face of this bridge's identity: team and name joined by a space. */
   face: string;
-  /** Called once, at the first Snapshot: the seat played and the opponent's public name. */
+  /**
+   * Called once, at the first Snapshot of a game not yet over, before any engine is asked: why the
+   * game is not to be played, or null to play it.
+   */
+  admit?: (seat: Seat | null, game: AnnouncedGame) => string | null;
+  /** Called once, at the first Snapshot of an admitted game: the seat played and the opponent's public name. */
   onStart?: (seat: Seat | null, opponent: string | null) => void;
 }
 
@@ -56,7 +64,10 @@ export function diceOf(dfen: string): number[] {
 }
 
 export class GameRunner {
-  private seat: Seat | null = null;
+  private seatOf: Seat | null = null;
+  private greeted = false;
+  /** Set when `admit` refused the game: why. */
+  refused: string | undefined;
   private ply = 0;
   private ended: GameOutcome | undefined;
   /** Versions of rolls already being played or answered, and the answer given. */
@@ -72,7 +83,12 @@ export class GameRunner {
     private readonly settings: GameSettings,
   ) {}
 
-  /** Plays the game to its end; resolves with the outcome (or null if the game vanished). */
+  /** The seat this bridge holds, once the first Snapshot has shown it (null: not seated, or not yet known). */
+  get seat(): Seat | null {
+    return this.seatOf;
+  }
+
+  /** Plays the game to its end; resolves with the outcome (or null if the game vanished or was refused). */
   async run(): Promise<GameOutcome | null> {
     const seeded = await this.client.submitSeed(this.gameId, { seed: randomBytes(24).toString('base64url') });
     if (!seeded.ok && !isTransient(seeded)) {
@@ -86,7 +102,7 @@ export class GameRunner {
     try {
       for await (const event of stream) {
         this.on(event);
-        if (this.ended) break;
+        if (this.ended || this.refused !== undefined) break;
       }
     } catch (e) {
       this.report.emit({ event: 'error', message: `game ${this.gameId}: ${(e as Error).message}` });
@@ -104,35 +120,42 @@ export class GameRunner {
     if ('Snapshot' in event) {
       const { state, history } = event.Snapshot;
       this.ply = history.length;
-      if (this.seat === null) {
-        if (state.players.white.name === this.settings.face) this.seat = 'White';
-        else if (state.players.black.name === this.settings.face) this.seat = 'Black';
-        const other = this.seat === 'White' ? state.players.black : state.players.white;
-        this.settings.onStart?.(this.seat, other.name ?? other.kind);
-        this.settings.onStart = undefined;
+      if (!this.greeted) {
+        this.greeted = true;
+        if (state.players.white.name === this.settings.face) this.seatOf = 'White';
+        else if (state.players.black.name === this.settings.face) this.seatOf = 'Black';
+        if (!('Ended' in state.status)) {
+          const why = this.settings.admit?.(this.seatOf, state) ?? null;
+          if (why !== null) {
+            this.refused = why;
+            return;
+          }
+        }
+        const other = this.seatOf === 'White' ? state.players.black : state.players.white;
+        this.settings.onStart?.(this.seatOf, other.name ?? other.kind);
       }
       if ('Ended' in state.status) {
         this.finish(state.status.Ended.over);
         return;
       }
-      if (state.dicePending && state.activeSeat === this.seat) void this.fromSnapshot(state.clocks);
+      if (state.dicePending && state.activeSeat === this.seatOf) void this.fromSnapshot(state.clocks);
     } else if ('DiceRolled' in event) {
       const r = event.DiceRolled;
-      if (r.seat !== this.seat) return;
+      if (r.seat !== this.seatOf) return;
       void this.play({ version: r.v, dfen: r.dfen, dice: r.dice, tree: r.legalMoves, clocks: r.clocks, at: Date.now() });
     } else if ('TurnPlayed' in event) {
       this.ply++;
     } else if ('Rejected' in event) {
       const r = event.Rejected;
-      if (r.seat === this.seat) this.report.emit({ event: 'error', message: `game ${this.gameId}: rejected: ${r.reason}` });
+      if (r.seat === this.seatOf) this.report.emit({ event: 'error', message: `game ${this.gameId}: rejected: ${r.reason}` });
     } else if ('GameEnded' in event) {
       this.finish(event.GameEnded.over);
     }
   }
 
   private finish(over: { result: { Win: { side: Seat } } | { Draw: Record<string, never> }; termination: string }): void {
-    const result = 'Draw' in over.result ? 'draw' : over.result.Win.side === this.seat ? 'win' : 'loss';
-    this.ended = { seat: this.seat, result, termination: over.termination };
+    const result = 'Draw' in over.result ? 'draw' : over.result.Win.side === this.seatOf ? 'win' : 'loss';
+    this.ended = { seat: this.seatOf, result, termination: over.termination };
   }
 
   /** After a (re)connect with our roll pending: the roll's own version and tree come from /moves. */
@@ -150,7 +173,7 @@ export class GameRunner {
   }
 
   private deadline(turn: PendingTurn): number {
-    const bank = turn.clocks && this.seat ? turn.clocks[this.seat === 'White' ? 'white' : 'black'] : UNLIMITED_TURN_MS;
+    const bank = turn.clocks && this.seatOf ? turn.clocks[this.seatOf === 'White' ? 'white' : 'black'] : UNLIMITED_TURN_MS;
     return turn.at + bank;
   }
 
@@ -171,7 +194,7 @@ export class GameRunner {
     const message: TurnMessage = {
       type: 'turn',
       gameId: this.gameId,
-      seat: this.seat!,
+      seat: this.seatOf!,
       dfen: turn.dfen,
       dice: turn.dice,
       legalMoves: tree,

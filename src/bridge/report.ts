@@ -1,6 +1,9 @@
 // What the bridge tells its operator. `progress`: one readable line per event, and after each game
 // or error the tally (games running, results so far, the last error). `json`: one JSON object a line
 // on stdout, for machines. `quiet`: errors only. Listeners see every event too (the tests do).
+// Much of what is printed comes from the server or the engine, so every line is made printable
+// (text.ts) on its way out, whatever the event.
+import { printable, printableJson } from './text.js';
 
 export type BridgeEvent =
   | { event: 'ready'; id: string; engine: string; concurrent: boolean }
@@ -11,6 +14,8 @@ export type BridgeEvent =
   | { event: 'seekOpened'; seekId: string }
   | { event: 'forcedPass'; gameId: string; version: number }
   | { event: 'resigned'; gameId: string; why: string }
+  /** A game the server announced that the bridge will not play (over a limit, or not one it wants). */
+  | { event: 'gameRefused'; gameId: string; why: string; resigned: boolean; detail?: string }
   | { event: 'engineFailed'; gameId: string | null; kind: string; message: string }
   | { event: 'engineStarted'; pid: number | null; name: string }
   | { event: 'engineLog'; message: string }
@@ -28,7 +33,7 @@ export interface Tally {
   lastError: string | null;
 }
 
-const ERRORS = new Set(['engineFailed', 'error', 'resigned']);
+const ERRORS = new Set(['engineFailed', 'error', 'resigned', 'gameRefused']);
 
 export class Reporter {
   readonly tally: Tally = { running: 0, wins: 0, draws: 0, losses: 0, lastError: null };
@@ -54,14 +59,14 @@ export class Reporter {
     if (ERRORS.has(e.event)) this.tally.lastError = describe(e);
     for (const fn of this.listeners) fn(e);
     if (this.output === 'json') {
-      this.out(JSON.stringify({ time: this.now().toISOString(), ...e }));
+      this.out(printableJson({ time: this.now().toISOString(), ...e }));
       return;
     }
     const isError = ERRORS.has(e.event);
     if (this.output === 'quiet' && !isError) return;
     const line = describe(e);
     const summary = e.event === 'gameEnded' || e.event === 'gameStarted' || isError ? `  [${this.summary()}]` : '';
-    (isError ? this.err : this.out)(`${line}${summary}`);
+    (isError ? this.err : this.out)(printable(`${line}${summary}`));
   }
 
   summary(): string {
@@ -92,6 +97,8 @@ function describe(e: BridgeEvent): string {
       return `game ${e.gameId}: forced pass at version ${e.version}`;
     case 'resigned':
       return `game ${e.gameId}: resigned (${e.why})`;
+    case 'gameRefused':
+      return `game ${e.gameId} not played: ${e.why}; ${e.resigned ? 'resigned it' : `not resigned${e.detail ? ` (${e.detail})` : ''}`}`;
     case 'engineFailed':
       return `engine ${e.kind}${e.gameId ? ` in game ${e.gameId}` : ''}: ${e.message}; restarting it`;
     case 'engineLog':

@@ -8,7 +8,7 @@ import type {
   Args, EventStream, Failure, OperationId, Result, RouteMethods, StreamLine, StreamOptions, Success,
 } from './types.js';
 
-export { ApiError, isTransient } from './stream.js';
+export { ApiError, isTransient, StreamError } from './stream.js';
 export type {
   Args, EventStream, Failure, OperationId, Problem, Result, RouteMethods, StreamId, StreamLine,
   StreamOptions, Success,
@@ -30,6 +30,11 @@ export interface ClientOptions {
   backoff?: { initialMs?: number; maxMs?: number };
   /** A stream silent this long is reopened (default 60 s; the server sends a keep-alive every 25 s). */
   idleMs?: number;
+  /**
+   * The longest line a stream accepts, in bytes (default 1 MiB): a longer one (or a server that never
+   * sends a newline) ends the stream with a StreamError.
+   */
+  maxLineBytes?: number;
   /** Another fetch (tests, proxies); the global one by default. */
   fetch?: typeof globalThis.fetch;
 }
@@ -73,6 +78,7 @@ export class Client implements RouteMethods {
   private readonly timeoutMs: number;
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly idleMs: number;
+  private readonly maxLineBytes: number;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
@@ -81,6 +87,7 @@ export class Client implements RouteMethods {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.backoff = { initialMs: options.backoff?.initialMs ?? 250, maxMs: options.backoff?.maxMs ?? 5_000 };
     this.idleMs = options.idleMs ?? 60_000;
+    this.maxLineBytes = options.maxLineBytes ?? 1024 * 1024;
   }
 
   // Identity
@@ -213,7 +220,8 @@ export class Client implements RouteMethods {
   private stream(route: RouteSpec, args: unknown[]): EventStream<unknown> {
     const { url, rest } = this.target(route, args);
     // Which line completes a stream: a game's GameEnded, an event's EventEnded; an event's export of
-    // games is a finite answer, complete when the server ends it.
+    // games is a finite answer, complete when the server ends it (and resumed, never repeated, after a
+    // break: the server builds it the same way each time, in a fixed order).
     const lastOfGame = route.path.includes('{id}') && !route.path.startsWith('/events/');
     const lastOfEvent = route.operationId === 'streamEvent';
     const finite = route.operationId === 'getEventGames';
@@ -225,6 +233,7 @@ export class Client implements RouteMethods {
         initialMs: this.backoff.initialMs,
         maxMs: this.backoff.maxMs,
         idleMs: this.idleMs,
+        maxLineBytes: this.maxLineBytes,
         isLast: (line) =>
           typeof line === 'object' && line !== null && ((lastOfGame && 'GameEnded' in line) || (lastOfEvent && 'EventEnded' in line)),
         finite,

@@ -2,6 +2,14 @@
 // keep-alive lines, and when the connection drops (a server restart, a reset, a silent peer) waits
 // and opens it again, the wait doubling up to a cap and starting over after a good connection.
 // Answers that will not change by waiting (401, 403, 404...) end the iteration with an ApiError.
+//
+// What a server sends is not trusted to be sane: a line longer than `maxLineBytes` (a server that
+// never sends a newline) ends the stream with a StreamError instead of filling memory. A finite
+// answer (the export of an event) that breaks off is fetched again, and the lines already handed
+// out are checked against the new answer and skipped, so the caller never sees a line twice; if
+// the new answer differs in those lines (the event moved on in between), the stream ends with a
+// StreamError rather than hand out a mixture of two exports.
+import { createHash } from 'node:crypto';
 import type { EventStream, Failure, StreamOptions } from './types.js';
 
 export interface StreamPlan {
@@ -14,8 +22,10 @@ export interface StreamPlan {
   idleMs: number;
   /** A line after which the stream is complete (the game stream's GameEnded, an event's EventEnded). */
   isLast: (line: unknown) => boolean;
-  /** A finite answer (an export): complete when the server ends it, never reopened. */
+  /** A finite answer (an export): complete when the server ends it; after a break, fetched again and resumed. */
   finite?: boolean;
+  /** The longest line accepted, in bytes (newline excluded). */
+  maxLineBytes: number;
   /** Turns a non-200 answer into a Failure. */
   failure: (res: Response, text: string) => Failure;
   network: (error: unknown) => Failure;
@@ -29,8 +39,64 @@ export class ApiError extends Error {
   }
 }
 
+/** Thrown out of a stream whose answer cannot be used: a line over the length limit, an export that changed. */
+export class StreamError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StreamError';
+  }
+}
+
+/** Fingerprint of a line of a finite answer, to recognise it in a second copy. */
+const fingerprint = (line: string): string => createHash('sha256').update(line).digest('base64');
+
 /** Worth trying again later: no answer, a limit (429) or a server error. */
 export const isTransient = (f: Failure): boolean => f.status === 0 || f.status === 429 || f.status >= 500;
+
+/**
+ * Splits a byte stream at newlines, holding at most `maxLineBytes` of an unfinished line: one byte
+ * more and it throws a StreamError (the bytes are never all kept, whatever the server sends).
+ */
+export class LineReader {
+  private parts: Uint8Array[] = [];
+  private held = 0;
+  private readonly decoder = new TextDecoder();
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** The lines this chunk completes, without their newlines. */
+  push(chunk: Uint8Array): string[] {
+    const out: string[] = [];
+    let from = 0;
+    while (from <= chunk.length) {
+      const nl = chunk.indexOf(0x0a, from);
+      const end = nl < 0 ? chunk.length : nl;
+      this.held += end - from;
+      if (this.held > this.maxLineBytes) {
+        this.parts = [];
+        throw new StreamError(`the server sent a line longer than ${this.maxLineBytes} bytes; stream closed`);
+      }
+      if (end > from) this.parts.push(chunk.subarray(from, end));
+      if (nl < 0) break;
+      // A newline never falls inside a UTF-8 sequence, so each line decodes on its own.
+      out.push(this.decoder.decode(this.parts.length === 1 ? this.parts[0] : concat(this.parts, this.held)));
+      this.parts = [];
+      this.held = 0;
+      from = nl + 1;
+    }
+    return out;
+  }
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all;
+}
 
 export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): EventStream<T> {
   const closing = new AbortController();
@@ -45,6 +111,9 @@ export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): Ev
       }
       closing.signal.addEventListener('abort', done, { once: true });
     });
+
+  /** Of a finite answer: fingerprints of the lines handed out, in order. */
+  const delivered: string[] = [];
 
   async function* lines(): AsyncGenerator<T> {
     let wait = plan.initialMs;
@@ -81,18 +150,25 @@ export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): Ev
         }
         wait = plan.initialMs;
         options.onConnect?.();
-        let buffered = '';
-        const decoder = new TextDecoder();
+        const reader = new LineReader(plan.maxLineBytes);
+        /** Lines of this answer so far (a finite answer's position, to skip what was handed out). */
+        let index = 0;
         let last = false;
         try {
           for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
             watch();
-            buffered += decoder.decode(chunk, { stream: true });
-            let nl: number;
-            while ((nl = buffered.indexOf('\n')) >= 0) {
-              const line = buffered.slice(0, nl).trim();
-              buffered = buffered.slice(nl + 1);
+            for (const text of reader.push(chunk)) {
+              const line = text.trim();
               if (!line) continue;
+              if (plan.finite) {
+                const mark = fingerprint(line);
+                const at = index++;
+                if (at < delivered.length) {
+                  if (delivered[at] !== mark) throw new StreamError(`the export changed between two attempts (line ${at + 1} differs); stopped rather than mix them`);
+                  continue; // handed out before the break
+                }
+                delivered.push(mark);
+              }
               let value: unknown;
               try {
                 value = JSON.parse(line);
@@ -105,11 +181,16 @@ export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): Ev
             if (last) return;
           }
         } catch (e) {
+          if (e instanceof StreamError) throw e;
           if (closing.signal.aborted) return;
           await retry(plan.network(e));
           continue;
         }
-        if (closing.signal.aborted || plan.finite) return;
+        if (closing.signal.aborted) return;
+        if (plan.finite) {
+          if (index < delivered.length) throw new StreamError(`the export ended after ${index} lines on a second attempt, shorter than the ${delivered.length} already read`);
+          return;
+        }
         await retry(plan.network(new Error('stream ended')));
       } finally {
         clearTimeout(idle);

@@ -1,8 +1,10 @@
 // The bridge's settings: defaults, a config file under flags, time-control specs, mistakes as one
-// line; and the challenge filter.
+// line, the token redacted when printed; the challenge filter and the judging of announced games.
 import t from 'tap';
-import { BridgeConfig, parseBridgeArgs, parseTimeControl } from '../../src/bridge/config.js';
+import { announcedVerdict } from '../../src/bridge/admit.js';
 import { challengeVerdict } from '../../src/bridge/bridge.js';
+import { bridgeCommand } from '../../src/bridge/cli.js';
+import { BridgeConfig, parseBridgeArgs, parseTimeControl, printableConfig, redactToken } from '../../src/bridge/config.js';
 
 const parse = (argv: string[], files: Record<string, string> = {}) =>
   parseBridgeArgs(argv, (p) => {
@@ -70,4 +72,56 @@ t.test('the challenge filter', async (t) => {
   t.match(challengeVerdict(config, reg, fischer(60, 6), 1), /increment above 5 s/);
   t.match(challengeVerdict(config, reg, fischer(60, 0), 0), /no free game slot/, 'no room: declined');
   t.match(challengeVerdict({ ...config, accept: { ...config.accept, enabled: false } }, reg, fischer(60, 0), 1), /accepts no challenges/);
+});
+
+t.test('--print-config shows the token redacted', async (t) => {
+  const secret = 'dcb_AbCdEfGhIjKlMnOpQrStUvWxYz0123wxyz';
+  t.equal(redactToken(secret), 'dcb_…wxyz', 'the prefix and the last four');
+  t.equal(redactToken('short-token'), '<redacted>', 'nothing of a short one');
+  const printed: string[] = [];
+  const was = console.log;
+  console.log = (...a: unknown[]) => void printed.push(a.join(' '));
+  let code: number;
+  try {
+    code = await bridgeCommand(['--token', secret, '--print-config']);
+  } finally {
+    console.log = was;
+  }
+  t.equal(code, 0);
+  const text = printed.join('\n');
+  t.notMatch(text, secret.slice(4, 20), 'the token is not printed');
+  t.equal(JSON.parse(text).token, 'dcb_…wxyz', 'only its redacted form');
+  const parsed = parse(['--token', secret]);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  t.same({ ...JSON.parse(text), token: secret }, parsed.config, 'the rest as it is');
+  t.equal(JSON.parse(printableConfig(BridgeConfig.parse({}))).token, null, 'no token: null');
+});
+
+t.test('the ladder may not start more games at once than maxGames', async (t) => {
+  t.match(parse(['--ladder', '--capacity', '3', '--max-games', '2']), /^config: ladder\.capacity: more ladder games at once than maxGames allows/);
+  t.notMatch(parse(['--ladder', '--capacity', '2', '--max-games', '2']), /^config/);
+  t.notMatch(parse(['--capacity', '8', '--max-games', '2']), /^config/, 'only when joining the ladder');
+});
+
+t.test('which announced games are played', async (t) => {
+  const config = BridgeConfig.parse({
+    accept: { enabled: false },
+    challenge: { opponents: ['house/random'], timeControl: { PerMove: { secondsPerMove: 5 } } },
+    seeks: { count: 1, timeControl: { SuddenDeath: { initialSeconds: 90 } } },
+    ladder: { join: true, capacity: 2 },
+  });
+  const game = (name: string, timeControl: object, ladder?: 'mirror') => ({
+    players: { white: { kind: 'Bot' as const, name: 'kit me' }, black: { kind: 'Bot' as const, name } },
+    timeControl: timeControl as never,
+    ...(ladder ? { ladder } : {}),
+  });
+  t.equal(announcedVerdict(config, game('house random', { PerMove: { secondsPerMove: 5 } }), 'White', false), null, 'a bot it challenges, at its time control');
+  t.equal(announcedVerdict(config, game('acme x', { SuddenDeath: { initialSeconds: 90 } }), 'White', false), null, 'its seek’s time control');
+  t.equal(announcedVerdict(config, game('acme x', { Unlimited: {} }, 'mirror'), 'White', false), null, 'a ladder game');
+  t.equal(announcedVerdict(config, game('acme x', { Unlimited: {} }), 'White', true), null, 'a challenge it accepted');
+  t.match(announcedVerdict(config, game('house random', { Unlimited: {} }), 'White', false), /^not a game it asked for, and this bridge accepts no challenges/, 'another time control');
+  const open = BridgeConfig.parse({ accept: { opponents: ['registered'] } });
+  t.equal(announcedVerdict(open, game('acme x', { Unlimited: {} }), 'White', false), null, 'the accept filter lets it in');
+  t.match(announcedVerdict(open, game('anon x-1', { Unlimited: {} }), 'White', false), /anonymous opponents are not accepted/);
+  t.match(announcedVerdict(open, { ...game('kit me', { Unlimited: {} }), players: { white: { kind: 'Human', name: null }, black: { kind: 'Bot', name: 'kit me' } } }, 'Black', false), /guest opponents/, 'a human');
 });

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A misbehaving engine for the bridge tests: faulty_engine.py MODE MARKER_FILE.
 crash-once: exits on its first turn; illegal-once: answers its first turn with a move not in the
-tree; hang: never answers a turn. "Once" means once per MARKER_FILE (the restarted process behaves)."""
+tree; hang: never answers a turn; any other mode (well) always answers the first legal turn. "Once"
+means once per MARKER_FILE (the restarted process behaves). One process per game (not concurrent)."""
 import json, os, sys
 
 mode, marker = sys.argv[1], sys.argv[2]
