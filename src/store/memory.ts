@@ -3,7 +3,7 @@
 // decodes a fresh copy, so a caller mutating an object it passed or received can never change what
 // the store holds, and a record that would not survive the disk encoding fails here too. (msgpackr
 // also turned out about twice as fast as structuredClone for a game record.)
-import { Packr } from 'msgpackr';
+import { codec } from '../domain/codec.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
@@ -12,12 +12,7 @@ import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
 import { assertFinishable, assertReadable, newestFirst } from './schema.js';
 
-/** useRecords off: plain maps, no shared structure state between records. */
-const codec = new Packr({ useRecords: false });
-// pack() returns a view into msgpackr's shared, growing buffer: copy it, or one small record would
-// keep a whole buffer chunk alive for as long as the record is stored.
-const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
-const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
+const { encode, decode } = codec.records;
 
 const sortedValues = <T>(m: Map<string, T>): T[] =>
   [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);

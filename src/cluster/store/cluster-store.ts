@@ -25,10 +25,10 @@
 // the same lines; once it is stored, the lines and the pending key are already there. A game never
 // ends without reaching the ratings, and is never rated twice. With a results queue (results.ts), the
 // result is published after the pending key, before the final head: no game ends without it queued.
-import { Packr } from 'msgpackr';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KV } from '@nats-io/kv';
 import { openBucket } from '../transport/nats.js';
+import { codec } from '../../domain/codec.js';
 import { SCHEMA_VERSION } from '../../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.js';
 import type { TournamentRecord } from '../../domain/tournaments.js';
@@ -43,9 +43,8 @@ import { KvBotStore, TICKET_TTL_MS } from './bots.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
 
-const codec = new Packr({ useRecords: false });
-export const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
-export const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
+/** The stored-record codec, under the names the store's code and tests use. */
+export const { encode, decode } = codec.records;
 
 /** Turns per chunk key. */
 export const CHUNK = 32;
