@@ -10,7 +10,7 @@ import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../do
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
-import { assertFinishable, assertReadable, newestFirst } from './schema.js';
+import { assertFinishable, assertReadable, liveGamesOf, newestFirst } from './schema.js';
 
 const { encode, decode } = codec.records;
 
@@ -138,10 +138,7 @@ export class MemoryStore implements Store {
   }
 
   listLiveGames(): GameRecord[] {
-    return [...this.live].sort().flatMap((id) => {
-      const g = this.getGame(id);
-      return g ? [g] : [];
-    });
+    return liveGamesOf(this.live, (id) => this.getGame(id));
   }
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {

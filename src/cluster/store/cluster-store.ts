@@ -38,7 +38,7 @@ import type { HistoryEntry } from '../../domain/types.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import type { Store } from '../../store/types.js';
-import { assertFinishable, assertReadable, newestFirst } from '../../store/schema.js';
+import { assertFinishable, assertReadable, liveGamesOf, newestFirst } from '../../store/schema.js';
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
@@ -261,10 +261,7 @@ export class ClusterStore implements Store {
   }
 
   listLiveGames(): GameRecord[] {
-    return [...this.live].sort().flatMap((id) => {
-      const g = this.getGame(id);
-      return g ? [g] : [];
-    });
+    return liveGamesOf(this.live, (id) => this.getGame(id));
   }
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
