@@ -10,7 +10,7 @@ import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../do
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
-import { assertFinishable, assertReadable, liveGamesOf, newestFirst } from './schema.js';
+import { assertFinishable, assertReadable, liveGamesOf, newestFirst, newestFirstIndex } from './schema.js';
 
 const { encode, decode } = codec.records;
 
@@ -275,13 +275,7 @@ export class MemoryStore implements Store {
   private insertResult(botId: string, line: StoredLine): void {
     let lines = this.results.get(botId);
     if (!lines) this.results.set(botId, (lines = []));
-    let lo = 0;
-    let hi = lines.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (newestFirst(lines[mid], line) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = newestFirstIndex(lines, line);
     if (lo < lines.length && newestFirst(lines[lo], line) === 0) lines[lo] = line;
     else lines.splice(lo, 0, line);
   }

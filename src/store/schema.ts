@@ -33,6 +33,18 @@ export function newestFirst(a: Ordered, b: Ordered): number {
   return a.gameId < b.gameId ? -1 : a.gameId > b.gameId ? 1 : 0;
 }
 
+/** Where `item` goes in `list`, kept newestFirst: before the first line not ahead of it (a binary search). */
+export function newestFirstIndex(list: readonly Ordered[], item: Ordered): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (newestFirst(list[mid], item) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /**
  * The live games, in id order (the order of the LMDB live index's keys), read by each store its own
  * way; an id whose record is no longer there is skipped.

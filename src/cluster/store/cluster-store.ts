@@ -38,7 +38,7 @@ import type { HistoryEntry } from '../../domain/types.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import type { Store } from '../../store/types.js';
-import { assertFinishable, assertReadable, liveGamesOf, newestFirst } from '../../store/schema.js';
+import { assertFinishable, assertReadable, liveGamesOf, newestFirstIndex } from '../../store/schema.js';
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
@@ -180,14 +180,7 @@ export class ClusterStore implements Store {
     let list = this.lines.get(line.botId);
     if (!list) this.lines.set(line.botId, (list = []));
     const item: Line = { finishedAt: line.finishedAt, gameId: line.gameId, line };
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (newestFirst(list[mid], item) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    list.splice(lo, 0, item);
+    list.splice(newestFirstIndex(list, item), 0, item);
   }
 
   // ---- bots (KvBotStore) ----
