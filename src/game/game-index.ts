@@ -2,7 +2,7 @@
 // player, the bounded archive of recently ended records, read handles over ended games, and the
 // lifecycle listeners. The in-thread GameRegistry and the main thread's ShardedGames both keep their
 // games on one.
-import { Packr } from 'msgpackr';
+import { codec } from '../domain/codec.js';
 import type { GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
@@ -12,12 +12,9 @@ import type { GameHandle, GameLifecycleListener } from './types.js';
 import { isEnded } from './view.js';
 import { forgetGame } from './read-cache.js';
 
-/** The archive keeps ended records msgpack-encoded: plain maps, no structure state shared between them. */
-const codec = new Packr({ useRecords: false });
-
-/** An ended record as compact bytes of its own (a copy: msgpackr's output shares its working buffer). */
-export const packRecord = (rec: GameRecord): Uint8Array => new Uint8Array(codec.pack(rec));
-export const unpackRecord = (bytes: Uint8Array): GameRecord => codec.unpack(bytes) as GameRecord;
+/** An ended record as compact bytes of its own: the archive keeps them as the store does. */
+export const packRecord = (rec: GameRecord): Uint8Array => codec.records.encode(rec);
+export const unpackRecord = (bytes: Uint8Array): GameRecord => codec.records.decode<GameRecord>(bytes);
 
 /** Bounds of the in-memory archive of ended records: both hold, the oldest record goes first. */
 export interface ArchiveBounds {

@@ -46,6 +46,24 @@ export interface Hold {
 /** The hold of a game nothing caps (callers built without a guard). */
 export const NO_HOLD: Hold = { release: () => {} };
 
+/**
+ * The holds each of `takes` gives, taken in order, or the first refusal with every hold taken before
+ * it released: a start that needs several places (both games of a mirror pair, a guest's address
+ * beside the game's place) holds all of them or none.
+ */
+export function holdAll<H extends Hold>(takes: readonly (() => ServiceResult<H>)[]): ServiceResult<H[]> {
+  const holds: H[] = [];
+  for (const take of takes) {
+    const r = take();
+    if (!r.ok) {
+      for (const h of holds) h.release();
+      return r;
+    }
+    holds.push(r.value);
+  }
+  return ok(holds);
+}
+
 export class GameAdmission {
   private readonly caps: GameCaps;
   /** Places held per player (exempt players are not tracked) and in all. */
@@ -70,18 +88,9 @@ export class GameAdmission {
     return ok(null);
   }
 
-  /** Places for both games of a mirror pair, or null (nothing held) when either is refused. */
-  reservePair(playerIds: readonly string[]): Hold[] | null {
-    const holds: Hold[] = [];
-    for (let i = 0; i < 2; i++) {
-      const r = this.reserve(playerIds);
-      if (!r.ok) {
-        for (const h of holds) h.release();
-        return null;
-      }
-      holds.push(r.value);
-    }
-    return holds;
+  /** Places for `games` games between the same players (both of a mirror pair): all, or none held. */
+  reserveGames(playerIds: readonly string[], games: number): ServiceResult<Hold[]> {
+    return holdAll(Array.from({ length: games }, () => () => this.reserve(playerIds)));
   }
 
   /** check(), and if admitted, a place held for the game until released. */

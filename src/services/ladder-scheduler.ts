@@ -156,18 +156,9 @@ export class LadderScheduler implements GameLifecycleListener {
 
   /** Places for `games` games under the live-games caps, or null (nothing held) when refused. */
   private admit(ids: string[], games: number): Hold[] | null {
-    const guard = this.deps.admission;
-    if (!guard) return [];
-    const holds: Hold[] = [];
-    for (let i = 0; i < games; i++) {
-      const r = guard.reserve(ids);
-      if (!r.ok) {
-        for (const h of holds) h.release();
-        return null;
-      }
-      holds.push(r.value);
-    }
-    return holds;
+    if (!this.deps.admission) return [];
+    const held = this.deps.admission.reserveGames(ids, games);
+    return held.ok ? held.value : null;
   }
 
   /** Keeps each seated bot's run of ladder games lost on time; MAX_TIME_LOSSES in a row leave the ladder. */

@@ -9,8 +9,7 @@ import type { TimerHandle } from '../domain/clock.js';
 import { ok } from '../domain/result.js';
 import type { Principal, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
 import { fail, rateLimited, type ServiceError, type ServiceResult } from './errors.js';
-import { NO_HOLD, type Hold } from './game-admission.js';
-import type { GuestHold } from './guest-quota.js';
+import { NO_HOLD, holdAll, type Hold } from './game-admission.js';
 import { guestSeat, seatPlayerOf } from './identity.js';
 import { coinFlip, deriveSeatToken, newGuestId, newId, newSecret } from './tokens.js';
 import {
@@ -268,23 +267,15 @@ export class LobbyService {
     }
     if (taken) return fail('conflict', 'seek_taken', 'this seek was claimed by someone else first');
     // The accepting guest's address and a guest owner's address each hold a place for the game.
-    const guestHolds: GuestHold[] = [];
-    for (const address of [s.address, guestAddress]) {
-      if (address === null || !this.deps.guestQuota) continue;
-      const mine = this.deps.guestQuota.reserve(address);
-      if (!mine.ok) {
-        for (const h of guestHolds) h.release();
-        return mine;
-      }
-      guestHolds.push(mine.value);
-    }
-    const held = this.deps.admission ? this.deps.admission.reserve([s.owner.id, seated.id]) : ok(NO_HOLD);
-    if (!held.ok) {
-      for (const h of guestHolds) h.release();
-      return held;
-    }
+    const { guestQuota: quota, admission } = this.deps;
+    const addresses = [s.address, guestAddress].filter((a): a is string => a !== null);
+    const held = holdAll<GameHold>([
+      ...(quota ? addresses.map((address) => () => quota.reserve(address)) : []),
+      () => (admission ? admission.reserve([s.owner.id, seated.id]) : ok(NO_HOLD)),
+    ]);
+    if (!held.ok) return held;
     this.close(s, 'claiming');
-    return ok({ seek: s, holds: [held.value, ...guestHolds] });
+    return ok({ seek: s, holds: held.value });
   }
 
   private async startGame(s: Seek, claimant: SeatPlayer, holds: GameHold[]): Promise<{ gameId: string; ownerSeat: Seat }> {

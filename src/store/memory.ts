@@ -3,21 +3,16 @@
 // decodes a fresh copy, so a caller mutating an object it passed or received can never change what
 // the store holds, and a record that would not survive the disk encoding fails here too. (msgpackr
 // also turned out about twice as fast as structuredClone for a game record.)
-import { Packr } from 'msgpackr';
+import { codec } from '../domain/codec.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
-import { assertFinishable, assertReadable, newestFirst } from './schema.js';
+import { assertFinishable, assertReadable, liveGamesOf, newestFirst, newestFirstIndex } from './schema.js';
 
-/** useRecords off: plain maps, no shared structure state between records. */
-const codec = new Packr({ useRecords: false });
-// pack() returns a view into msgpackr's shared, growing buffer: copy it, or one small record would
-// keep a whole buffer chunk alive for as long as the record is stored.
-const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
-const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
+const { encode, decode } = codec.records;
 
 const sortedValues = <T>(m: Map<string, T>): T[] =>
   [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
@@ -143,10 +138,7 @@ export class MemoryStore implements Store {
   }
 
   listLiveGames(): GameRecord[] {
-    return [...this.live].sort().flatMap((id) => {
-      const g = this.getGame(id);
-      return g ? [g] : [];
-    });
+    return liveGamesOf(this.live, (id) => this.getGame(id));
   }
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {
@@ -283,13 +275,7 @@ export class MemoryStore implements Store {
   private insertResult(botId: string, line: StoredLine): void {
     let lines = this.results.get(botId);
     if (!lines) this.results.set(botId, (lines = []));
-    let lo = 0;
-    let hi = lines.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (newestFirst(lines[mid], line) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = newestFirstIndex(lines, line);
     if (lo < lines.length && newestFirst(lines[lo], line) === 0) lines[lo] = line;
     else lines.splice(lo, 0, line);
   }

@@ -94,3 +94,19 @@ t.test('the server-wide cap: a 503 value, whoever asks', async (t) => {
   if (h.ok) h.value.release();
   t.ok(guard.check([ANON2, HOUSE]).ok, 'room again once the hold is released');
 });
+
+t.test('several places are held all or none', async (t) => {
+  const { guard } = setup();
+  const one = guard.reserve([REG, HOUSE]);
+  t.ok(one.ok, 'one of three places taken');
+  const pair = guard.reserveGames([REG, HOUSE], 2);
+  t.ok(pair.ok && pair.value.length === 2, 'both games of a pair fit the two left');
+  t.equal(guard.heldCount(), 3);
+  if (pair.ok) for (const h of pair.value) h.release();
+  if (one.ok) one.value.release();
+  t.ok(guard.reserve([REG, HOUSE]).ok && guard.reserve([REG, HOUSE]).ok, 'two of three taken');
+  const refused = guard.reserveGames([REG, HOUSE], 2);
+  t.equal(refused.ok, false, 'a pair with one place left is refused');
+  if (!refused.ok) t.equal(refused.error.code, 'too_many_games', 'with the refusal of the place that did not fit');
+  t.equal(guard.heldCount(), 2, 'and the place its first game took is given back');
+});

@@ -7,7 +7,7 @@
 //
 // A final version carries its result lines too, so whoever finds a game ended in the log (the next
 // owner, after a crash between the final append and the archive write) can finish storing it.
-import { Packr } from 'msgpackr';
+import { codec } from '../../domain/codec.js';
 import type { GameRecord, ResultRecord } from '../../domain/records.js';
 import type { HistoryEntry } from '../../domain/types.js';
 import { assertReadable } from '../../store/schema.js';
@@ -29,8 +29,6 @@ export interface Folded {
   results: ResultRecord[] | undefined;
 }
 
-const codec = new Packr({ useRecords: false });
-
 /** The entry of `next`, relative to `prev` (the last version appended, undefined for the first). */
 export function encodeVersion(prev: GameRecord | undefined, next: GameRecord, results?: ResultRecord[]): Uint8Array {
   const { history, ...head } = next;
@@ -47,12 +45,12 @@ export function encodeVersion(prev: GameRecord | undefined, next: GameRecord, re
   }
   const entry: VersionEntry = { head, from, add: history.slice(from) };
   if (results !== undefined) entry.results = results;
-  return new Uint8Array(codec.pack(entry));
+  return codec.records.encode(entry);
 }
 
 /** Applies one entry to the state folded so far; throws on an entry that does not fit it. */
 export function foldVersion(prev: Folded | undefined, data: Uint8Array): Folded {
-  const e = codec.unpack(data) as VersionEntry;
+  const e = codec.records.decode<VersionEntry>(data);
   const before = prev?.rec.history ?? [];
   if (!Number.isInteger(e.from) || e.from < 0 || e.from > before.length || !Array.isArray(e.add)) {
     throw new Error(`log entry of game ${String(e.head?.id)} starts its history at ${String(e.from)}, after ${before.length} entries`);

@@ -19,8 +19,8 @@
 //
 // The replica, the tickets and the watch that restarts itself when it stalls are KvReplica's
 // (kv-replica.ts); open the bucket with `openBucket` (nats.ts), whose reads go to the stream's leader.
-import { Packr } from 'msgpackr';
 import type { KV } from '@nats-io/kv';
+import { codec } from '../../domain/codec.js';
 import type { BotRecord } from '../../domain/records.js';
 import type { Store } from '../../store/types.js';
 import { assertReadable } from '../../store/schema.js';
@@ -35,9 +35,8 @@ export type BotStore = Pick<
   'getBot' | 'getBotByTokenHash' | 'createBot' | 'updateBot' | 'listBots' | 'modifyBot' | 'botsRevision'
 >;
 
-const codec = new Packr({ useRecords: false });
-const encode = (v: BotRecord): Uint8Array => new Uint8Array(codec.pack(v));
-const decode = (bytes: Uint8Array): BotRecord => codec.unpack(bytes) as BotRecord;
+const encode = (v: BotRecord): Uint8Array => codec.records.encode(v);
+const decode = (bytes: Uint8Array): BotRecord => codec.records.decode<BotRecord>(bytes);
 
 /** Bot ids hold characters a key may not (`bot:team:…`): keys carry them base64url-encoded. */
 export const botKey = (id: string): string => `bot.${Buffer.from(id, 'utf8').toString('base64url')}`;

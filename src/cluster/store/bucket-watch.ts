@@ -6,7 +6,8 @@
 // it times out. So every `checkEveryMs` the follower asks the bucket for its last revision (the
 // stream's leader answers); when the watch delivered nothing since the previous check while the bucket
 // holds newer entries, or the watch failed, it starts a new watch from the first revision it has not
-// seen. Entries are thus handed over in revision order, each at most once.
+// seen. Entries are thus handed over in revision order, each at most once. The buses that share a
+// bucket between nodes (token-bus.ts, account-bus.ts) and KvReplica (kv-replica.ts) all follow this way.
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { Clock, TimerHandle } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
@@ -30,6 +31,11 @@ export class BucketFollower {
   private closed = false;
   private timer: TimerHandle | undefined;
   private readonly clock: Clock;
+
+  /** The watch followed now (tests stop it behind the follower's back, as a dead server would). */
+  get current(): { stop(): void } | undefined {
+    return this.watch;
+  }
 
   private constructor(
     private readonly kv: KV,

@@ -25,10 +25,10 @@
 // the same lines; once it is stored, the lines and the pending key are already there. A game never
 // ends without reaching the ratings, and is never rated twice. With a results queue (results.ts), the
 // result is published after the pending key, before the final head: no game ends without it queued.
-import { Packr } from 'msgpackr';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KV } from '@nats-io/kv';
 import { openBucket } from '../transport/nats.js';
+import { codec } from '../../domain/codec.js';
 import { SCHEMA_VERSION } from '../../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.js';
 import type { TournamentRecord } from '../../domain/tournaments.js';
@@ -38,14 +38,13 @@ import type { HistoryEntry } from '../../domain/types.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import type { Store } from '../../store/types.js';
-import { assertFinishable, assertReadable, newestFirst } from '../../store/schema.js';
+import { assertFinishable, assertReadable, liveGamesOf, newestFirstIndex } from '../../store/schema.js';
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
 
-const codec = new Packr({ useRecords: false });
-export const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
-export const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
+/** The stored-record codec, under the names the store's code and tests use. */
+export const { encode, decode } = codec.records;
 
 /** Turns per chunk key. */
 export const CHUNK = 32;
@@ -181,14 +180,7 @@ export class ClusterStore implements Store {
     let list = this.lines.get(line.botId);
     if (!list) this.lines.set(line.botId, (list = []));
     const item: Line = { finishedAt: line.finishedAt, gameId: line.gameId, line };
-    let lo = 0;
-    let hi = list.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (newestFirst(list[mid], item) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    list.splice(lo, 0, item);
+    list.splice(newestFirstIndex(list, item), 0, item);
   }
 
   // ---- bots (KvBotStore) ----
@@ -262,10 +254,7 @@ export class ClusterStore implements Store {
   }
 
   listLiveGames(): GameRecord[] {
-    return [...this.live].sort().flatMap((id) => {
-      const g = this.getGame(id);
-      return g ? [g] : [];
-    });
+    return liveGamesOf(this.live, (id) => this.getGame(id));
   }
 
   async finishGame(game: GameRecord, results: ResultRecord[]): Promise<void> {

@@ -1,6 +1,7 @@
 // An in-memory replica of a whole key-value bucket, so that reads stay synchronous (the Store seam
 // wants them so). It is loaded when opened (every key the bucket held at that moment) and then fed
-// by a watch; a write made through this node is applied as soon as the bucket accepts it, so the
+// by a watch (a BucketFollower's: bucket-watch.ts, which replaces a watch that stalls when its
+// server dies); a write made through this node is applied as soon as the bucket accepts it, so the
 // writer reads its own writes at once and the other nodes within milliseconds.
 //
 // Each key keeps the bucket revision it was applied at: an entry older than what the replica holds
@@ -18,9 +19,9 @@ import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';
 import { JetStreamApiError } from '@nats-io/jetstream';
-import type { Clock, TimerHandle } from '../../domain/clock.js';
-import { systemClock } from '../../domain/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import { isRevisionConflict } from '../coordination/lease.js';
+import { BucketFollower, type BucketFollowerOptions } from './bucket-watch.js';
 
 /** The tickets bucket's key lifetime (ms); it must be opened with this TTL. */
 export const TICKET_TTL_MS = 60_000;
@@ -60,7 +61,7 @@ export async function retryTransient<T>(send: () => Promise<T>, forMs = WRITE_RE
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Removed keys remembered before the memory of them is swept (see `seen`). */
+/** Removed keys remembered before the memory of them is swept (see `watched`). */
 const SWEEP_AT = 1024;
 
 export type Change = { key: string; before: Uint8Array | undefined; after: Uint8Array | undefined };
@@ -74,22 +75,9 @@ export class KvReplica {
   private readonly held = new Map<string, Held>();
   /** Revision a key was removed at (by a delete seen or made here), against late deliveries. */
   private readonly gone = new Map<string, number>();
-  /**
-   * Highest revision the watch has delivered. The watch delivers in revision order, so a removal at
-   * or below it can no longer be undone by a late delivery: such `gone` entries are swept.
-   */
-  private seen = 0;
-  /** The watch the replica follows now (a stalled one is replaced: see `check`). */
-  private watch: { stop(): void } | undefined;
+  /** Follows the bucket, replacing a watch that stalls or fails (bucket-watch.ts); set once opened. */
+  private follower: BucketFollower | undefined;
   private closed = false;
-  private timer: TimerHandle | undefined;
-  /** `seen` at the previous check. */
-  private checkedSeen = 0;
-  /** Set when a watch failed; the next check starts another. */
-  watchError: unknown;
-  /** Watches started again after a stall or a failure (for tests and logs). */
-  restarts = 0;
-  private onSeen: (() => void) | undefined;
 
   /** Keys held, by their first token, for the kinds asked for at open (the others are not listed). */
   private readonly byKind = new Map<string, Set<string>>();
@@ -99,8 +87,6 @@ export class KvReplica {
     /** Called after every change the replica applies, in order, with the value before and after. */
     private readonly onChange: (c: Change) => void,
     listed: readonly string[],
-    private readonly clock: Clock,
-    private readonly checkEveryMs: number,
   ) {
     for (const kind of listed) this.byKind.set(kind, new Set());
   }
@@ -110,78 +96,50 @@ export class KvReplica {
    * the keys `keysOf` lists (kept as they change, so listing costs nothing per key held).
    * `checkEveryMs` (default 2 s, on `clock`): how often the replica makes sure its watch still follows.
    */
-  static async open(
-    kv: KV,
-    onChange: (c: Change) => void,
-    listed: readonly string[] = [],
-    o: { clock?: Clock; checkEveryMs?: number } = {},
-  ): Promise<KvReplica> {
-    const r = new KvReplica(kv, onChange, listed, o.clock ?? systemClock, o.checkEveryMs ?? 2_000);
+  static async open(kv: KV, onChange: (c: Change) => void, listed: readonly string[] = [], o: BucketFollowerOptions = {}): Promise<KvReplica> {
+    const r = new KvReplica(kv, onChange, listed);
     const lastSeq = (await kv.status()).streamInfo.state.last_seq;
     await new Promise<void>((loaded, failed) => {
-      r.onSeen = () => {
-        if (r.seen >= lastSeq) loaded();
+      const watched = (e: KvEntry): void => {
+        r.watched(e);
+        if (e.revision >= lastSeq) loaded();
       };
-      r.follow(0, failed).then(() => lastSeq === 0 && loaded(), failed);
+      BucketFollower.start(kv, watched, o, failed).then((f) => {
+        r.follower = f;
+        if (r.closed) f.stop(); // the load failed before the follower was handed over
+        if (lastSeq === 0) loaded();
+      }, failed);
+    }).catch((e: unknown) => {
+      r.close(); // nothing of a replica that failed to open goes on following
+      throw e;
     });
-    r.onSeen = undefined;
-    r.schedule();
     return r;
   }
 
-  /** Starts a watch (from `from`, or every key's latest value when 0) and drops the previous one. */
-  private async follow(from: number, failed?: (e: unknown) => void): Promise<void> {
-    const watch = await this.kv.watch(from > 0 ? { key: '>', resumeFromRevision: from } : { key: '>' });
-    if (this.closed) {
-      watch.stop();
-      return;
-    }
-    this.watch?.stop();
-    this.watch = watch;
-    void (async () => {
-      for await (const e of watch) {
-        if (this.watch !== watch) break;
-        this.apply(e);
-        this.seen = Math.max(this.seen, e.revision);
-        if (this.gone.size > SWEEP_AT) this.sweep();
-        this.onSeen?.();
-      }
-    })().catch((e: unknown) => {
-      if (this.watch !== watch) return;
-      this.watchError = e;
-      failed?.(e);
-    });
-  }
-
   /**
-   * The watch is an ordered consumer living on one server; when that server dies, the client notices
-   * only after missing its heartbeats (about a minute). So every `checkEveryMs` the replica asks the
-   * bucket for its last revision, and when the watch delivered nothing since the previous check while
-   * the bucket holds newer entries, it starts a new watch from the first revision it has not seen.
+   * An entry the watch delivered (in revision order, each once). A removal at or below its revision
+   * can no longer be undone by a late delivery, so the memory of such removals may be swept.
    */
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = this.clock.schedule(this.checkEveryMs, () => {
-      void this.check().finally(() => this.schedule());
-    });
+  private watched(e: KvEntry): void {
+    this.apply(e);
+    if (this.gone.size > SWEEP_AT) {
+      for (const [key, revision] of this.gone) if (revision <= e.revision) this.gone.delete(key);
+    }
   }
 
-  private async check(): Promise<void> {
-    const before = this.checkedSeen;
-    this.checkedSeen = this.seen;
-    if (this.seen > before && this.watchError === undefined) return; // following
-    let last: number;
-    try {
-      last = (await this.kv.status()).streamInfo.state.last_seq;
-    } catch {
-      return; // the cluster does not answer now: the next check tries again
-    }
-    if (this.closed || last <= this.seen || this.seen !== this.checkedSeen) return;
-    this.restarts++;
-    this.watchError = undefined;
-    await this.follow(this.seen + 1).catch((e: unknown) => {
-      this.watchError = e;
-    });
+  /** Highest revision the watch has delivered (for tests). */
+  private get seen(): number {
+    return this.follower?.seen ?? 0;
+  }
+
+  /** Watches started again after a stall or a failure (for tests and logs). */
+  get restarts(): number {
+    return this.follower?.restarts ?? 0;
+  }
+
+  /** The watch followed now: what a dead server silences (a test stops it to play one). */
+  private get watch(): { stop(): void } | undefined {
+    return this.follower?.current;
   }
 
   /** Applies one bucket entry unless the replica already holds this revision or a newer one. */
@@ -199,10 +157,6 @@ export class KvReplica {
       this.kindOf(e.key)?.delete(e.key);
       if (cur) this.onChange({ key: e.key, before: cur.value, after: undefined });
     }
-  }
-
-  private sweep(): void {
-    for (const [key, revision] of this.gone) if (revision <= this.seen) this.gone.delete(key);
   }
 
   private kindOf(key: string): Set<string> | undefined {
@@ -355,9 +309,7 @@ export class KvReplica {
 
   close(): void {
     this.closed = true;
-    this.timer?.cancel();
-    this.watch?.stop();
-    this.watch = undefined;
+    this.follower?.stop();
   }
 }
 

@@ -21,11 +21,11 @@
 // has its result in the queue. Games left pending without one (finished before the queue was wired,
 // or a stream lost) are published again by each rater process at its first batch: a result stored
 // twice is rated once (above), so this sweep costs a publish per pending game and changes nothing else.
+import { codec } from '../../domain/codec.js';
 import type { Logger } from '../../domain/log.js';
 import type { PendingRating } from '../../domain/ratings.js';
 import type { ClusterStore } from './cluster-store.js';
 import type { ResultsQueue } from './results.js';
-import { encode } from './cluster-store.js';
 import { eachLimited } from './kv-replica.js';
 
 export interface RatingFeedOptions {
@@ -43,7 +43,7 @@ export class ResultsFeed {
 
   async next(max: number, rate: (games: PendingRating[]) => Promise<boolean>): Promise<void> {
     if (!this.swept) {
-      await eachLimited(this.o.store.pendingRatings(Number.MAX_SAFE_INTEGER), 16, (g) => this.o.queue.publish(g.gameId, encode(g)).then(() => undefined));
+      await eachLimited(this.o.store.pendingRatings(Number.MAX_SAFE_INTEGER), 16, (g) => this.o.queue.publish(g.gameId, codec.records.encode(g)).then(() => undefined));
       this.swept = true;
     }
     // A batch a dead rater left half-applied is completed first, so its games read as rated below.

@@ -21,17 +21,15 @@
 // ever overlap, the steps' idempotence still rates each game once.
 import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
-import { Packr } from 'msgpackr';
 import type { Clock } from '../../domain/clock.js';
+import { codec } from '../../domain/codec.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint, RatingUpdate } from '../../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats } from '../../domain/ratings.js';
 import type { Rating } from '../../domain/records.js';
 import type { KvBotStore } from './bots.js';
 import { eachLimited, type KvReplica } from './kv-replica.js';
 
-const codec = new Packr({ useRecords: false });
-const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
-const decode = <T>(bytes: Uint8Array): T => codec.unpack(bytes) as T;
+const { encode, decode } = codec.records;
 
 /** Games (and updates) per journal part. */
 export const PART = 2000;

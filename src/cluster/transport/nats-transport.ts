@@ -16,14 +16,12 @@
 // the owner for a `sync`, `heads` uncovers a lost last update, a request without an answer times out
 // as 'busy'), so nothing here needs JetStream. A command batch, by contrast, is acknowledged by its
 // owner, and batches to one shard go one at a time, so they arrive in the order they were sent.
-import { Packr } from 'msgpackr';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Clock } from '../../domain/clock.js';
+import { codec } from '../../domain/codec.js';
 import { chunked, type Command, type ShardReply } from '../../shard/protocol/messages.js';
 import type { ShardChannel, ShardEvents, ShardTransport } from '../../shard/protocol/transport.js';
 import { ShardClient } from './shard-link.js';
-
-const packr = new Packr({ structuredClone: false, useRecords: false });
 
 /** A command batch as it crosses: the sender node and its commands. */
 export interface CommandWire {
@@ -37,10 +35,10 @@ export interface ReplyWire {
   to: string[];
 }
 
-export const encodeCommands = (w: CommandWire): Uint8Array => new Uint8Array(packr.pack(w));
-export const decodeCommands = (b: Uint8Array): CommandWire => packr.unpack(b) as CommandWire;
-export const encodeReplies = (w: ReplyWire): Uint8Array => new Uint8Array(packr.pack(w));
-export const decodeReplies = (b: Uint8Array): ReplyWire => packr.unpack(b) as ReplyWire;
+export const encodeCommands = (w: CommandWire): Uint8Array => codec.wire.encode(w);
+export const decodeCommands = (b: Uint8Array): CommandWire => codec.wire.decode<CommandWire>(b);
+export const encodeReplies = (w: ReplyWire): Uint8Array => codec.wire.encode(w);
+export const decodeReplies = (b: Uint8Array): ReplyWire => codec.wire.decode<ReplyWire>(b);
 
 export const outSubject = (prefix: string, shard: number): string => `${prefix}.${shard}`;
 /** The subject of one game's updates (game ids are base62: valid subject tokens). */

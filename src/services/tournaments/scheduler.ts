@@ -34,7 +34,7 @@ export interface TournamentSchedulerConfig {
   pairsInFlightPerHost: number;
 }
 
-/** A mirror pair takes two of each player's seats. */
+/** A mirror pair takes two of each player's seats (its two games). */
 const PAIR_SEATS = 2;
 
 /** Results of a game from White's side. */
@@ -341,7 +341,9 @@ export class TournamentScheduler implements GameLifecycleListener {
 
   /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
   private admit(ids: string[]): Hold[] | null {
-    return this.deps.admission ? this.deps.admission.reservePair(ids) : [];
+    if (!this.deps.admission) return [];
+    const held = this.deps.admission.reserveGames(ids, PAIR_SEATS);
+    return held.ok ? held.value : null;
   }
 }
 

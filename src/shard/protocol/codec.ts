@@ -1,27 +1,22 @@
 // The bytes of a batch of messages between the main thread and a shard worker: one MessagePack
 // buffer per batch (msgpackr), moved by transfer instead of cloned object by object.
 //
-// Both sides must use this module (the same Packr options): a buffer packed with other options
-// (records off, bundled strings, shared structures) does not read back the same. The options keep
-// every buffer self-describing: records are defined inside each buffer, never remembered from an
-// earlier one, so a restarted worker, a dropped batch or a reordered port cannot make a buffer
-// unreadable. `structuredClone: false` because batches hold plain data (no cycles, Maps or
-// class instances), which is what makes packing cheaper than V8's structured clone.
-import { Packr } from 'msgpackr';
-
-const packr = new Packr({ structuredClone: false, useRecords: true });
+// Both sides must use this module, whose bytes are `codec.batches` (domain/codec.ts, where its
+// options and why they keep every buffer readable alone are said): a buffer packed with other
+// options (records off, bundled strings, shared structures) does not read back the same.
+import { codec } from '../../domain/codec.js';
 
 /** One buffer for a batch. It owns its ArrayBuffer exactly (msgpackr packs into a shared scratch
  * buffer, so this copies out of it): `postMessage(buf, [buf.buffer])` may transfer it safely. */
 export function encodeBatch(msgs: unknown[]): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(packr.pack(msgs));
+  return codec.batches.encode(msgs);
 }
 
 /** The messages of a buffer made by `encodeBatch`. Binary fields come back as Uint8Array (a Node
  * Buffer); `undefined` fields stay present and undefined. A buffer that is not a batch is a bug
  * in the sender, so it throws rather than returning a value. */
 export function decodeBatch(buf: Uint8Array): unknown[] {
-  const out: unknown = packr.unpack(buf);
+  const out: unknown = codec.batches.decode(buf);
   if (!Array.isArray(out)) throw new TypeError('shard codec: the buffer does not hold a batch (an array)');
   return out;
 }

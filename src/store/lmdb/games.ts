@@ -4,7 +4,7 @@ import { SCHEMA_VERSION } from '../../domain/records.js';
 import type { GameRecord, ResultRecord } from '../../domain/records.js';
 import { pendingRatingOf } from '../../domain/ratings.js';
 import type { HistoryEntry } from '../../domain/types.js';
-import { assertReadable } from '../schema.js';
+import { assertReadable, liveGamesOf } from '../schema.js';
 import { TIME_CEILING, keyFits, type Dbs } from './env.js';
 
 /** Result keys hold MAX - finishedAt so ascending key order is newest first. */
@@ -63,10 +63,7 @@ export function storeGame(db: Dbs, game: GameRecord): void {
 }
 
 export function listLiveGames(db: Dbs): GameRecord[] {
-  return [...db.liveIndex.getKeys()].flatMap((key) => {
-    const game = getGame(db, String(key));
-    return game ? [game] : [];
-  });
+  return liveGamesOf([...db.liveIndex.getKeys()].map(String), (id) => getGame(db, id));
 }
 
 /**
