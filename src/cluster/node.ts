@@ -1,7 +1,7 @@
 // The cluster side of the composition root (`dicechess serve --cluster … --node NAME`): connects to
 // the NATS servers, opens the cluster's store, and once main.ts has built the games and the
 // services, takes part in shard ownership: every logical shard this node holds runs in a ShardHost
-// here, fed over NATS (cluster/shard-hosts.ts); every node's ShardedGames reaches every shard through
+// here, fed over NATS (coordination/owned-shards.ts); every node's ShardedGames reaches every shard through
 // the NatsShardTransport. docs/CLUSTER.md describes the whole.
 import type { Config } from '../server-config.js';
 import type { Clock } from '../domain/clock.js';

@@ -1,16 +1,9 @@
-// Large read bodies kept as bytes, made once per game version and kept under a byte budget, each with
-// a gzip and a brotli copy once a client that accepts either reads it. A game keeps one body, its
-// latest version's: a new version replaces it, and a game that is no longer live loses it when it
-// ends (`forget`, if the server says) or at the latest when the next body is kept (`keep` sweeps),
-// so what is held follows the live games rather than how many versions or games were ever read.
-// The legal-move tree of a roll can reach tens of megabytes of JSON (docs/ENGINE.md, "Largest
-// trees"): building that text and encoding it to UTF-8 on every request cost the main thread most
-// of a second each. Here it is encoded once; the compressed copies are made on libuv's thread pool
-// (zlib's asynchronous API), never on the main thread, only for a body some client would take
-// compressed, and until one is ready the others (or the identity bytes) are served. Brotli at
-// quality 5: on the largest tree (24.7 MB) about 0.4 MB against gzip's 0.95 MB, and made faster
-// than the gzip copy (well under a second of a pool thread). The budget must hold at least the
-// largest body (an entry over the whole budget is not kept, and would be rebuilt on every request).
+// Large read bodies kept as bytes, made once per game version, with a gzip and a brotli copy made on
+// libuv's thread pool once a client that accepts either reads one; bounded by a byte budget.
+// Invariant: a game keeps one body, its latest version's, gone when the game ends (`forget`) or at the
+// latest when the next body is kept (`keep` sweeps), so what is held follows the live games. The
+// budget must hold the largest body (one over it is not kept, and would be rebuilt on every request).
+// (docs/OPERATIONS.md, "Memory of a long-running server"; docs/DECISIONS.md, "Large answers in slices").
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 

@@ -1,16 +1,8 @@
-// What large answers may hold while they wait for slow readers. uWS keeps whatever a socket has not
-// taken yet, so a client that never reads would otherwise pin every large body it asked for (and its
-// place under the per-address connection cap was given back when the handler returned). Here:
-//
-// - a large answer is written with tryEnd and onWritable (responder.ts), so uWS holds no more than
-//   the kernel takes, and the body's bytes not yet sent are counted per address and in total;
-// - past those bounds a new large answer gets 429 with Retry-After, and so does an address that has
-//   asked for more body bytes this minute than its budget (a token bucket refilled continuously);
-// - an answer that makes no progress for drainTimeoutMs has its connection closed (via the Clock);
-// - the bodies go out a slice per answer per event-loop turn (send-pacer.ts), so that other requests
-//   are answered between the slices.
-//
-// Small answers (below largeBodyBytes) are not counted: the connection cap bounds them.
+// What large answers may hold while they wait for slow readers: their unsent bytes, counted per address
+// and in total, a budget of body bytes per address per minute, and a drain timeout (via the Clock).
+// Invariant: past a bound a new large answer is refused (429 with Retry-After) rather than held, since
+// uWS keeps whatever a socket has not taken. Answers below largeBodyBytes are not counted.
+// (docs/OPERATIONS.md, "Hostile readers: large answers, slow sockets, guests, cross-site pages").
 import type { Clock } from '../domain/clock.js';
 import { SendPacer, type Defer, type PaceLimits } from './send-pacer.js';
 

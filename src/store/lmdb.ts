@@ -1,16 +1,8 @@
-// The durable store: one LMDB environment (the configured `dataDir`) with named sub-databases.
-// Values are msgpack (lmdb-js's default encoding); keys are lmdb's ordered-binary, so composite array
-// keys sort element by element and a bot's results are one range read.
-//
-// Atomicity: every multi-entry write runs in a child transaction, which LMDB commits or rolls back
-// as a whole, and which can see the writes made before it, so check-then-write steps (createBot)
-// cannot race. Durability: see docs/STORAGE.md; by default an awaited write has been committed
-// (survives kill -9); with `flushEachWrite` it has also been fsynced (survives power loss).
-//
-// This class opens, writes and closes; what each sub-database holds and how it is read and written
-// lives beside it in lmdb/: env (opening, names, schema), bots (records and token index), games
-// (games, turns, live index, results), leaderboard and ratings (indices, batches, history), events
-// (events and webhook marks).
+// The durable store: one LMDB environment (the configured `dataDir`) with named sub-databases. This
+// class opens, writes and closes; what each sub-database holds lives beside it in lmdb/.
+// Invariant: every multi-entry write runs in a child transaction (all or nothing, and it sees the
+// writes before it, so check-then-write steps cannot race); an awaited write has been committed.
+// (docs/STORAGE.md, "Layout", "Atomicity" and "Durability: what an awaited write guarantees").
 import { mkdirSync } from 'node:fs';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
 import type { TournamentRecord } from '../domain/tournaments.js';

@@ -1,29 +1,10 @@
-// Leases in a replicated key-value bucket. nats-server 2.9 has no per-key TTL, so a lease is one key
-// in a bucket whose max age is the lease's TTL: every write (create, then each renewal) restarts the
-// key's age on the server, and a key nobody renews disappears TTL after its last write. Taking a lease
-// is a create (only if the key is absent or deleted); renewing is an update that names the revision
-// the holder last wrote, so a holder whose key expired or was taken cannot renew. Releasing removes the
-// key outright (see below), and only while the lease is held.
-//
-// The holder never believes longer than the server keeps the key: it counts from the moment it SENT
-// its last successful write (the server stamped it later, so the key lives at least TTL past that
-// send) and considers the lease lost at `safety`·TTL after it (safety < 1). It renews every TTL/3
-// (or `renewEveryMs`); a renewal refused while the key cannot be read is retried, not a loss. A
-// paused process (SIGSTOP, a long GC) whose deadline passed while it slept sees held() turn false at
-// once, before any timer runs, and its first renewal after waking fails on the revision check. It
-// is told of the loss (onLost) whatever runs first on waking: the deadline timer, a renewal, or the
-// owner letting the lease go or taking it again before either (release() and acquire() report a
-// loss that passed unseen).
-//
-// On nats-server 2.9 (Debian's 2.9.10) this is sound although its replicated buckets check an update's
-// expected revision only on the leader before replicating (two concurrent updates naming the same
-// revision may both be stored): taking a lease is a create, which the server checks as it applies it,
-// in log order (one winner); and only the holder ever updates its key, one renewal at a time. A
-// renewal answered after the holder's deadline is never acted on. Releasing must not leave a delete
-// marker behind: a create over a marker is an update naming the marker's revision, which two
-// contenders could both win. So release purges the key's subject from the bucket's stream (nothing
-// is left, the next take is a plain create), and sends that only while held(), i.e. at least a
-// quarter of the TTL before the key could expire and be taken by anyone else.
+// Leases in a replicated key-value bucket whose max age is the lease's TTL (nats-server 2.9 has no
+// per-key TTL), and LeaseCandidate, which keeps trying to hold one.
+// Invariant: the holder never believes longer than the server keeps the key. held() reads the clock
+// itself and counts `safety`·TTL from the moment the last good write was SENT. Taking is a create,
+// renewing an update naming the holder's own last revision, releasing a purge sent only while held()
+// (never a delete: on 2.9 a create over its marker could have two winners).
+// Why this is sound on 2.9: (docs/CLUSTER.md, "Leases").
 import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../../domain/clock.js';
 

@@ -1,26 +1,10 @@
-// The game log: every committed version of a game, appended to one JetStream stream with a subject
-// per game (`dc.game.<id>`), before anything of it is shown to anyone.
-//
-// Fencing is done by the store, not by a timer: each append names the sequence of the last entry the
-// writer knows on the game's subject (JetStream's expected-last-subject-sequence check), so once a new
-// owner has appended its takeover marker, every append of the previous owner is refused, however
-// late it arrives. Each append also carries a message id made of the game, the writer's epoch (the
-// sequence its takeover marker got) and the version, so two owners can never be mistaken for each
-// other's retries. A retry of an append whose answer was lost is refused by the sequence check (the
-// server checks it before the message id); the writer then looks at the entries after its last one,
-// and if its own append is there, takes it as stored: a version is stored once however often it is
-// sent.
-//
-// The chain rule. nats-server before 2.9.21 (Debian ships 2.9.10) checks a clustered stream's
-// expected last subject sequence only on the stream leader before replicating, against what is
-// already stored: two appends in flight at the same moment that expect the same sequence may both be
-// stored. So every entry also names, in a header, the entry it follows (`Dc-After`), and an entry
-// counts only if it follows the game's last counting entry: reading the log in order, the first of two
-// such twins counts and the second does not. Twins can only arise at a takeover (a paused old owner's
-// append racing the new owner's marker), so the new owner checks its marker counts before it acts,
-// and a writer whose lease was no longer certain when an append was answered checks that the append
-// counts before it tells anyone. A writer whose lease was still certain when the answer came needs no
-// check: its append was stored before its lease could expire, so before any marker was sent.
+// The game log: every committed version of a game, appended to one JetStream stream with a subject per
+// game (`dc.game.<id>`) before anything of it is shown; fenced by the expected last subject sequence,
+// retries deduplicated by message id.
+// Invariant (the chain rule, for nats-server 2.9's pre-check race): an entry counts only if its
+// `Dc-After` header names the game's last counting entry. Every reader decides the same way, and a
+// writer tells no one of an append unless it counts or its lease was certain when it was answered.
+// (docs/CLUSTER.md, "The game log").
 import { headers, type MsgHdrs } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstream, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';

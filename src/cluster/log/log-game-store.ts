@@ -1,26 +1,10 @@
-// The store of one logical shard's games on the node that owns the shard: every committed version of
-// a live game goes to the game log (game-log.ts) and counts before putGame resolves, so nothing of it
-// is shown before it is durable on the cluster, and a node that lost the shard cannot write.
-//
-// Opening the store takes the shard over: for every game the live index lists, a takeover marker,
-// then a replay folded into the record as last committed (record-codec.ts); listLiveGames() then gives
-// the shard host exactly what a restart of one machine gives it. What a crash may have left half done
-// is settled there too: a listed game with no version (its first append never landed) is dropped from
-// the index, and a game whose final version is in the log is handed to `onFinished` again (the archive
-// write must therefore be idempotent) and then dropped from the index.
-//
-// Order of the writes of one game: its index key, then its versions (each appended only after the
-// previous one counts), and once the final version is stored, `onFinished` (the cluster store's
-// finishGame: results and rating before the archive record), then the index key goes. Any crash in
-// between leaves a state the next owner's open settles as above.
-//
-// Fencing. An append that another owner's marker has overtaken is refused by the log: putGame rejects
-// with FencedError, `onFenced` is called once, and from then on the whole store refuses (a marker
-// means the shard moved): the node must stop its shard host and discard whatever the host still emits
-// (the actors turn a refused write into an abort, which must not reach anyone). A new game has no
-// marker to be overtaken by, so its first version counts only if the shard lease (`guard`) was still
-// certain when the append was answered: the append then landed before the lease could expire, so
-// before the next owner could list the index, which already held the game's key.
+// The store of one logical shard's games on the node that owns it: every committed version goes to the
+// game log (game-log.ts) and counts before putGame resolves; opening takes the shard over (markers,
+// replay) and settles what a crash left half done.
+// Invariant: once an append is refused as fenced, the whole store refuses and `onFenced` is called: the
+// node must stop the shard host and discard whatever it still emits. A new game's first version counts
+// only if the shard lease (`guard`) was certain when the append was answered.
+// Order of the writes, and why: (docs/CLUSTER.md, "One shard's games over the log").
 import type { Clock, TimerHandle } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import { silentLogger, type Logger } from '../../domain/log.js';

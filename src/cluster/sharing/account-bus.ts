@@ -1,24 +1,9 @@
-// Account streams across the nodes of a cluster (GET /bot/stream/event held on node B while a
-// challenge to the bot is made on node A). The AccountHub of each node stays transport-free; this is
-// its "remote" (the AccountRemote seam in services/account-hub.ts):
-//
-// - Events. Every event a hub publishes goes out on core NATS on the identity's subject
-//   (`dc.acct.<token>`, the token a hash of the identity id). A node subscribes to that subject
-//   while it holds at least one stream of the identity, and hands what arrives to its hub's local
-//   connections (events it sent itself are recognised by a header and skipped: the hub already
-//   delivered them here). Core NATS publish is enough: account streams are live only (nothing is
-//   replayed to a connection that was not there), as on one machine.
-// - Presence (isOnline, i.e. ChallengeView.targetOnline). A replicated key-value bucket holds one key
-//   per identity and node (`<token>.<node>`) while that node holds a stream of the identity. The
-//   bucket's TTL ages a key out unless its node rewrites it, which it does every TTL/3; a node that
-//   closes its last stream of an identity deletes the key at once. Every node watches the bucket and
-//   keeps a replica in memory (reads stay synchronous). nats-server 2.9 tells no watcher when a key
-//   ages out, so the replica forgets an entry itself one TTL after it last saw it written: a node that
-//   died shows its identities online for at most one TTL.
-//
-// Cost: one publish per account event, one key write per identity with a stream per TTL/3 per node
-// (30 s TTL: a node holding 3,000 identities' streams writes 300 keys a second), one subscription
-// per identity with a stream per node.
+// Account streams across the nodes of a cluster: the AccountRemote of each node's transport-free
+// AccountHub. Events go on core NATS on the identity's subject (`dc.acct.<token>`), heard by the nodes
+// holding a stream of it; presence is a key per identity and node in a bucket that ages keys out.
+// Invariant: live only, as on one machine: nothing is replayed, and a node skips the events it sent
+// itself (its hub delivered them already). A dead node's identities show online for at most one TTL.
+// Costs and limits: (docs/CLUSTER.md, "Account streams across nodes").
 import { createHash, randomBytes } from 'node:crypto';
 import { headers, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { KV, KvEntry } from '@nats-io/kv';

@@ -1,23 +1,10 @@
-// A service that keeps its state in one process's memory (pending challenges, the lobby's seeks) runs
-// on ONE node of the cluster, the holder of its singleton lease; the other nodes call it over NATS
-// request/reply. `serveService` answers on the holder; `remoteService` gives any node an object whose
-// methods send the call and resolve with the holder's result.
-//
-// - Arguments and results travel as JSON. An argument left undefined stays undefined (optional
-//   parameters keep their defaults); a value JSON cannot carry (a function, a Map, Infinity) must not
-//   be passed.
-// - Re-routing. While nobody serves the service (the holder died, the next has not taken the lease
-//   yet) there are no responders; a node that serves but no longer holds answers "not holder", a moment
-//   late so that the real holder's answer wins while both still listen. In both cases, and on a
-//   timeout, the caller waits a little and asks again until its deadline.
-// - Retry safety. Every call carries an id, the same on every retry, and the holder answers a call it
-//   has already taken with the answer it gave (the last `maxRemembered` ids), so a call retried after a
-//   lost answer runs once on that holder. A call that reaches a new holder runs there (the old holder's
-//   state is gone with it anyway).
-// - Errors are values. A service's own failures are results (ServiceResult) and travel as such. When
-//   no holder answered before the deadline, or the holder's method threw, the caller's promise
-//   resolves with the value `unavailable(method, why, detail)` makes (e.g. a 503 problem), never with
-//   a rejection; the holder's exception stays on the holder (its logger is told).
+// A service that keeps its state in one process's memory (pending challenges, the lobby's seeks) runs on
+// the node holding its singleton lease: `serveService` answers there over NATS request/reply, and
+// `remoteService` gives any node an object whose methods call it (arguments and results as JSON).
+// Invariant: errors are values: a caller's promise never rejects (no holder by the deadline, or a
+// method that threw, resolves with `unavailable(...)`), and a call keeps its id on every retry, so it
+// runs once on a holder.
+// Re-routing and retry safety: (docs/CLUSTER.md, "Services held by one node: challenges and the lobby").
 import { headers, RequestError, TimeoutError, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { LRUCache } from 'lru-cache';
 import { randomBytes } from 'node:crypto';

@@ -1,24 +1,10 @@
-// Registered bots (identities, token hashes, accounts) shared by every node of a cluster, in one
-// replicated key-value bucket: a key per bot, its value the msgpack-encoded record.
-//
-// Reads stay synchronous, as the Store seam wants: each node keeps a replica of the bucket in memory,
-// loaded when it opens and then fed by a watch. Writes go to the bucket first and land in the local
-// replica once the bucket has accepted them, so a node always reads its own writes; another node sees
-// them as soon as its watch delivers (milliseconds on a healthy cluster). Creation is a create (only
-// if absent: two nodes registering the same name get one winner), and every read-modify-write (token
-// rotation, rating, ladder flag) is an update that names the revision it read, retried on conflict, so
-// no concurrent change is lost.
-//
-// Tickets. nats-server before 2.9.21 (Debian ships 2.9.10) checks an update's expected revision in a
-// replicated bucket only on the leader, against what is already stored: two updates in flight at once
-// that name the same revision may both be stored, and one change silently lost. A create (expected
-// revision 0) is checked as it is applied, in log order, and has exactly one winner. So a writer first
-// creates a ticket key naming the bot and the revision it read, and only the ticket's winner sends
-// the update; the others read again. Tickets live in their own bucket whose keys expire after a minute;
-// a writer sends its update only while its ticket is younger than half of that.
-//
-// The replica, the tickets and the watch that restarts itself when it stalls are KvReplica's
-// (kv-replica.ts); open the bucket with `openBucket` (nats.ts), whose reads go to the stream's leader.
+// Registered bots (identities, token hashes, accounts) shared by every node of a cluster: a key per bot
+// in one replicated bucket, read synchronously from an in-memory replica (KvReplica, kv-replica.ts).
+// Invariant: creation is a create (one winner), and every read-modify-write first wins a ticket and
+// sends its update only while the ticket is younger than half its life: on nats-server 2.9 two plain
+// updates naming the same revision may both be stored. Open the bucket with `openBucket` (nats.ts),
+// whose reads go to the stream's leader.
+// (docs/CLUSTER.md, "Bots and tokens across nodes").
 import type { KV } from '@nats-io/kv';
 import { codec } from '../../domain/codec.js';
 import type { BotRecord } from '../../domain/records.js';

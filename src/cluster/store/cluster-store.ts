@@ -1,30 +1,11 @@
-// The Store of a cluster node: everything the LMDB store keeps, kept instead in replicated key-value
-// buckets on the NATS cluster, so that every node reads the same bots, games, results, ratings and
-// events. Reads stay synchronous: each node holds a replica of the buckets in memory (kv-replica.ts,
-// bots.ts), loaded before open() resolves and fed by watches. Writes resolve once the bucket
-// (replicated on `replicas` servers) has stored them, and the writer reads them at once.
-//
-// Keys of the store bucket (ids are base64url-encoded, since a key allows only a few characters):
-//   g.<game>          a game's head: the record without its history, the history's length and its
-//                     last turns (the ones past the last full chunk). Its status says whether the
-//                     game is live: listLiveGames() is the heads whose status is Active.
-//   h.<game>.<k>      turns 32k .. 32k+31 of a game, written once when the chunk fills, before the head
-//                     that counts them (the watch delivers in write order, so a head never arrives
-//                     before its turns). A write of a live game costs one key, plus one every 32 turns.
-//   r.<game>          the result lines of a finished game.
-//   p.<game>          a rated game's rating state: pending, then rated (cluster-ratings.ts).
-//   s.<bot>           a bot's ladder counts and rating history; j.* and jp.* rating-batch journals.
-//   w.<game>          the latest roll of a live game whose webhook delivery finished.
-//   e.<event>         an event record.
-// Bots and their token hashes are KvBotStore's (bots.ts), in their own bucket.
-//
-// finishGame is several writes where LMDB has one transaction. They go in an order that makes every
-// crash point safe and a repeat harmless: turns, then the result lines, then the pending-rating key
-// (a create: a game already pending or rated keeps its state), and the final head last. Until the
-// final head is stored the game is still live, so whoever resumes it finishes it again, rewriting
-// the same lines; once it is stored, the lines and the pending key are already there. A game never
-// ends without reaching the ratings, and is never rated twice. With a results queue (results.ts), the
-// result is published after the pending key, before the final head: no game ends without it queued.
+// The Store of a cluster node: everything the LMDB store keeps (games, results, ratings, webhook marks,
+// events; the bots through KvBotStore, bots.ts), kept in replicated key-value buckets and read
+// synchronously from an in-memory replica of them (kv-replica.ts).
+// Invariant: where LMDB has one transaction this makes several writes, ordered so that every crash
+// point is safe and every repeat harmless. finishGame stores the final head LAST (after the turns, the
+// result lines, the pending-rating create and the queued result): a game never ends without reaching
+// the ratings, and is never rated twice.
+// Key layout and crash cases: (docs/CLUSTER.md, "The rest of the store across nodes").
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KV } from '@nats-io/kv';
 import { openBucket } from '../transport/nats.js';
@@ -283,7 +264,7 @@ export class ClusterStore implements Store {
     return [...this.lines.keys()].sort().flatMap((id) => this.resultsOf(id, Infinity));
   }
 
-  // ---- ratings (cluster-ratings.ts) ----
+  // ---- ratings (ratings.ts) ----
 
   pendingRatings(limit: number): PendingRating[] {
     return [...this.pending.values()]

@@ -1,20 +1,9 @@
-// An in-memory replica of a whole key-value bucket, so that reads stay synchronous (the Store seam
-// wants them so). It is loaded when opened (every key the bucket held at that moment) and then fed
-// by a watch (a BucketFollower's: bucket-watch.ts, which replaces a watch that stalls when its
-// server dies); a write made through this node is applied as soon as the bucket accepts it, so the
-// writer reads its own writes at once and the other nodes within milliseconds.
-//
-// Each key keeps the bucket revision it was applied at: an entry older than what the replica holds
-// (a watch delivery of a write already applied, or one overtaken by a newer write) is ignored. A
-// delete made here applies at once too; the revision it removed is remembered so that a late watch
-// delivery of the old value cannot bring the key back.
-//
-// `ticketedModify` is the read-modify-write every change to a shared key goes through. nats-server
-// before 2.9.21 checks an update's expected revision only on the stream leader before replicating,
-// so two updates in flight that name the same revision may both be stored; a create is checked in
-// log order and has one winner. So a writer first creates a ticket `<key>.<revision read>` in a
-// bucket whose keys expire (bots.ts does the same for bot records) and only the ticket's winner
-// sends its update.
+// An in-memory replica of a whole key-value bucket, so that reads stay synchronous: loaded at open, fed
+// by a watch that is replaced when it stalls, and updated at once by this node's own writes.
+// Invariant: each key keeps the revision it was applied at, and nothing older is applied (nor a late
+// delivery of a deleted key's old value). Every change to a shared key goes through `ticketedModify`
+// (a ticket create, then the update): nats-server 2.9 may store two updates naming one revision.
+// (docs/CLUSTER.md, "The rest of the store across nodes": reads, following the buckets, failures).
 import { randomBytes } from 'node:crypto';
 import type { KV, KvEntry } from '@nats-io/kv';
 import { RequestError, TimeoutError } from '@nats-io/transport-node';

@@ -1,26 +1,9 @@
-// The rater's side of the results queue (results.ts): the rating batch of a cluster takes its games
-// from the queue rather than from the store's pending set, and acknowledges them only after the
-// batch's write. It runs where the rating batch runs (a singleton under its lease), as the feed of
-// the same RatingBatcher one machine uses, so a batch is computed exactly as there: its games, sorted
-// as the store lists pending games, against the ratings before it, applied as one batch.
-//
-// The queue says which games finished; the store's rating state (p.<game>) says whether each is
-// still to be rated, and stays what makes a game rated once. Each result taken is:
-//   - still pending in this node's replica: in the batch; acknowledged once the store applied the
-//     batch, handed back to come again at once when the store refused it as stale;
-//   - already rated (a rater died after its write and before its acknowledgement, or a game finished
-//     twice after a crash): acknowledged, rated nothing;
-//   - pending on the bucket's leader but not yet in this node's replica (written a moment ago on
-//     another node): handed back, to come again in the next batch;
-//   - never pending (no rating key at all): acknowledged, with a warning (nothing to rate).
-// A batch that fails before its write completes (a lost lease, a timeout) acknowledges nothing: its
-// results come again after the queue's ack wait, and whatever of the write landed is completed from
-// its journal (cluster-ratings.ts) before anything else is computed.
-//
-// A finished game publishes its result before its final head is stored, so a game that ends always
-// has its result in the queue. Games left pending without one (finished before the queue was wired,
-// or a stream lost) are published again by each rater process at its first batch: a result stored
-// twice is rated once (above), so this sweep costs a publish per pending game and changes nothing else.
+// The rater's side of the results queue (results.ts): the feed the cluster's RatingBatcher takes its
+// games from, so that a batch is computed exactly as on one machine.
+// Invariant: a result is acknowledged only after its batch's write (or when its game is already rated
+// or was never pending); the store's rating state (p.<game>), not the queue, keeps a game rated once.
+// The cases of a result taken, failed batches and the sweep of pending games:
+// (docs/CLUSTER.md, "Results to the rater").
 import { codec } from '../../domain/codec.js';
 import type { Logger } from '../../domain/log.js';
 import type { PendingRating } from '../../domain/ratings.js';

@@ -1,24 +1,9 @@
-// A rating batch over the cluster's buckets. LMDB applies a batch in one transaction; here it is many
-// writes (each bot's record, each bot's counts and history, each game's rating state), so a batch is
-// made safe by a journal and by making every step idempotent:
-//
-// 1. Checked first, from the replica, writing nothing when stale: every game still pending, every
-//    bot's rating still the batch's `before` (the same rule as the LMDB store).
-// 2. Journal: the batch is written into its header (`j.<batch>`); a batch of more than PART games
-//    or updates is written in parts first (`jp.<batch>.<n>`, at most PART of each, so that no value
-//    nears the server's payload limit), and the header, naming how many, only once all are stored.
-// 3. Steps, each a read-modify-write serialised across nodes (KvReplica.ticketedModify, or the bot
-//    store's ticketed modifyBot) and each a no-op when already done:
-//    - a bot's rating becomes `after` only while it is `before`;
-//    - its counts and history point are added unless its stats record lists this batch among the
-//      ones it has taken (the last RECENT batch ids are kept);
-//    - each game's state goes from pending to rated.
-//    Games go last: until then they stay pending, so nothing looks rated before its ratings are.
-// 4. The header is deleted (then the parts).
-// Before it checks a new batch, the applier finishes every journal still in the bucket (one a node
-// left when it died mid-batch), so a half-applied batch is always completed, never computed again
-// from the games it left pending. The batch runs under a lease (one applier in the cluster); if two
-// ever overlap, the steps' idempotence still rates each game once.
+// A rating batch over the cluster's buckets: many writes where LMDB has one transaction, made safe by a
+// journal (`j.<batch>`, parts `jp.<batch>.<n>`) and by steps that are each idempotent.
+// Invariant: before checking a new batch, complete every journal left in the bucket (a half-applied
+// batch is never computed again from the games it left pending), and mark the games rated LAST, so
+// that nothing looks rated before its ratings are.
+// The steps and their order: (docs/CLUSTER.md, "The rest of the store across nodes", applyRatingBatch).
 import { createHash } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { Clock } from '../../domain/clock.js';

@@ -1,21 +1,10 @@
 // The shard transport of a cluster node: the main side's ShardedGames talks to logical shard `s`
-// wherever it runs. Command batches go to the shard's owner with a ShardClient (request/reply on
-// `dc.shard.<s>`, re-routed when the shard moves, retried with the same id); the owner's replies come
-// back on one subject per shard, `dc.out.<s>`, that every node subscribes to.
-//
-// A game's updates go on a subject of their own, `dc.out.<s>.<game>`: a node receives them only while
-// it follows the game (`follow`: someone asks this node about it) or owns its shard (`followAll`, a
-// wildcard). Everything else (announcements, answers, `heads`, endings) goes on `dc.out.<s>` to every
-// node, so every node knows every live game (who plays, when it started and ended) without applying
-// its turns. Answers to requests (verdicts, done, failed, synced) name the node that asked: request
-// ids are only unique within one node, so a batch carries its sender's name and the owner (see
-// shard-hosts.ts) tags each answer with it; the others drop it.
-//
-// Replies are published with core NATS (at most once, no ordering guarantee across a reconnect): the
-// shard protocol already copes with lost, repeated and late replies (an update's `seq` that skips asks
-// the owner for a `sync`, `heads` uncovers a lost last update, a request without an answer times out
-// as 'busy'), so nothing here needs JetStream. A command batch, by contrast, is acknowledged by its
-// owner, and batches to one shard go one at a time, so they arrive in the order they were sent.
+// wherever it runs. Command batches go to the owner with a ShardClient (`dc.shard.<s>`, one at a time
+// per shard, retried with the same id); replies come back on `dc.out.<s>` (every node), a game's
+// updates on `dc.out.<s>.<game>` (the nodes that follow the game or own its shard).
+// Invariant: replies travel on core NATS (at most once, unordered across a reconnect), which the shard
+// protocol copes with; an answer names the node that asked, and the others drop it.
+// (docs/CLUSTER.md, "A node: `dicechess serve --cluster`", main side).
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { Clock } from '../../domain/clock.js';
 import { codec } from '../../domain/codec.js';

@@ -1,16 +1,9 @@
-// Turn deliveries to webhook bots. The deliverer is a lifecycle listener: it watches every game with a
-// registered bot in a seat and, on each roll published for such a seat (DiceRolled, or the pending
-// roll in the Snapshot after a restart), POSTs a signed `yourTurn` to the bot's webhook if it has one.
-// The answer goes through GameHandle.move, the same call POST /bot/game/{id}/move makes.
-//
-// Never two deliveries of one roll: a roll is keyed by (game, ply); the watcher remembers the last ply
-// it took, and the store keeps the ply of the latest finished delivery, so after a restart only a roll
-// whose delivery was cut off is sent again. Deliveries never run inside the actor's publish call, at
-// most `maxInFlight` run at once and at most `maxInFlightPerBot` to any one bot. The rest wait in a
-// queue per bot (at most one per game), served round-robin across bots, so a bot waits on its own
-// slots only (see dispatch); the queues are bounded per bot and in total. Each call waits at most
-// min(answer cap, the mover's remaining clock) on the injected clock, and the time a roll spent in the
-// queue travels with the answer's move so the game's owner does not charge it to the mover.
+// Turn deliveries to webhook bots: a lifecycle listener that POSTs a signed `yourTurn` for each roll of
+// a registered bot's seat, and plays the answer through GameHandle.move as the move route does.
+// Invariant: never two deliveries of one roll (keyed by game and ply; the store keeps the last finished
+// one), and never inside the actor's publish call. Calls are bounded in flight, in total and per bot,
+// and wait in a bounded queue per bot served round-robin; the time a roll queued is credited back.
+// (docs/DECISIONS.md, "Webhooks" and "Webhook fairness (issue 18)"; the bounds in docs/OPERATIONS.md).
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { Seat } from '../../domain/types.js';

@@ -28,7 +28,7 @@ export interface ReplicaFeedDeps {
   write(p: Promise<void>, id: string): void;
   /** Cluster mode: a game named by its owner that this node has no replica of is asked for. */
   adopt?: (id: string, shard: number) => void;
-  /** Cluster mode: whether this node follows the game now (game-interest.ts); else its updates are not applied. */
+  /** Cluster mode: whether this node follows the game now (the cluster's followed games); else its updates are not applied. */
   followed?: (id: string) => boolean;
   /** A replica retired (its game ended). */
   retired?: (id: string) => void;
@@ -219,7 +219,7 @@ export class ReplicaFeed {
   }
 
   /**
-   * Cluster mode: a game followed again after a while (game-interest.ts), brought up to date from its
+   * Cluster mode: a game followed again after a while (the cluster's followed games), brought up to date from its
    * owner; resolves when done, also when that failed (the replica then stays as it was).
    */
   refresh(id: string): Promise<void> {

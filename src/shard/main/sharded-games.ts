@@ -176,7 +176,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
     return [this.created(ids[0]), this.created(ids[1])];
   }
 
-  /** Cluster mode: a create caught by a shard move is sent again (shard/moved.ts). */
+  /** Cluster mode: a create caught by a shard move is sent again (the cluster's create retry: ShardedGamesDeps.cluster). */
   private made(create: () => Promise<void>): Promise<void> {
     return this.d.cluster ? this.d.cluster.createAgainIfMoved(create, { log: this.d.log, stopping: () => this.stopping }) : create();
   }
