@@ -14,14 +14,14 @@ import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
 import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
 import { drawBy, lossFor, winFor } from './endings.js';
 import { PendingTree, isEnded } from './view.js';
-import { commandSpec, runCommand, type CommandName, type PayloadOf, type ReplyOf } from './commands.js';
+import { commandSpec, runCommand, type CommandName, type CommandTarget, type PayloadOf, type ReplyOf } from './commands.js';
 
 export type { ActorDeps } from './actor-core.js';
 
 /** How a move handler hands its verdict back (once). */
 type GiveVerdict = (v: MoveVerdict) => void;
 
-export class GameActor extends ActorLife implements GameHandle {
+export class GameActor extends ActorLife implements GameHandle, CommandTarget {
   /** Seats with a resignation queued (see resign), as bits: 1 White, 2 Black. */
   private resignQueued = 0;
 
