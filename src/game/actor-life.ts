@@ -2,27 +2,18 @@
 // endings (a king captured, a draw, a timeout, an abort) and the mailbox every change runs through.
 // GameActor (actor.ts) adds what players ask (commands) on top; ActorCore (actor-core.ts) holds the
 // state and the one path by which a version is persisted, then published.
-import {
-  isDraw, legalTree, parseDfen, passTurn, withDice,
-} from '../engine/index.js';
-import { hexToSeed, rollDice } from '../fair/index.js';
+import { legalTree, parseDfen } from '../engine/index.js';
+import { hexToSeed } from '../fair/index.js';
 import type { GameRecord } from '../domain/records.js';
 import type { TimerHandle } from '../domain/clock.js';
-import type { GameEvent, GameOver, HistoryEntry } from '../domain/types.js';
-import { otherSeat } from '../domain/types.js';
+import type { GameEvent, GameOver } from '../domain/types.js';
 import { ActorCore, type ActorDeps } from './actor-core.js';
-import { banksAtRoll, decisionLimitMs, elapsedMs, outOfTime } from './clocks.js';
+import { decisionLimitMs, elapsedMs, outOfTime } from './clocks.js';
 import { Mailbox } from './mailbox.js';
-import { drawBy, finalRecord, lossFor, resultsOf } from './endings.js';
-import { PendingTree, effectiveSeeds, isEnded, rolledFrame } from './view.js';
+import { drawBy, drawnAt, finalRecord, lossFor, resultsOf } from './endings.js';
+import { PendingTree, isEnded, rolledFrame } from './view.js';
 import { AnsweredTurns } from './retries.js';
-import { sharedRoll, sharing } from './rolls.js';
-
-/** Engine results that can only fail on a bug (the input came from the engine itself). */
-export function must<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }, what: string): T {
-  if (!r.ok) throw new Error(`${what}: ${r.error.message}`);
-  return r.value;
-}
+import { forcedPass, must, pendingRoll, rollOf, sharing } from './rolls.js';
 
 export abstract class ActorLife extends ActorCore {
   protected readonly mailbox: Mailbox;
@@ -70,35 +61,20 @@ export abstract class ActorLife extends ActorCore {
       // A mirror pair's game waits here, clock stopped, until its partner reaches the same roll.
       const ply = base.ply;
       if (this.deps.pair && !this.deps.pair.mayRoll(this.id, ply, () => this.wakeRoll(ply))) return;
-      const mover = base.activeSeat;
-      const seeds = effectiveSeeds(base);
-      const dice = sharedRoll(rollDice(hexToSeed(base.serverSeed)!, seeds.white, seeds.black, base.ply));
-      const dfen = must(withDice(base.fen, dice), 'roll');
+      const { dice, dfen } = rollOf(base);
       const t = this.treeOf(dfen);
-      const clocks = banksAtRoll(base.timeControl, base.clocks);
-      const v = base.version + 1;
       if (t.leaves === 0) {
-        const out = passTurn(must(parseDfen(dfen), 'roll'));
-        const entry: HistoryEntry = { seat: mover, dice, moves: [], fenAfter: out.fenAfter };
-        const next: GameRecord = {
-          ...base, ply: base.ply + 1, fen: out.fenAfter, activeSeat: otherSeat(mover), dice: null, clocks,
-          clockStartedAt: null, version: v + 1, history: [...base.history, entry],
-        };
-        const events: GameEvent[] = [
-          { DiceRolled: { v, seat: mover, dice, dfen, clocks, legalMoves: {} } },
-          { TurnPlayed: { v: v + 1, seat: mover, moves: [], fenAfter: out.fenAfter } },
-        ];
+        const { next, events, halfmove } = forcedPass(base, dice, dfen);
         // The mover played no turn of its own: a repeat of its previous one is no longer a retry.
-        this.answered.passed(mover);
-        if (this.drawn(out.halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
+        this.answered.passed(base.activeSeat);
+        if (this.drawn(halfmove, next.ply)) return this.end(drawBy('Draw'), next, events);
         await this.commit(next, null, events);
         continue;
       }
       const tree = new PendingTree(dfen, t.bytes, t.leaves);
-      const now = this.deps.clock.now();
-      const next: GameRecord = { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: v };
-      const rolled = rolledFrame(v, mover, dice, clocks, tree, this.cfg.inlineLeafCap);
-      this.rollVersion = v;
+      const next = pendingRoll(base, dice, this.deps.clock.now());
+      const rolled = rolledFrame(next.version, base.activeSeat, dice, next.clocks, tree, this.cfg.inlineLeafCap);
+      this.rollVersion = next.version;
       await this.commit(next, tree, [rolled], { clockFromPublication: true });
       this.armExpiry();
       return;
@@ -127,8 +103,7 @@ export abstract class ActorLife extends ActorCore {
   }
 
   protected drawn(halfmove: number, rollsMade: number): boolean {
-    // The rule itself is the engine's; the configurable roll limit only ever shortens it (tests).
-    return isDraw(halfmove, rollsMade) || rollsMade >= this.cfg.maxRolls;
+    return drawnAt(halfmove, rollsMade, this.cfg.maxRolls);
   }
 
   // ---- ending -------------------------------------------------------------------------------------

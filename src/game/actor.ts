@@ -2,14 +2,15 @@
 // timers, rolls) runs through a bounded serial mailbox; each handler computes the next record and the
 // events it implies, then `commit` (actor-core.ts) persists the record and only then publishes the
 // events, each serialised once; rolls and endings take that same path. Reads are synchronous and never touch the mailbox.
-import { parseDfen, treeHasPath, applyTurn, withDice } from '../engine/index.js';
+import { parseDfen, treeHasPath, withDice } from '../engine/index.js';
 import type { GameRecord } from '../domain/records.js';
-import type { GameEvent, HistoryEntry, MoveVerdict, Seat } from '../domain/types.js';
-import { otherSeat } from '../domain/types.js';
+import type { MoveVerdict, Seat } from '../domain/types.js';
 import type { GameHandle } from './types.js';
 import type { ActorDeps } from './actor-core.js';
-import { ActorLife, must } from './actor-life.js';
-import { decisionLimitMs, banksAfterTurn, elapsedMs, outOfTime } from './clocks.js';
+import { ActorLife } from './actor-life.js';
+import { must } from './rolls.js';
+import { playedTurn } from './turns.js';
+import { creditedStart, decisionLimitMs, outOfTime } from './clocks.js';
 import { SEED_REJECT_REASON, isValidSeed } from '../domain/rules.js';
 import { GAME_OVER, ILLEGAL_TURN, NOT_YOUR_TURN, describeMoves, plausibleMoves } from './verdicts.js';
 import { drawBy, lossFor, winFor } from './endings.js';
@@ -184,7 +185,7 @@ export class GameActor extends ActorLife implements GameHandle, CommandTarget {
       return reply(NOT_YOUR_TURN);
     }
     // A credit moves the clock's start later, by at most the time it has run for this roll.
-    const started = rec.clockStartedAt === null ? null : rec.clockStartedAt + Math.min(Math.max(0, creditMs), elapsedMs(rec.clockStartedAt, at));
+    const started = creditedStart(rec.clockStartedAt, creditMs, at);
     if (outOfTime(decisionLimitMs(rec.clocks, seat, this.cfg.unlimitedCapMs), started, at)) {
       await this.end(lossFor(seat, 'Timeout'));
       return reply(GAME_OVER);
@@ -193,29 +194,15 @@ export class GameActor extends ActorLife implements GameHandle, CommandTarget {
       await this.rejected(seat, `illegal turn: ${describeMoves(Array.isArray(moves) ? moves : [])}`);
       return reply(ILLEGAL_TURN);
     }
-    const out = must(applyTurn(must(parseDfen(tree.dfen), 'pending roll'), moves), 'legal turn');
     this.cancelTimer();
-    const v = rec.version + 1;
-    const entry: HistoryEntry = { seat, dice: rec.dice, moves: [...moves], fenAfter: out.fenAfter };
-    const next: GameRecord = {
-      ...rec,
-      fen: out.fenAfter,
-      // After a king capture the position is not turned over (docs/ENGINE.md: counters and draws): the capturer stays to move.
-      activeSeat: out.kingCaptured ? seat : otherSeat(seat),
-      dice: null,
-      clocks: banksAfterTurn(rec.timeControl, rec.clocks, seat, elapsedMs(started, at)),
-      clockStartedAt: null,
-      version: v,
-      history: [...rec.history, entry],
-    };
-    const played: GameEvent = { TurnPlayed: { v, seat, moves: entry.moves, fenAfter: out.fenAfter } };
-    const applied: MoveVerdict = { applied: true, version: v, reason: null };
+    const { next, played, entry, kingCaptured, halfmove } = playedTurn(rec, rec.dice, tree.dfen, seat, moves, started, at);
+    const applied: MoveVerdict = { applied: true, version: next.version, reason: null };
     this.answered.played(seat, this.rollVersion, rec.version, entry.moves, applied);
-    if (out.kingCaptured) {
+    if (kingCaptured) {
       await this.end(winFor(seat, 'KingCaptured'), next, [played]);
       return reply(applied);
     }
-    if (this.drawn(out.halfmove, next.ply)) {
+    if (this.drawn(halfmove, next.ply)) {
       await this.end(drawBy('Draw'), next, [played]);
       return reply(applied);
     }
