@@ -20,7 +20,7 @@ import type { PairLink } from './mirror-pair.js';
 import { Mailbox } from './mailbox.js';
 import { Subscribers } from './subscribers.js';
 import { AnsweredTurns } from './retries.js';
-import { CommandedGame } from './player-commands.js';
+import { GameHandleBase } from './handle-base.js';
 import { commandSpec, runCommand, type CommandName, type CommandTarget, type PayloadOf, type ReplyOf } from './commands.js';
 import { creditedStart, decisionLimitMs, elapsedMs, outOfTime } from './clocks.js';
 import { drawBy, drawnAt, finalRecord, lossFor, resultsOf, winFor } from './endings.js';
@@ -72,7 +72,7 @@ type Message =
   /** The mirror-pair partner reached roll `ply`: the roll this game held back may be made. */
   | { t: 'wake'; ply: number };
 
-export class GameActor extends CommandedGame implements GameHandle, CommandTarget {
+export class GameActor extends GameHandleBase implements GameHandle, CommandTarget {
   /** The current record and tree, replaced whole at every version. */
   protected view: GameView;
   private readonly cfg: Required<GameConfig>;
