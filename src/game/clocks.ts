@@ -49,6 +49,14 @@ export function elapsedMs(startedAt: number | null, at: number): number {
   return startedAt === null ? 0 : Math.max(0, at - startedAt);
 }
 
+/**
+ * The mover's clock start with a credit (time the server itself held the turn) taken off: later by
+ * `creditMs`, but by at most the time the clock has run at `at`.
+ */
+export function creditedStart(startedAt: number | null, creditMs: number, at: number): number | null {
+  return startedAt === null ? null : startedAt + Math.min(Math.max(0, creditMs), elapsedMs(startedAt, at));
+}
+
 /** True when the decision's time is up at `at` (the bank reaching exactly zero counts as out). */
 export function outOfTime(limitMs: number, startedAt: number | null, at: number): boolean {
   return startedAt !== null && elapsedMs(startedAt, at) >= limitMs;

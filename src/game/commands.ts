@@ -1,11 +1,13 @@
 // The commands a game accepts from its players, declared once: each name's payload, its reply, and
-// the actor method that handles it on the game's owner. Everything between a caller and the owner
-// (GameHandle.command, a replica on the main thread, the shard protocol's one `game` message, any
-// transport) carries a command by its name without knowing it, so a new command is added here and in
-// the actor (and its route), and nowhere else. docs/ARCHITECTURE.md, "Adding a game command".
+// what it needs of the game's owner (CommandTarget, which the actor implements). Everything between a
+// caller and the owner (GameHandle.command, a replica on the main thread, the shard protocol's one
+// `game` message, any transport) carries a command by its name without knowing it, so a new command
+// is added here and in the actor (and its route), and nowhere else. docs/ARCHITECTURE.md, "Adding a
+// game command". The table names no actor class: it depends only on CommandTarget, so the actor may
+// import the table without a cycle.
+import type { GameRecord } from '../domain/records.js';
 import type { MoveVerdict, Seat } from '../domain/types.js';
 import { GAME_OVER } from '../domain/rules.js';
-import type { GameActor } from './actor.js';
 
 /**
  * Name → payload and reply of every game command. Payloads and replies are plain data (they cross
@@ -32,9 +34,26 @@ export type CommandName = keyof GameCommandMap & string;
 export type PayloadOf<K extends CommandName> = GameCommandMap[K]['payload'];
 export type ReplyOf<K extends CommandName> = GameCommandMap[K]['reply'];
 
+/**
+ * What the commands need of the game's owner (GameActor implements it): the handler of each command,
+ * and the game's current record for a command that answers from it. A new command that needs more
+ * adds its handler here.
+ */
+export interface CommandTarget {
+  readonly id: string;
+  /** The current record, as the store holds it. Read-only. */
+  record(): GameRecord;
+  /** `move`: queued, answered with the verdict (`at`: when it reached the owner, on the owner's clock). */
+  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
+  /** `seed`: queued, answered at once. */
+  takeSeed(seat: Seat, seed: string): void;
+  /** `resign`: queued (never dropped), answered at once. */
+  takeResign(seat: Seat): void;
+}
+
 export interface CommandSpec<K extends CommandName> {
   /** Runs on the game's owner; `now` is the owner's clock (the one that decides the game's time). */
-  run(actor: GameActor, payload: PayloadOf<K>, now: number): Promise<ReplyOf<K>> | ReplyOf<K>;
+  run(actor: CommandTarget, payload: PayloadOf<K>, now: number): Promise<ReplyOf<K>> | ReplyOf<K>;
   /** The answer for a game that has ended, given where the command was made, without asking the owner. */
   over: ReplyOf<K>;
   /** The answer when none can be had: the owner does not hold the game, is lost, or did not answer in time. */
@@ -55,7 +74,7 @@ export function commandSpec(name: string): CommandSpec<CommandName> | undefined 
 }
 
 /** Runs a command on its owner's actor: the reply, or the command's `lost` answer if it throws. */
-export async function runCommand(actor: GameActor, name: string, payload: unknown, now: number): Promise<unknown> {
+export async function runCommand(actor: CommandTarget, name: string, payload: unknown, now: number): Promise<unknown> {
   const spec = specs.get(name);
   if (spec === undefined) throw new Error(`unknown game command ${name}`);
   try {

@@ -4,10 +4,10 @@
 import type { GameRecord } from '../domain/records.js';
 import type { EventFrame, GameHandle } from './types.js';
 import { GameView } from './view.js';
-import { CommandedGame } from './player-commands.js';
+import { GameHandleBase } from './handle-base.js';
 import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from './commands.js';
 
-export class EndedGame extends CommandedGame implements GameHandle {
+export class EndedGame extends GameHandleBase implements GameHandle {
   protected readonly view: GameView;
 
   constructor(rec: GameRecord) {

@@ -1,5 +1,6 @@
-// How a game ends: the GameOver values, the final record and the result lines it leaves for the
-// ratings. Pure, kept out of the actor so it stays about flow.
+// How a game ends: the draw rule, the GameOver values, the final record and the result lines it
+// leaves for the ratings. Pure, kept out of the actor so it stays about flow.
+import { isDraw } from '../engine/index.js';
 import { ladderKindOf, type GameRecord, type ResultRecord } from '../domain/records.js';
 import type { GameOver, Seat, Termination } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
@@ -9,6 +10,14 @@ import { effectiveSeeds } from './view.js';
 export const winFor = (side: Seat, termination: Termination): GameOver => ({ result: { Win: { side } }, termination });
 export const drawBy = (termination: Termination): GameOver => ({ result: { Draw: {} }, termination });
 export const lossFor = (seat: Seat, termination: Termination): GameOver => winFor(otherSeat(seat), termination);
+
+/**
+ * Whether the game is drawn after `rollsMade` rolls with this halfmove counter. The rule itself is the
+ * engine's; the configurable roll limit (`maxRolls`) only ever shortens it (tests).
+ */
+export function drawnAt(halfmove: number, rollsMade: number, maxRolls: number): boolean {
+  return isDraw(halfmove, rollsMade) || rollsMade >= maxRolls;
+}
 
 /** The final record: status Ended, seeds revealed, the running clock charged and stopped. */
 export function finalRecord(base: GameRecord, over: GameOver, now: number): GameRecord {

@@ -6,7 +6,7 @@ import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.
 import { ladderKindOf, type GameRecord } from '../domain/records.js';
 import { SEED_REJECT_REASON } from '../domain/rules.js';
 import type {
-  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LadderKind, LegalMoveTree, Players, Seat, SeatPlayer, TimeControl,
+  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LadderKind, LegalMoveTree, Players, Seat,
 } from '../domain/types.js';
 import { StateTemplate, diceRolledLine, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
 import type { EventFrame, GameSummary, MovesView } from './types.js';
@@ -258,41 +258,4 @@ export class GameView {
     }
     return this.ended;
   }
-}
-
-/**
- * The reads every GameHandle answers from its current view: the live actor (whose view changes with
- * every version) and the ended game (one view, for good) share them.
- */
-export abstract class ViewedGame {
-  protected abstract view: GameView;
-
-  get id(): string { return this.view.rec.id; }
-  get white(): SeatPlayer { return this.view.rec.white; }
-  get black(): SeatPlayer { return this.view.rec.black; }
-  get timeControl(): TimeControl { return this.view.rec.timeControl; }
-  get rated(): boolean { return this.view.rec.rated; }
-
-  seatOf(playerId: string): Seat | null {
-    const rec = this.view.rec;
-    if (rec.white.id === playerId) return 'White';
-    if (rec.black.id === playerId) return 'Black';
-    return null;
-  }
-
-  isActive(): boolean {
-    return !isEnded(this.view.rec);
-  }
-
-  /** The current record, as the store holds it. Read-only. */
-  record(): GameRecord {
-    return this.view.rec;
-  }
-
-  state(): GameState { return this.view.state(); }
-  stateJson(): string { return this.view.stateJson(); }
-  history(): HistoryEntry[] { return this.view.history(); }
-  summary(): GameSummary { return this.view.summary(); }
-  moves(): MovesView { return this.view.moves(); }
-  movesJson(): string { return this.view.movesJson(); }
 }

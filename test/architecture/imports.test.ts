@@ -154,3 +154,39 @@ t.test('the checker itself catches an upward import', async (t) => {
   const target = relative(srcDir, resolve(join(srcDir, 'engine'), specs[0])).replace(/\.js$/, '');
   t.notOk(ALLOWED.engine.includes(target.split('/')[0]), 'engine may not import edge');
 });
+
+/**
+ * The import cycles among the files whose path starts with `prefix` (type-only imports count: a cycle
+ * of types still ties the files together), each as the files around it, from a depth-first search.
+ */
+function cyclesWithin(imports: [string, string][], prefix: string): string[] {
+  const next = new Map<string, string[]>();
+  for (const [from, target] of imports) {
+    if (from.startsWith(prefix) && target.startsWith(prefix)) next.set(from, [...(next.get(from) ?? []), target]);
+  }
+  const done = new Set<string>();
+  const path: string[] = [];
+  const found: string[] = [];
+  const visit = (f: string): void => {
+    const at = path.indexOf(f);
+    if (at >= 0) return void found.push([...path.slice(at), f].join(' → '));
+    if (done.has(f)) return;
+    path.push(f);
+    for (const g of next.get(f) ?? []) visit(g);
+    path.pop();
+    done.add(f);
+  };
+  for (const f of [...next.keys()].sort()) visit(f);
+  return found;
+}
+
+t.test('src/game has no import cycle (the command table names no actor class)', async (t) => {
+  const imports = allImports();
+  t.ok(imports.some(([from, target]) => from === 'game/actor' && target === 'game/commands'), 'the actor imports the table');
+  t.same(cyclesWithin(imports, 'game/'), []);
+});
+
+t.test('the cycle check finds a cycle', async (t) => {
+  t.same(cyclesWithin([['game/a', 'game/b'], ['game/b', 'game/c'], ['game/c', 'game/a'], ['game/c', 'domain/x']], 'game/'), ['game/a → game/b → game/c → game/a']);
+  t.same(cyclesWithin([['game/a', 'game/b'], ['game/a', 'game/c'], ['game/b', 'game/c']], 'game/'), []);
+});

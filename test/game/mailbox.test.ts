@@ -60,9 +60,24 @@ t.test('a throwing task is reported and the next one still runs', async (t) => {
   t.ok(after);
 });
 
-t.test('idle resolves at once when empty', async (t) => {
+t.test('idle resolves at once when empty: within one microtask, no task or timer in between', async (t) => {
   const box = new Mailbox();
   t.equal(box.capacity, 256, 'default capacity');
+  let resolved = false;
+  void box.idle().then(() => (resolved = true));
+  // One microtask turn: only a promise settled already has run its callback by now (one settled
+  // by a later microtask, a timer or an immediate has not).
+  await Promise.resolve();
+  t.ok(resolved, 'settled within one microtask turn');
+
+  // The same check tells a wait apart: with a task running, the mailbox is not idle after that turn.
+  let release!: () => void;
+  box.push(() => new Promise<void>((r) => (release = r)));
+  let waited = false;
+  void box.idle().then(() => (waited = true));
+  await Promise.resolve();
+  t.notOk(waited, 'not idle while a task runs');
+  release();
   await box.idle();
-  t.pass();
+  t.ok(waited, 'idle once the task is done');
 });

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ManualClock } from '../../src/domain/clock.js';
 import { silentLogger } from '../../src/domain/log.js';
 import { GameActor } from '../../src/game/actor.js';
-import { defineCommand } from '../../src/game/commands.js';
+import { defineCommand, type CommandTarget } from '../../src/game/commands.js';
 import { DEFAULT_GAME_CONFIG } from '../../src/game/game-config.js';
 import { GameRegistry } from '../../src/game/game-registry.js';
 import { EndedGame } from '../../src/game/ended.js';
@@ -26,7 +26,7 @@ declare module '../../src/game/commands.js' {
 }
 
 /** The actors the probe ran on. */
-const ranOn: GameActor[] = [];
+const ranOn: CommandTarget[] = [];
 defineCommand('probe', {
   run: (actor, p) => {
     ranOn.push(actor);

@@ -11,7 +11,7 @@ import type { EventFrame, GameHandle, GameSubscriber } from '../../game/types.js
 import { Subscribers } from '../../game/subscribers.js';
 import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from '../../game/commands.js';
 import { GameView, PendingTree, isEnded } from '../../game/view.js';
-import { CommandedGame } from '../../game/player-commands.js';
+import { GameHandleBase } from '../../game/handle-base.js';
 import { movesJson } from '../../wire/encode.js';
 import { treeJsonOfLine, type ShardReply, type TreeWire } from '../protocol/messages.js';
 import { PublishedTree } from './tree-texts.js';
@@ -58,7 +58,7 @@ function movesBodyOf(version: number, dfen: string, tree: Uint8Array): Uint8Arra
 /** Rounds of asking the owner for a large tree's text before a read gives up (the store is thrashing). */
 const REFETCH_TRIES = 3;
 
-export class GameReplica extends CommandedGame implements GameHandle {
+export class GameReplica extends GameHandleBase implements GameHandle {
   protected view: GameView;
   /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
   seq = 0;

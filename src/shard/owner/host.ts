@@ -11,7 +11,6 @@ import { GameRegistry } from '../../game/game-registry.js';
 import { packRecord, unpackRecord } from '../../game/game-index.js';
 import type { HouseKind } from '../../game/house.js';
 import type { GameActor } from '../../game/actor.js';
-import type { ActorCore } from '../../game/actor-core.js';
 import type { EventFrame } from '../../game/types.js';
 import { isTurnPlayed, type PendingTree } from '../../game/view.js';
 import type { GameStore } from '../../store/types.js';
@@ -345,7 +344,7 @@ export class ShardHost {
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
   }
 
-  private shown(game: ActorCore, rec: GameRecord, tree: PendingTree | null, treeChanged: boolean, frames: EventFrame[]): void {
+  private shown(game: GameActor, rec: GameRecord, tree: PendingTree | null, treeChanged: boolean, frames: EventFrame[]): void {
     const known = this.known.get(game.id);
     // Not announced yet (a game settling during resume): main gets its whole record when it is.
     if (known === undefined) return;
