@@ -212,7 +212,7 @@ export class TournamentScheduler implements GameLifecycleListener {
     }
   }
 
-  /** One look at every running event: finish the done ones, pair Swiss rounds, start pairs. */
+  /** One look at every event in play: finish the done ones, pair Swiss rounds, start pairs, end cancelled ones. */
   private async fill(): Promise<void> {
     if (this.stopped) return;
     const active = this.deps.followers.store.listTournaments().filter(inPlay);
@@ -258,7 +258,7 @@ export class TournamentScheduler implements GameLifecycleListener {
       if ((perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost) break;
       if (eventGames + PAIR_GAMES > (this.config.maxEventGames ?? Infinity)) break; // the rest of the server is the players'
       const house = this.load.housePair(ev, a, b);
-      if (house && housePairs >= (this.config.houseOnlyPairsPerHost ?? Infinity)) continue; // a pair with a guest bot may go
+      if (house && housePairs >= (this.config.houseOnlyPairsPerHost ?? Infinity)) continue; // an encounter with a bot of its own may still go
       const ids = [ev.players[a].id, ev.players[b].id];
       if (!ids.every((bot) => free(bot) >= PAIR_SEATS)) continue; // these two wait for seats; a later encounter may go now
       const holds = this.admit(ids, ev.host);
