@@ -23,6 +23,9 @@ async function server(): Promise<RunningServer> {
       host: '127.0.0.1', port: 0, memory: true, logLevel: 'silent',
       'games.seedGraceMs': 0, 'games.houseMoveDelayMs': 0, 'events.tickMs': 100,
       'events.pairsPerEvent': Math.max(PAIRS, 1000), 'events.pairsInFlightPerHost': CONCURRENCY,
+      // The bench measures the scheduler with house bots at full concurrency: lift the limits a public
+      // server puts on a host's house-only pairs and on the live games it may host.
+      'events.houseOnlyPairsPerHost': CONCURRENCY, 'limits.liveGamesPerIdentity.registered': 2 * CONCURRENCY,
     },
   });
   if (!config.ok) throw new Error(config.error);

@@ -213,7 +213,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(
-    { live: registry, tierOf: (id) => identity.tierOf(id) },
+    { live: registry, tierOf: (id) => identity.tierOf(id), hostedBy: (id) => tournamentScheduler.hostedBy(id) },
     { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },
   );
   const presence = new Presence(clock, undefined, undefined, seenBus);
@@ -231,11 +231,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     {
       followers: tournamentFollowers, games: registry, admission, clock, log,
       seatsOf: (id) => (houseIds.has(id) ? Infinity : Math.max(2, store.getBot(id)?.capacity ?? 2)),
+      isHouse: (id) => identity.tierOf(id) === 'static',
     },
-    { tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost },
+    {
+      tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost, houseOnlyPairsPerHost: config.events.houseOnlyPairsPerHost,
+      maxEventGames: Math.floor(config.limits.maxLiveGames * config.events.shareOfLiveGames),
+    },
   );
   const tournaments = new TournamentService(
-    { followers: tournamentFollowers, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => tournamentScheduler.kick() },
+    { followers: tournamentFollowers, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => tournamentScheduler.kick(), settle: () => tournamentScheduler.round() },
     config.events,
   );
   const makeChallenges = () => new ChallengeService(

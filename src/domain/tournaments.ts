@@ -6,7 +6,11 @@ import type { TimeControl } from './types.js';
 export const TOURNAMENT_FORMATS = ['match', 'gauntlet', 'roundRobin', 'swiss', 'sprt'] as const;
 export type TournamentFormat = (typeof TOURNAMENT_FORMATS)[number];
 
-export type TournamentState = 'pending' | 'running' | 'finished' | 'cancelled';
+/**
+ * `cancelling`: the host cancelled while pairs were running; no new pair starts, the running ones play
+ * to the end and count, and the event becomes `cancelled` (its seed revealed) once none runs.
+ */
+export type TournamentState = 'pending' | 'running' | 'cancelling' | 'finished' | 'cancelled';
 
 export interface SprtSettings {
   elo0: number;
@@ -48,6 +52,11 @@ export interface TournamentPairRecord {
   refusals?: number[];
   /** Order in which pairs finished (1, 2, …); 0 while unfinished. The SPRT reads pairs in this order. */
   finishedSeq: number;
+  /**
+   * The pair can never finish: a game of it was gone from the store when the scheduler came back
+   * after a restart. Neither of its games counts. Absent (false) for every other pair.
+   */
+  void?: boolean;
 }
 
 export interface TournamentRecord {
@@ -73,7 +82,10 @@ export interface TournamentRecord {
   finishedAt: number | null;
   /** Lowercase hex SHA-256 of the event seed, published at creation. */
   commit: string;
-  /** The event seed (hex): secret until the event ends or is cancelled. */
+  /**
+   * The event seed (hex): secret until the event is over (finished or cancelled) and none of its
+   * games runs any more, since every pair's dice derive from it.
+   */
   seed: string;
   /** Every pair scheduled so far, in index order. */
   pairs: TournamentPairRecord[];

@@ -2,7 +2,8 @@
 // games, the ladder) asks here first, so the two caps hold whatever the route: a player sits in at most a few
 // live games (by tier; more than it can play is abuse, not load), and the server holds at most
 // `maxLiveGames`. House bots (built-in and operator static ones) are exempt: they accept everything,
-// and each of their games is bounded by the opponent's own cap.
+// and each of their games is bounded by the opponent's own cap. An event game also counts against
+// its host's cap, whoever plays it (two house bots included), so hosting is bounded like playing.
 //
 // Creating a game awaits a store write, so a check alone would let racing requests all pass. A
 // `Hold` counts as a live game from the moment it is taken until the game exists (or the caller gives
@@ -36,6 +37,8 @@ export interface GameAdmissionDeps {
   live: LiveGameCounts;
   /** The tier of a seated player's external id ('static' for every house bot). */
   tierOf(playerId: string): Principal['tier'];
+  /** Live games charged to an identity besides those it sits in (the events it hosts); 0 when absent. */
+  hostedBy?(id: string): number;
 }
 
 /** A place held for one game about to be created; release it once the game exists or will not. */
@@ -77,27 +80,31 @@ export class GameAdmission {
     this.caps = { ...DEFAULT_GAME_CAPS, ...caps };
   }
 
-  /** Would a new game between these players be admitted now? Holds nothing. */
-  check(playerIds: readonly string[]): ServiceResult<null> {
-    const capped = this.cappedPlayers(playerIds);
+  /**
+   * Would a new game between these players be admitted now? Holds nothing. `host`: the event host
+   * the game also counts against (it may sit in it or not).
+   */
+  check(playerIds: readonly string[], host?: string): ServiceResult<null> {
+    const capped = this.cappedPlayers(host === undefined ? playerIds : [...playerIds, host]);
     for (const p of capped) {
       const limit = this.caps.perIdentity[p.tier];
-      if (this.deps.live.liveCountFor(p.id) + (this.held.get(p.id) ?? 0) >= limit) return this.tooMany(p, limit);
+      const hosted = this.deps.hostedBy?.(p.id) ?? 0;
+      if (this.deps.live.liveCountFor(p.id) + hosted + (this.held.get(p.id) ?? 0) >= limit) return this.tooMany(p, limit, hosted > 0);
     }
     if (this.deps.live.liveCount() + this.heldTotal >= this.caps.maxLiveGames) return this.serverFull();
     return ok(null);
   }
 
-  /** Places for `games` games between the same players (both of a mirror pair): all, or none held. */
-  reserveGames(playerIds: readonly string[], games: number): ServiceResult<Hold[]> {
-    return holdAll(Array.from({ length: games }, () => () => this.reserve(playerIds)));
+  /** Places for `games` games between the same players (both of a mirror pair; an event's: `host` as in check): all, or none held. */
+  reserveGames(playerIds: readonly string[], games: number, host?: string): ServiceResult<Hold[]> {
+    return holdAll(Array.from({ length: games }, () => () => this.reserve(playerIds, host)));
   }
 
   /** check(), and if admitted, a place held for the game until released. */
-  reserve(playerIds: readonly string[]): ServiceResult<Hold> {
-    const verdict = this.check(playerIds);
+  reserve(playerIds: readonly string[], host?: string): ServiceResult<Hold> {
+    const verdict = this.check(playerIds, host);
     if (!verdict.ok) return verdict;
-    const ids = this.cappedPlayers(playerIds).map((p) => p.id);
+    const ids = this.cappedPlayers(host === undefined ? playerIds : [...playerIds, host]).map((p) => p.id);
     for (const id of ids) this.held.set(id, (this.held.get(id) ?? 0) + 1);
     this.heldTotal++;
     let released = false;
@@ -130,13 +137,13 @@ export class GameAdmission {
     return out;
   }
 
-  private tooMany(p: { id: string; tier: string }, limit: number): { ok: false; error: ServiceError } {
+  private tooMany(p: { id: string; tier: string }, limit: number, hosting: boolean): { ok: false; error: ServiceError } {
     return {
       ok: false,
       error: {
         kind: 'rate_limited',
         code: 'too_many_games',
-        detail: `${p.tier === 'guest' ? 'the human guest' : p.id.replace(/^bot:team:([^:]*):/, 'bot $1/')} already plays ${limit} live games, the most it may; finish one first`,
+        detail: `${p.tier === 'guest' ? 'the human guest' : p.id.replace(/^bot:team:([^:]*):/, 'bot $1/')} already ${hosting ? 'plays or hosts' : 'plays'} ${limit} live games, the most it may; finish one first`,
         retryAfterSeconds: this.caps.retryAfterSeconds,
       },
     };

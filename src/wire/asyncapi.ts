@@ -66,8 +66,9 @@ const STREAMS: readonly Stream[] = [
     title: 'Event stream',
     description:
       'GET /events/{id}/stream: an event (match, gauntlet, round-robin, Swiss, SPRT) live, for anyone, without a ' +
-      'token. Opens with EventState, then PairStarted and PairFinished as pairs start and end, and closes after ' +
-      `EventEnded (at once for an event already over). ${FRAMING}`,
+      'token. Opens with EventState, then PairStarted and PairFinished as pairs start and end (and EventState again ' +
+      'when the host cancels while pairs run), and closes after EventEnded, which comes with the seed once the event ' +
+      `is over and none of its games runs (at once for an event already over). ${FRAMING}`,
     events: EVENT_STREAM_LINES,
     parameters: { id: { description: 'Event id.' } },
     public: true,

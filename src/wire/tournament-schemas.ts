@@ -69,13 +69,18 @@ const Encounter = z.strictObject({
 
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
 
+const State = described(
+  z.enum(['pending', 'running', 'cancelling', 'finished', 'cancelled']),
+  '`cancelling`: cancelled by its host while pairs ran; no new pair starts, the running ones play to the end and count, then it is `cancelled`.',
+);
+
 export const EventView = named(
   'EventView',
   z.strictObject({
     eventId: z.string(),
     name: z.string(),
     format: z.enum(TOURNAMENT_FORMATS),
-    state: z.enum(['pending', 'running', 'finished', 'cancelled']),
+    state: State,
     host: Face,
     players: z.array(z.strictObject({ team: z.string(), name: z.string(), invitation: z.enum(['accepted', 'declined', 'invited']) })),
     timeControl: TimeControl,
@@ -86,7 +91,8 @@ export const EventView = named(
     concurrency: z.int(),
     rated: z.boolean(),
     commit: described(z.string(), 'SHA-256 (hex) of the event seed, from which every pair’s dice derive.'),
-    seed: described(z.string().nullable(), 'The event seed (hex), once the event is over.'),
+    seed: described(z.string().nullable(), 'The event seed (hex), once the event is over and none of its games runs.'),
+    pairsRunning: described(z.int(), 'Pairs whose games are still being played.'),
     createdAt: z.number(),
     startedAt: z.number().nullable(),
     finishedAt: z.number().nullable(),
@@ -103,6 +109,7 @@ export const EventView = named(
         players: z.tuple([Face, Face]),
         games: described(z.tuple([z.string(), z.string()]).nullable(), 'The first player is White in the first game.'),
         scores: z.tuple([Score, Score]),
+        void: described(z.boolean(), 'The pair can never finish (its game was lost from the store in a restart): neither game counts.'),
       }),
     ),
     byes: z.array(z.strictObject({ round: z.int(), team: z.string(), name: z.string() })),
@@ -114,7 +121,7 @@ const Summary = {
   eventId: z.string(),
   name: z.string(),
   format: z.enum(TOURNAMENT_FORMATS),
-  state: z.enum(['pending', 'running', 'finished', 'cancelled']),
+  state: State,
   host: Face,
   players: z.int(),
   pairsFinished: z.int(),
@@ -145,7 +152,7 @@ const Verdict = z.enum(['H0', 'H1']).nullable();
 export const EventState = named(
   'EventState',
   z.strictObject({ EventState: EventView }),
-  'First line of an event stream: the event as it stands (as GET /events/{id} shows it).',
+  'First line of an event stream: the event as it stands (as GET /events/{id} shows it); sent again when the host cancels while pairs run (state `cancelling`).',
 );
 
 export const PairStarted = named(

@@ -6,7 +6,7 @@
 // webhook host names resolve only through the test's own resolver.
 import { testConfig, type Config } from '../../src/server-config.js';
 import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
-import { silentLogger } from '../../src/domain/log.js';
+import { silentLogger, type Logger } from '../../src/domain/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,6 +37,8 @@ export interface BootOptions {
   serverSeed?: () => Uint8Array;
   /** DNS of webhook hosts. */
   webhookResolver?: (host: string) => Promise<string[]>;
+  /** The server's logger (default silent); a test that must see nothing go wrong records it. */
+  log?: Logger;
 }
 
 /** Server seeds 0, 1, 2… of an app: the SHA-256 of a counter (distinct, and the same every run). */
@@ -86,7 +88,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
   const conformance = createConformance();
   const started = await startServer(config, {
     clock,
-    log: silentLogger,
+    log: opts.log ?? silentLogger,
     store: opts.store,
     shards: workers ? 'worker' : 'loopback',
     random: opts.random ?? prng(20_261_127),

@@ -1,6 +1,7 @@
 // A store whose game writes a test can hold back, to look at the server between a change and its
 // persistence (persist before publish).
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
+import type { TournamentRecord } from '../../src/domain/tournaments.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { StoreProxy } from './store-proxy.js';
 
@@ -32,7 +33,7 @@ export class GatedStore extends StoreProxy {
     return this.held > 0 ? Promise.resolve() : new Promise((r) => this.waiting.push(r));
   }
 
-  private async pass(): Promise<void> {
+  protected async pass(): Promise<void> {
     const gate = this.gate;
     if (!gate) return;
     this.held++;
@@ -47,5 +48,35 @@ export class GatedStore extends StoreProxy {
   override async finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
     await this.pass();
     return this.inner.finishGame(g, r);
+  }
+}
+
+/**
+ * The same gate on event (tournament) writes instead of game writes, and a way to see that a
+ * registered bot's request has reached the server: its token is looked up as the request is
+ * authenticated, just before its handler runs.
+ */
+export class GatedEventStore extends GatedStore {
+  private lookups: (() => void)[] = [];
+
+  override putGame(g: GameRecord): Promise<void> {
+    return this.inner.putGame(g);
+  }
+  override finishGame(g: GameRecord, r: ResultRecord[]): Promise<void> {
+    return this.inner.finishGame(g, r);
+  }
+  override async putTournament(e: TournamentRecord): Promise<void> {
+    await this.pass();
+    return this.inner.putTournament(e);
+  }
+
+  /** Resolves at the next token lookup of a registered bot. */
+  nextLookup(): Promise<void> {
+    return new Promise((r) => this.lookups.push(r));
+  }
+
+  override getBotByTokenHash(h: string) {
+    for (const w of this.lookups.splice(0)) w();
+    return this.inner.getBotByTokenHash(h);
   }
 }

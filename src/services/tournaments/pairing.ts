@@ -1,6 +1,6 @@
 // Who meets whom in an event. Match, SPRT, gauntlet and round-robin have a fixed list of encounters;
 // a Swiss pairs one round at a time from the standings (docs/DECISIONS.md "Event pairing").
-import type { TournamentFormat } from '../../domain/tournaments.js';
+import type { TournamentFormat, TournamentRecord } from '../../domain/tournaments.js';
 
 /** Two players (indexes into the event's player list) who meet in one encounter. */
 export type Encounter = [a: number, b: number];
@@ -90,6 +90,18 @@ export function swissRound(input: SwissInput): SwissRound | null {
   for (const bye of fresh.length > 0 ? fresh : byeOrder) {
     const pairs = pairUp(ranked.filter((p) => p !== bye));
     if (pairs) return { pairs, bye };
+  }
+  return null;
+}
+
+/** Why the players who have accepted cannot play this event, or null when they can. */
+export function cannotStart(ev: TournamentRecord): string | null {
+  const playing = ev.players.filter((p) => p.accepted === true).length;
+  if (playing < 2 || ((ev.format === 'match' || ev.format === 'sprt') && playing !== 2)) {
+    return `${playing} players have accepted; this ${ev.format} cannot start with them`;
+  }
+  if (ev.format === 'swiss' && ev.rounds > (playing % 2 === 1 ? playing : playing - 1)) {
+    return `${playing} players cannot play ${ev.rounds} swiss rounds without meeting twice`;
   }
   return null;
 }

@@ -1,8 +1,9 @@
 // Runs events: keeps up to `concurrency` mirror pairs of each running event in flight (never more
-// than a bot's capacity allows, never more than the host's limit), records each game's result as it
-// ends, pairs Swiss rounds, stops an SPRT at its verdict, and finishes events. One object that owns
-// all its timers (start()/stop()); after a restart start() picks every running event up where its
-// record left it. See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
+// than a bot's capacity allows, the host's limits or the events' share of the server), records each
+// game's result as it ends, pairs Swiss rounds, stops an SPRT at its verdict, finishes events, and
+// ends a cancelled one once its running pairs are over. One object that owns all its timers
+// (start()/stop()); after a restart start() picks every event in play up where its record left it.
+// See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { TournamentPairRecord, TournamentRecord, GameScore } from '../../domain/tournaments.js';
@@ -14,8 +15,10 @@ import type { GameAdmission, Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
 import { Periodic } from '../periodic.js';
 import type { TournamentFollowers } from './followers.js';
-import { fixedEncounters, meetingKey, swissRound } from './pairing.js';
-import { tournamentTables, pairFinished } from './standings.js';
+import { TournamentLoad } from './load.js';
+import { afterRestart, planNext } from './plan.js';
+import { endedLine, pairRunning, pairsRunning, seedRevealed } from './reveal.js';
+import { tournamentTables } from './standings.js';
 
 export interface TournamentSchedulerDeps {
   followers: TournamentFollowers;
@@ -25,6 +28,8 @@ export interface TournamentSchedulerDeps {
   log: Logger;
   /** Seats a bot offers events at once (a pair takes two); Infinity for the built-in house bots. */
   seatsOf: (botId: string) => number;
+  /** Whether a bot is a house bot, one the server plays itself (none is when absent). */
+  isHouse?: (botId: string) => boolean;
 }
 
 export interface TournamentSchedulerConfig {
@@ -32,10 +37,18 @@ export interface TournamentSchedulerConfig {
   tickMs: number;
   /** Pairs in flight at once over all of one host's events. */
   pairsInFlightPerHost: number;
+  /** Pairs between two house bots in flight at once over one host's events (no own limit when absent). */
+  houseOnlyPairsPerHost?: number;
+  /** Live games of all events at most, so that the rest of the server's places stay for players (no limit when absent). */
+  maxEventGames?: number;
 }
 
-/** A mirror pair takes two of each player's seats (its two games). */
+/** A mirror pair takes two of each player's seats, and two live games. */
 const PAIR_SEATS = 2;
+const PAIR_GAMES = 2;
+
+/** Events whose pairs the scheduler looks after: running ones, and cancelled ones whose pairs still play. */
+const inPlay = (ev: TournamentRecord): boolean => ev.state === 'running' || ev.state === 'cancelling';
 
 /** Results of a game from White's side. */
 function whiteScore(rec: GameRecord): GameScore | null {
@@ -54,19 +67,32 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** Serialises fill rounds: at most one runs, and one more is queued behind it. */
   private filling: Promise<void> | null = null;
   private again = false;
+  private readonly load: TournamentLoad;
 
   constructor(private readonly deps: TournamentSchedulerDeps, private readonly config: TournamentSchedulerConfig) {
     // Every look goes through round(), so two never run at once (a pair's index is the count of
     // pairs stored when it starts: two concurrent looks would give two pairs the same one).
     this.ticks = new Periodic(deps.clock, config.tickMs, () => this.round());
+    this.load = new TournamentLoad(deps.isHouse ?? (() => false));
   }
 
-  /** Picks up every running event (results of games that ended while it was away included). */
+  /**
+   * Picks up every event with pairs still running, whatever its state (results of games that ended
+   * while it was away included), then looks at them all.
+   */
   async start(): Promise<void> {
     this.stopped = false;
-    for (const ev of this.deps.followers.store.listTournaments()) if (ev.state === 'running') await this.reconcile(ev);
+    for (const ev of this.deps.followers.store.listTournaments()) {
+      if (ev.state !== 'pending' && ev.pairs.some(pairRunning)) await this.resumeEvent(ev.id);
+    }
+    this.load.reset(this.deps.followers.store.listTournaments().filter(inPlay));
     this.ticks.start();
     this.kick();
+  }
+
+  /** Live games of the events this id hosts in which it does not sit itself (they count against its cap). */
+  hostedBy(id: string): number {
+    return this.load.hostedBy(id);
   }
 
   /** No further rounds; resolves once a round in progress has finished. */
@@ -100,7 +126,7 @@ export class TournamentScheduler implements GameLifecycleListener {
 
   /** Pairs in flight now, per event. */
   inFlight(ev: TournamentRecord): number {
-    return ev.pairs.filter((p) => !pairFinished(p)).length;
+    return pairsRunning(ev);
   }
 
   gameEnded(_game: GameHandle, rec: GameRecord): void {
@@ -159,6 +185,7 @@ export class TournamentScheduler implements GameLifecycleListener {
       }
       return { next, value: done };
     });
+    if (r.ev) this.load.update(r.ev);
     if (r.value) {
       const ev = r.ev!;
       const pair = ev.pairs[pairAt(ev, where.index)];
@@ -177,22 +204,28 @@ export class TournamentScheduler implements GameLifecycleListener {
           ...(ev.sprt ? { llr: tables.llrHistory[tables.llrHistory.length - 1] ?? 0, verdict: ev.verdict } : {}),
         },
       });
+      // Only an event stored over with a pair still running (before a cancel waited for its pairs)
+      // ends here; the others end in a pass (finished, or cancelled once nothing runs).
+      if ((ev.state === 'finished' || ev.state === 'cancelled') && seedRevealed(ev)) this.announceEnd(ev);
       // A finished pair frees seats and may end the event or a Swiss round.
       this.kick();
     }
   }
 
-  /** One look at every running event: finish the done ones, pair Swiss rounds, start pairs. */
+  /** One look at every event in play: finish the done ones, pair Swiss rounds, start pairs, end cancelled ones. */
   private async fill(): Promise<void> {
     if (this.stopped) return;
-    const running = this.deps.followers.store.listTournaments().filter((e) => e.state === 'running');
+    const active = this.deps.followers.store.listTournaments().filter(inPlay);
+    this.load.reset(active);
+    // A cancelled event's running pairs still count against its host's limit.
     const perHost = new Map<string, number>();
-    for (const ev of running) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
-    for (const ev of running) {
+    for (const ev of active) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
+    for (const ev of active) {
       if (this.stopped) return;
       try {
         await this.reconcile(ev);
-        await this.advance(ev.id, perHost);
+        if (ev.state === 'running') await this.advance(ev.id, perHost);
+        else await this.close(ev.id);
       } catch (e) {
         this.deps.log.error({ event: ev.id, err: String(e) }, 'event round failed');
       }
@@ -203,31 +236,38 @@ export class TournamentScheduler implements GameLifecycleListener {
     // Plan: fill the queue (first start, a new Swiss round, SPRT pairs) or finish the event.
     const planned = await this.deps.followers.modify(id, (ev) => {
       if (ev.state !== 'running') return { next: null, value: false };
-      const next = this.plan(ev);
-      return { next, value: next?.state === 'finished' };
+      const next = planNext(ev, this.deps.clock.now());
+      return { next, value: next !== null && next.state !== 'running' };
     });
     const ev = planned.ev;
     if (planned.value && ev) this.announceEnd(ev);
     if (!ev || ev.state !== 'running') return;
-    // Choose every queued pair that fits now (the event's concurrency, the host's limit, each bot's
-    // free seats, places on the server), give each its index, then start them all at once. Indexes
-    // are handed out here, synchronously, inside a pass, and passes never overlap (round()), so no
-    // two pairs can get the same index.
+    // Choose every queued pair that fits now (the event's concurrency, the host's limits, the events'
+    // share of the server, each bot's free seats, the live-game caps), give each its index, then start
+    // them all at once. Indexes are handed out here, synchronously, inside a pass, and passes never
+    // overlap (round()), so no two pairs can get the same index; the counts read here are as sure.
     const seatsTaken = new Map<string, number>();
     const free = (bot: string) => this.deps.seatsOf(bot) - this.deps.games.liveFor(bot).length - (seatsTaken.get(bot) ?? 0);
     const chosen: { at: number; index: number; a: number; b: number; round: number; holds: Hold[] }[] = [];
     let index = nextPairIndex(ev);
     let inFlight = this.inFlight(ev);
+    let eventGames = this.load.total();
+    let housePairs = this.load.housePairsOf(ev.host);
     for (const [at, [a, b, round]] of ev.queue.entries()) {
       if (inFlight >= ev.concurrency) break;
       if ((perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost) break;
+      if (eventGames + PAIR_GAMES > (this.config.maxEventGames ?? Infinity)) break; // the rest of the server is the players'
+      const house = this.load.housePair(ev, a, b);
+      if (house && housePairs >= (this.config.houseOnlyPairsPerHost ?? Infinity)) continue; // an encounter with a bot of its own may still go
       const ids = [ev.players[a].id, ev.players[b].id];
       if (!ids.every((bot) => free(bot) >= PAIR_SEATS)) continue; // these two wait for seats; a later encounter may go now
-      const holds = this.admit(ids);
-      if (!holds) break; // the server is full: try again at the next tick
+      const holds = this.admit(ids, ev.host);
+      if (!holds) break; // a live-game cap (the host's, a player's, the server's): try again at the next tick
       for (const bot of ids) seatsTaken.set(bot, (seatsTaken.get(bot) ?? 0) + PAIR_SEATS);
       perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + 1);
       inFlight++;
+      eventGames += PAIR_GAMES;
+      if (house) housePairs++;
       chosen.push({ at, index: index++, a, b, round, holds });
     }
     if (chosen.length === 0) return;
@@ -247,11 +287,20 @@ export class TournamentScheduler implements GameLifecycleListener {
         // pass started (the next pass counts on from the last one stored).
         this.deps.log.warn({ event: id, err: String(e) }, 'could not start an event pair');
         perHost.set(ev.host, (perHost.get(ev.host) ?? 0) - 1);
-        return null;
-      } finally {
         for (const h of c.holds) h.release();
+        return null;
       }
     }));
+    // A started pair's places stay held until its games are counted from the stored record.
+    try {
+      await this.store(id, started);
+    } finally {
+      for (const c of started) for (const h of c?.holds ?? []) h.release();
+    }
+  }
+
+  /** Stores the pairs just started in their event, counts their games and announces them. */
+  private async store(id: string, started: ({ at: number; index: number; a: number; b: number; round: number; games: [GameHandle, GameHandle] } | null)[]): Promise<void> {
     const pairs: TournamentPairRecord[] = [];
     const taken = new Set<number>();
     for (const c of started) {
@@ -265,11 +314,13 @@ export class TournamentScheduler implements GameLifecycleListener {
     }
     if (pairs.length === 0) return;
     const stored = await this.deps.followers.modify(id, (cur) => ({
-      // Only this pass changes the queue while it runs, except for emptying it (a cancel, an SPRT verdict).
+      // Only this pass changes the queue while it runs, except for emptying it (a cancel, an SPRT
+      // verdict). Pairs started meanwhile are stored whatever the state: a cancel waits for them.
       next: { ...cur, pairs: [...cur.pairs, ...pairs], queue: cur.queue.filter((_, j) => !taken.has(j)) },
       value: null,
     }));
     const now = stored.ev!;
+    this.load.update(now);
     for (const p of pairs) {
       this.deps.followers.publish(id, { PairStarted: { eventId: id, index: p.index, round: p.round, players: [face(now, p.a), face(now, p.b)], games: p.games } });
     }
@@ -283,66 +334,54 @@ export class TournamentScheduler implements GameLifecycleListener {
    */
   private async reconcile(ev: TournamentRecord): Promise<void> {
     for (const p of ev.pairs) {
-      if (!p.games || pairFinished(p)) continue;
+      if (!p.games || !pairRunning(p)) continue;
       for (const [k, g] of p.games.entries()) {
         if (p.scores[k] !== null) continue;
         this.byGame.set(g, { eventId: ev.id, index: p.index });
-        const rec = this.deps.games.ended(g) ?? this.deps.followers.store.getGame(g);
+        const rec = this.recordOf(g);
         if (rec && whiteScore(rec) !== null) await this.recordGame(rec);
       }
     }
   }
 
-  /** The event's next state before pairs start: a filled queue, or finished. Null: unchanged. */
-  private plan(ev: TournamentRecord): TournamentRecord | null {
-    const playing = ev.players.flatMap((p, i) => (p.accepted === true ? [i] : []));
-    const busy = this.inFlight(ev) > 0;
-    if (ev.format === 'sprt') {
-      const room = ev.maxPairs - ev.pairs.length - ev.queue.length;
-      if (ev.verdict === null && room > 0 && ev.queue.length < ev.concurrency) {
-        const add = Math.min(room, ev.concurrency - ev.queue.length);
-        return { ...ev, queue: [...ev.queue, ...Array.from({ length: add }, () => [playing[0], playing[1], 0] as [number, number, number])] };
-      }
-      return ev.queue.length === 0 && !busy ? this.finish(ev, null) : null;
-    }
-    if (ev.format === 'swiss') {
-      if (ev.queue.length > 0 || busy) return null;
-      const round = Math.max(0, ...ev.pairs.map((p) => p.round), ...ev.byes.map(([r]) => r));
-      if (round >= ev.rounds) return this.finish(ev, null);
-      const tables = tournamentTables(ev);
-      const points = new Map(tables.standings.map((s) => [s.player, s.points]));
-      const met = new Set(ev.pairs.map((p) => meetingKey(p.a, p.b)));
-      const r = swissRound({
-        standings: playing.map((p) => ({ player: p, points: points.get(p) ?? 0 })),
-        met,
-        hadBye: new Set(ev.byes.map(([, p]) => p)),
-      });
-      if (!r) return this.finish(ev, `no pairing without a repeat exists for round ${round + 1}`);
-      const queue: [number, number, number][] = [];
-      for (let k = 0; k < ev.pairsPerEncounter; k++) for (const [a, b] of r.pairs) queue.push([a, b, round + 1]);
-      return { ...ev, queue, byes: r.bye === null ? ev.byes : [...ev.byes, [round + 1, r.bye]] };
-    }
-    if (ev.pairs.length === 0 && ev.queue.length === 0) {
-      const encounters = fixedEncounters(ev.format, playing);
-      const queue: [number, number, number][] = [];
-      for (let k = 0; k < ev.pairsPerEncounter; k++) for (const [a, b] of encounters) queue.push([a, b, 0]);
-      return { ...ev, queue };
-    }
-    return ev.queue.length === 0 && !busy ? this.finish(ev, null) : null;
+  /** After a restart, an event with pairs still running: see afterRestart; then the results of games that ended meanwhile. */
+  private async resumeEvent(id: string): Promise<void> {
+    const voids = (ev: TournamentRecord) => ev.pairs.filter((p) => p.void === true).length;
+    const r = await this.deps.followers.modify(id, (ev) => {
+      const next = afterRestart(ev, (g) => this.recordOf(g) !== undefined);
+      return { next, value: next !== null && voids(next) > voids(ev) };
+    });
+    if (r.value) this.deps.log.warn({ event: id }, 'event pairs whose games are gone from the store were made void');
+    if (r.ev) await this.reconcile(r.ev);
   }
 
-  private finish(ev: TournamentRecord, note: string | null): TournamentRecord {
-    return { ...ev, state: 'finished', finishedAt: this.deps.clock.now(), note };
+  /**
+   * A cancelled event is over once none of its pairs runs: it becomes `cancelled` and its seed is
+   * published (a pair started by a pass that crossed the cancel is waited for like the others).
+   */
+  private async close(id: string): Promise<void> {
+    const r = await this.deps.followers.modify(id, (ev) =>
+      ev.state === 'cancelling' && !ev.pairs.some(pairRunning)
+        ? { next: { ...ev, state: 'cancelled' as const, finishedAt: this.deps.clock.now() }, value: true }
+        : { next: null, value: false },
+    );
+    if (r.value && r.ev) this.announceEnd(r.ev);
   }
 
+  /** A game's record wherever it is (ended: the registry's archive; else the store). */
+  private recordOf(gameId: string): GameRecord | undefined {
+    return this.deps.games.ended(gameId) ?? this.deps.followers.store.getGame(gameId);
+  }
+
+  /** The last line of the event's stream: only ever for an event whose seed may be seen. */
   private announceEnd(ev: TournamentRecord): void {
-    this.deps.followers.publish(ev.id, { EventEnded: { eventId: ev.id, state: ev.state, verdict: ev.verdict, seed: ev.seed } }, true);
+    if (seedRevealed(ev)) this.deps.followers.publish(ev.id, endedLine(ev), true);
   }
 
-  /** Places for both games of a pair under the live-games caps, or null (nothing held) when refused. */
-  private admit(ids: string[]): Hold[] | null {
+  /** Places for both games of a pair under the live-games caps (the host's too), or null (nothing held) when refused. */
+  private admit(ids: string[], host: string): Hold[] | null {
     if (!this.deps.admission) return [];
-    const held = this.deps.admission.reserveGames(ids, PAIR_SEATS);
+    const held = this.deps.admission.reserveGames(ids, PAIR_SEATS, host);
     return held.ok ? held.value : null;
   }
 }

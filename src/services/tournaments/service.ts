@@ -12,6 +12,8 @@ import { fail, rateLimited, type ServiceResult } from '../errors.js';
 import type { IdentityService } from '../identity.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
 import { tournamentTables, pairFinished } from './standings.js';
+import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
+import { cannotStart } from './pairing.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -45,6 +47,11 @@ export interface TournamentServiceDeps {
   isHouse: (id: string) => boolean;
   /** Asks the scheduler to look at its events now (an event became runnable). */
   kick: () => void;
+  /**
+   * Resolves once the scheduler has looked at its events (it alone starts pairs, so it alone can
+   * say that a cancelled event has none running); at once where it does not run (another node).
+   */
+  settle?: () => Promise<void>;
 }
 
 /** Events listed at most by GET /events and GET /bot/events (newest first). */
@@ -105,6 +112,9 @@ export class TournamentService {
       name: p.name,
       accepted: this.deps.isHouse(ids[i]) || p.team === host.team ? true : null,
     }));
+    // Everyone takes part at once: the event is stored running, so no answer can come in between.
+    const now = this.deps.clock.now();
+    const all = players.every((p) => p.accepted === true);
     const seed = newServerSeed();
     const ev: TournamentRecord = {
       schema: SCHEMA_VERSION,
@@ -120,9 +130,9 @@ export class TournamentService {
       maxPairs: planned,
       concurrency,
       rated: input.rated === true,
-      state: 'pending',
-      createdAt: this.deps.clock.now(),
-      startedAt: null,
+      state: all ? 'running' : 'pending',
+      createdAt: now,
+      startedAt: all ? now : null,
       finishedAt: null,
       commit: commitOf(seed),
       seed: seedToHex(seed),
@@ -139,7 +149,7 @@ export class TournamentService {
         this.deps.hub.publish(p.id, { EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host) } });
       }
     }
-    if (players.every((p) => p.accepted === true)) await this.begin(ev.id);
+    if (all) this.deps.kick();
     return ok(this.view(this.deps.followers.get(ev.id)!));
   }
 
@@ -181,47 +191,61 @@ export class TournamentService {
     return this.answer(who, id, false);
   }
 
+  // The answer, the check that everyone has accepted and the start are one change of the record:
+  // answers and a host's start are queued on the same record, so none can slip in between.
   private async answer(who: Principal, id: string, yes: boolean): Promise<ServiceResult<unknown>> {
     const r = await this.deps.followers.modify(id, (ev) => {
       const i = ev.players.findIndex((p) => p.id === who.id);
       if (i < 0) return { next: null, value: fail('not_found', 'not_invited', 'the caller is not a player of this event') };
       if (ev.state !== 'pending') return { next: null, value: fail('conflict', 'event_started', `the event is ${ev.state}`) };
       const players = ev.players.map((p, j) => (j === i ? { ...p, accepted: yes } : p));
-      return { next: { ...ev, players }, value: null };
+      const next = { ...ev, players };
+      return { next: players.every((p) => p.accepted === true) ? this.started(next) : next, value: null };
     });
     if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
     if (r.value) return r.value;
-    if (r.ev.players.every((p) => p.accepted === true)) await this.begin(id);
-    return ok(this.view(this.deps.followers.get(id)!));
+    if (r.ev.state === 'running') this.deps.kick();
+    return ok(this.view(r.ev));
   }
 
   /** The host starts a pending event with the players who have accepted. */
   async start(who: Principal, id: string): Promise<ServiceResult<unknown>> {
-    const ev = this.deps.followers.get(id);
-    if (!ev) return fail('not_found', 'unknown_event', 'no event with this id');
-    if (ev.host !== who.id) return fail('forbidden', 'not_host', 'only the host can start this event');
-    if (ev.state !== 'pending') return fail('conflict', 'event_started', `the event is ${ev.state}`);
-    const playing = ev.players.filter((p) => p.accepted === true).length;
-    if (playing < 2 || ((ev.format === 'match' || ev.format === 'sprt') && playing !== 2)) {
-      return fail('conflict', 'too_few_players', `${playing} players have accepted; this ${ev.format} cannot start with them`);
-    }
-    if (ev.format === 'swiss' && ev.rounds > (playing % 2 === 1 ? playing : playing - 1)) {
-      return fail('conflict', 'too_few_players', `${playing} players cannot play ${ev.rounds} swiss rounds without meeting twice`);
-    }
-    await this.begin(id);
-    return ok(this.view(this.deps.followers.get(id)!));
+    const r = await this.deps.followers.modify(id, (ev) => {
+      if (ev.host !== who.id) return { next: null, value: fail('forbidden', 'not_host', 'only the host can start this event') };
+      if (ev.state !== 'pending') return { next: null, value: fail('conflict', 'event_started', `the event is ${ev.state}`) };
+      const why = cannotStart(ev);
+      if (why) return { next: null, value: fail('conflict', 'too_few_players', why) };
+      return { next: this.started(ev), value: null };
+    });
+    if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
+    if (r.value) return r.value;
+    this.deps.kick();
+    return ok(this.view(r.ev));
   }
 
+  /**
+   * Nothing new starts. A pending event (no game yet) is cancelled at once. A running one becomes
+   * `cancelling`: its running pairs play to the end and count, and the scheduler makes it `cancelled`
+   * and publishes the seed once none runs (docs/API.md "Events", why not abort them).
+   */
   async cancel(who: Principal, id: string): Promise<ServiceResult<unknown>> {
     const r = await this.deps.followers.modify(id, (ev) => {
       if (ev.host !== who.id) return { next: null, value: fail('forbidden', 'not_host', 'only the host can cancel this event') };
       if (!isOpen(ev)) return { next: null, value: fail('conflict', 'event_over', `the event is ${ev.state}`) };
-      return { next: { ...ev, state: 'cancelled' as const, finishedAt: this.deps.clock.now(), queue: [] }, value: null };
+      const next: TournamentRecord = ev.state === 'pending'
+        ? { ...ev, state: 'cancelled', finishedAt: this.deps.clock.now(), queue: [] }
+        : { ...ev, state: 'cancelling', queue: [] };
+      return { next, value: null };
     });
     if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
     if (r.value) return r.value;
-    this.deps.followers.publish(id, { EventEnded: { eventId: id, state: 'cancelled', verdict: null, seed: r.ev.seed } }, true);
-    return ok(this.view(r.ev));
+    if (seedRevealed(r.ev)) {
+      this.deps.followers.publish(id, endedLine(r.ev), true);
+      return ok(this.view(r.ev));
+    }
+    this.deps.followers.publish(id, { EventState: this.view(r.ev) });
+    await this.deps.settle?.();
+    return ok(this.view(this.deps.followers.get(id) ?? r.ev));
   }
 
   /** Follows an event's stream; null for an unknown event. An ended event sends its end line at once. */
@@ -229,8 +253,8 @@ export class TournamentService {
     const ev = this.deps.followers.get(id);
     if (!ev) return null;
     sink.send(`${JSON.stringify({ EventState: this.view(ev) })}\n`);
-    if (!isOpen(ev)) {
-      sink.send(`${JSON.stringify({ EventEnded: { eventId: id, state: ev.state, verdict: ev.verdict, seed: ev.seed } })}\n`);
+    if (seedRevealed(ev)) {
+      sink.send(`${JSON.stringify(endedLine(ev))}\n`);
       sink.close();
       return () => {};
     }
@@ -275,13 +299,8 @@ export class TournamentService {
     return lines;
   }
 
-  private async begin(id: string): Promise<void> {
-    await this.deps.followers.modify(id, (ev) =>
-      ev.state === 'pending'
-        ? { next: { ...ev, state: 'running' as const, startedAt: this.deps.clock.now() }, value: null }
-        : { next: null, value: null },
-    );
-    this.deps.kick();
+  private started(ev: TournamentRecord): TournamentRecord {
+    return { ...ev, state: 'running', startedAt: this.deps.clock.now() };
   }
 
   summary(ev: TournamentRecord) {
@@ -296,7 +315,6 @@ export class TournamentService {
 
   view(ev: TournamentRecord) {
     const tables = tournamentTables(ev);
-    const over = !isOpen(ev);
     const face = (i: number) => faceOf(ev.players[i]);
     return {
       ...headOf(ev),
@@ -309,7 +327,8 @@ export class TournamentService {
       concurrency: ev.concurrency,
       rated: ev.rated,
       commit: ev.commit,
-      seed: over ? ev.seed : null,
+      seed: seedRevealed(ev) ? ev.seed : null,
+      pairsRunning: pairsRunning(ev),
       createdAt: ev.createdAt,
       startedAt: ev.startedAt,
       finishedAt: ev.finishedAt,
@@ -336,6 +355,7 @@ export class TournamentService {
         players: [face(p.a), face(p.b)],
         games: p.games,
         scores: p.scores,
+        void: p.void === true,
       })),
       byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
     };

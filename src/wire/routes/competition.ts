@@ -87,8 +87,11 @@ export const events = [
   }),
   route({
     operationId: 'cancelEvent', method: 'POST', path: '/events/{id}/cancel', auth: 'bearer', tag: 'Events', params: EVENT_ID,
-    summary: 'The host cancels a pending or running event; its seed is revealed.',
-    ok: { 200: json(E.EventView, 'The event, cancelled.') },
+    summary: 'The host cancels a pending or running event: no new pair starts; running pairs play to the end and count.',
+    description: 'A pending event, or a running one with no pair running, is `cancelled` at once and its seed revealed. ' +
+      'With pairs running it is `cancelling` (`pairsRunning` says how many, `seed` stays null) until they end; then ' +
+      'it is `cancelled` and the seed is revealed (EventEnded on its stream).',
+    ok: { 200: json(E.EventView, 'The event, cancelled or cancelling.') },
     errors: { 403: 'Only the host cancels an event.', 404: UNKNOWN_EVENT, 409: 'The event is already over.' },
   }),
   route({

@@ -54,6 +54,7 @@ t.test('events per host, pairs in flight per host and seats per bot', async (t) 
   await app.server.tournaments.round();
   let ev = (await app.req('GET', `/events/${id}`)).json as Json;
   t.equal(ev.pairs.length, 3, 'three pairs in flight: its concurrency');
+  const rrPairs = ev.pairs as Json[];
 
   const second = await host.req('POST', '/events', { name: 'second', format: 'match', players: [face(idle[4]), face(idle[5])], timeControl: UNLIMITED });
   t.equal(second.status, 201);
@@ -66,11 +67,19 @@ t.test('events per host, pairs in flight per host and seats per bot', async (t) 
 
   const cancelled = await host.req('POST', `/events/${id}/cancel`);
   t.equal(cancelled.status, 200);
-  t.equal((cancelled.json as Json).state, 'cancelled');
-  t.match((cancelled.json as Json).seed, /^[0-9a-f]{64}$/, 'a cancelled event reveals its seed');
+  t.equal((cancelled.json as Json).state, 'cancelling', 'its three pairs play on');
+  t.equal((cancelled.json as Json).pairsRunning, 3);
+  t.equal((cancelled.json as Json).seed, null, 'so its seed stays secret');
   t.equal((await host.req('POST', `/events/${id}/cancel`)).status, 409, 'cancelling twice');
   const fourth = await host.req('POST', '/events', { name: 'fourth', format: 'match', players: [HOUSE_GREEDY, HOUSE_RANDOM], timeControl: UNLIMITED });
-  t.equal(fourth.status, 201, 'room again once one is over');
+  t.equal(fourth.status, 201, 'room again once one is cancelled');
+  // The cancelled event's pairs end (their first player resigns both games): it is over, the host's pairs free.
+  for (const p of rrPairs) {
+    const first = idle.find((b) => b.creds.name === p.players[0].name)!;
+    for (const g of p.games) t.equal((await first.resign(g)).status, 202);
+  }
+  const over = await waitEvent(app, id, (e) => e.state === 'cancelled');
+  t.match(over.seed, /^[0-9a-f]{64}$/, 'a cancelled event reveals its seed once its games are over');
   await waitEvent(app, (fourth.json as Json).eventId);
 });
 

@@ -5,6 +5,7 @@ import t from 'tap';
 import { ManualClock } from '../../../src/domain/clock.js';
 import { silentLogger } from '../../../src/domain/log.js';
 import type { TournamentRecord } from '../../../src/domain/tournaments.js';
+import type { GameRecord } from '../../../src/domain/records.js';
 import { SCHEMA_VERSION } from '../../../src/domain/records.js';
 import { commitOf, newServerSeed, seedToHex } from '../../../src/fair/index.js';
 import type { GameHandle, MirrorPairFactory, GameDirectory } from '../../../src/game/types.js';
@@ -74,7 +75,7 @@ async function setup(queued: number, concurrency: number) {
     { followers, games: games as unknown as MirrorPairFactory & GameDirectory, clock, log: silentLogger, seatsOf: () => Infinity },
     { tickMs: TICK_MS, pairsInFlightPerHost: 100 },
   );
-  return { store, clock, games, scheduler };
+  return { store, clock, games, scheduler, followers };
 }
 
 /** Lets promise callbacks run (the pass's awaits) without any clock time passing. */
@@ -142,4 +143,28 @@ t.test('a pair that could not start leaves its index unused; the others are foun
   ev = store.getTournament('E1')!;
   t.same(ev.pairs.map((p) => p.index), [1, 2, 3], 'the next pair counts on from the last one stored');
   t.same(ev.pairs.map((p) => p.refusals ?? []), [[], [1], []], 'pair 2, game 1 (first player Black): White is the second player');
+});
+
+t.test('a cancel that crosses a pass starting pairs: the event waits for those pairs too', async (t) => {
+  const { store, games, scheduler, followers } = await setup(4, 2);
+  await scheduler.start();
+  await settle();
+  t.equal(games.pending, 2, 'the pass is starting two pairs');
+  // The host cancels now (as TournamentService.cancel stores it); the pass has not stored its pairs yet.
+  await followers.modify('E1', (ev) => ({ next: { ...ev, state: 'cancelling' as const, queue: [] }, value: null }));
+  await releaseAll(games);
+  await scheduler.round();
+  let ev = store.getTournament('E1')!;
+  t.equal(ev.pairs.length, 2, 'the pairs the pass started are stored');
+  t.equal(ev.state, 'cancelling', 'and waited for: the event is not over');
+  // Every game ends (a draw each).
+  const drawn = (id: string) => ({ id, status: { Ended: { over: { result: { Draw: {} }, termination: 'Draw' } } } }) as unknown as GameRecord;
+  for (const p of ev.pairs) for (const g of p.games!) scheduler.gameEnded({ id: g } as GameHandle, drawn(g));
+  for (let i = 0; i < 5; i++) await settle();
+  await scheduler.round();
+  await scheduler.stop();
+  ev = store.getTournament('E1')!;
+  t.equal(ev.state, 'cancelled', 'over once its last pair has ended');
+  t.ok(ev.pairs.every((p) => p.scores.every((s) => s === 0.5)), 'every game counted');
+  t.equal(scheduler.inFlight(ev), 0);
 });

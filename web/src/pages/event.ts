@@ -43,7 +43,9 @@ export function eventPage(id: string): () => void {
 
 function render(body: HTMLElement, ev: EventView): void {
   document.title = `${ev.name} · dicechess`;
-  const state = ev.verdict ? `${ev.state}, verdict ${ev.verdict} after ${ev.verdictAfter} pairs` : ev.state;
+  // A cancel lets running pairs finish: say how many still play (the seed comes after them).
+  const now = ev.state === 'cancelling' ? `cancelled, ${ev.pairsRunning} ${ev.pairsRunning === 1 ? 'pair' : 'pairs'} still playing` : ev.state;
+  const state = ev.verdict ? `${now}, verdict ${ev.verdict} after ${ev.verdictAfter} pairs` : now;
   body.replaceChildren(
     h('h1', {}, ev.name),
     h('p', { class: 'lead' }, `${FORMATS[ev.format] ?? ev.format} · ${timeControlText(ev.timeControl)} · hosted by ${who(ev.host)} · `,
