@@ -25,6 +25,8 @@ export interface TournamentSchedulerDeps {
   log: Logger;
   /** Seats a bot offers events at once (a pair takes two); Infinity for the built-in house bots. */
   seatsOf: (botId: string) => number;
+  /** The built-in house bots: a rated event's games against them are played unrated (absent: no bot is). */
+  isHouse?: (botId: string) => boolean;
 }
 
 export interface TournamentSchedulerConfig {
@@ -74,6 +76,10 @@ export class TournamentScheduler implements GameLifecycleListener {
     this.stopped = true;
     this.ticks.stop();
     while (this.filling) await this.filling;
+  }
+
+  private house(botId: string): boolean {
+    return this.deps.isHouse?.(botId) ?? false;
   }
 
   /** Look at every running event now (an event started, a pair ended). */
@@ -238,7 +244,10 @@ export class TournamentScheduler implements GameLifecycleListener {
           white: botSeat(ev.players[c.a].team, ev.players[c.a].name),
           black: botSeat(ev.players[c.b].team, ev.players[c.b].name),
           timeControl: ev.timeControl,
-          rated: ev.rated,
+          // A house bot has no rating of its own to risk (the ladder never seats one), so a game
+          // against it would move only the other side's: such games stay unrated.
+          rated: ev.rated && !this.house(ev.players[c.a].id) && !this.house(ev.players[c.b].id),
+          tournament: id,
           fair: { serverSeed: seedToHex(eventPairSeed(seed, c.index)), clientSeeds: eventPairClientSeeds(id, c.index) },
         });
         return { ...c, games };
