@@ -91,7 +91,7 @@ export class Bridge {
       if (!joined.ok) throw new Error(`ladder: ${joined.problem.detail}`);
     }
     if (this.config.acceptEventsFrom) {
-      const hosts = this.config.acceptEventsFrom.map((h) => ({ team: h.split('/')[0]!, name: h.split('/')[1]! }));
+      const hosts = this.config.acceptEventsFrom.map((h) => ({ team: h.slice(0, h.indexOf('/')), name: h.slice(h.indexOf('/') + 1) }));
       const set = await this.client.setEventHosts({ hosts, rated: this.config.acceptRatedEvents });
       if (!set.ok) throw new Error(`event hosts: ${set.problem.detail}`);
     }

@@ -362,3 +362,6 @@ function withoutPlayer<T extends { player: number }>(r: T): Omit<T, 'player'> {
   const { player: _player, ...rest } = r;
   return rest;
 }
+
+/** bot:team:<team>:<name> to {team, name} (kept here too for callers that import it from the service). */
+export { faceOfId };
