@@ -78,6 +78,11 @@ export class Bridge {
       const joined = await this.client.joinLadder();
       if (!joined.ok) throw new Error(`ladder: ${joined.problem.detail}`);
     }
+    if (this.config.acceptEventsFrom) {
+      const hosts = this.config.acceptEventsFrom.map((h) => ({ team: h.slice(0, h.indexOf('/')), name: h.slice(h.indexOf('/') + 1) }));
+      const set = await this.client.setEventHosts({ hosts, rated: this.config.acceptRatedEvents });
+      if (!set.ok) throw new Error(`event hosts: ${set.problem.detail}`);
+    }
     void this.holdAccountStream();
     void this.topUp();
   }

@@ -76,6 +76,10 @@ export const BridgeConfig = z.strictObject({
       capacity: z.int().min(1).max(32).default(1),
     })
     .prefault({}),
+  /** Hosts (`team/name`) whose events the server enters this bot into unasked; set at start (null: left as the server has it). */
+  acceptEventsFrom: z.array(botRef()).max(50).nullable().default(null),
+  /** With acceptEventsFrom: their rated events too. */
+  acceptRatedEvents: z.boolean().default(false),
   /** `progress`: a line per event with a summary; `quiet`: errors only; `json`: one JSON object per event. */
   output: z.enum(['progress', 'quiet', 'json']).default('progress'),
 }).refine((c) => !c.ladder.join || c.ladder.capacity <= c.maxGames, {
@@ -103,6 +107,8 @@ engine for each turn.
   --seeks N            keep N public seeks open (0..3)
   --ladder             join the rating ladder (registered bots)
   --capacity N         ladder games at once (1..32)
+  --accept-events-from T/N  let this host enter the bot into its events unasked (repeatable)
+  --accept-rated-events     and into its rated events too
   --max-games N        games at once (default 4)
   --games N            stop after N games
   --no-accept          decline every challenge
@@ -179,6 +185,7 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
   let help = false;
   let printConfig = false;
   const challenges: string[] = [];
+  const eventHosts: string[] = [];
   let tc: TimeControlValue | undefined;
   for (let i = 0; i < flags.length; i++) {
     const flag = flags[i]!;
@@ -246,6 +253,12 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
         case '--capacity':
           nested('ladder').capacity = int();
           break;
+        case '--accept-events-from':
+          eventHosts.push(value());
+          break;
+        case '--accept-rated-events':
+          over.acceptRatedEvents = true;
+          break;
         case '--max-games':
           over.maxGames = int();
           break;
@@ -275,6 +288,7 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
     }
   }
   if (challenges.length) nested('challenge').opponents = challenges;
+  if (eventHosts.length) over.acceptEventsFrom = eventHosts;
   if (tc) {
     nested('challenge').timeControl = tc;
     nested('seeks').timeControl = tc;

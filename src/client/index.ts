@@ -145,6 +145,7 @@ export class Client implements RouteMethods {
   readonly startEvent = this.op('startEvent');
   readonly cancelEvent = this.op('cancelEvent');
   readonly myEvents = this.op('myEvents');
+  readonly setEventHosts = this.op('setEventHosts');
   // Operations
   readonly health = this.op('health');
   readonly metrics = this.op('metrics');

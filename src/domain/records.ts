@@ -1,4 +1,5 @@
 // What the store keeps. Every record carries `schema` so a newer data directory is refused, not misread.
+import type { EventHostsSetting } from './tournaments.js';
 import type { ClientSeeds, GameStatus, HistoryEntry, LadderKind, SeatPlayer, TimeControl, Clocks, Seat, Termination } from './types.js';
 
 export const SCHEMA_VERSION = 1;
@@ -38,6 +39,8 @@ export interface BotRecord {
   ladderLastOpponent?: string | null;
   /** Ladder games started with each colour (absent: none); single games go to the colour that evens it. */
   ladderColours?: { white: number; black: number };
+  /** Hosts whose event invitations this bot accepts without answering (absent: none). Shown only to the bot. */
+  eventHosts?: EventHostsSetting;
 }
 
 /**
@@ -82,6 +85,8 @@ export interface GameRecord {
    * until the partner ends too (the registry lifts it when reading once the partner has ended).
    */
   revealHeld?: boolean;
+  /** The event this game belongs to (absent for every other game): event games are not ladder games. */
+  tournament?: string;
 }
 
 /** One line of a bot's finished-games index (profiles, leaderboard counts). */

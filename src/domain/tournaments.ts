@@ -28,6 +28,40 @@ export interface TournamentPlayer {
   accepted: boolean | null;
 }
 
+/** Hosts one bot may name in its event-hosts setting. */
+export const EVENT_HOSTS_MAX = 50;
+
+/**
+ * A bot's own word on which hosts may enter it into events without asking (PUT
+ * /bot/account/event-hosts). Kept on its bot record; absent means nobody may.
+ */
+export interface EventHostsSetting {
+  /** External ids of the hosts. */
+  hosts: string[];
+  /** Whether their rated events are accepted too (unrated ones only when false). */
+  rated: boolean;
+}
+
+export const NO_EVENT_HOSTS: EventHostsSetting = { hosts: [], rated: false };
+
+/** Whether a bot's setting accepts this host's event for it, without an answer of its own. */
+export function acceptsEventFrom(setting: EventHostsSetting | undefined, hostId: string, rated: boolean): boolean {
+  if (!setting || !setting.hosts.includes(hostId)) return false;
+  // A rated event moves ratings: a bot's standing trust in a host covers it only when it said so.
+  return !rated || setting.rated;
+}
+
+/** bot:team:<team>:<name> to {team, name}. */
+export function faceOfId(id: string): { team: string; name: string } {
+  const [, , team = '', ...name] = id.split(':');
+  return { team, name: name.join(':') };
+}
+
+/** The setting as the bot itself sees it: hosts by team and name. */
+export function eventHostsView(s: EventHostsSetting = NO_EVENT_HOSTS): { hosts: { team: string; name: string }[]; rated: boolean } {
+  return { hosts: s.hosts.map(faceOfId), rated: s.rated };
+}
+
 /** Scores of one game from the first player's side: 1 win, ½ draw, 0 loss. */
 export type GameScore = 0 | 0.5 | 1;
 

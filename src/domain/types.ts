@@ -103,7 +103,12 @@ export type AccountEvent =
   | { ChallengeDeclined: { id: string } }
   | { GameStart: { gameId: string } }
   | { LadderRemoved: { reason: string } }
-  | { EventInvitation: { eventId: string; name: string; format: string; host: { team: string; name: string } } };
+  | {
+      EventInvitation: {
+        eventId: string; name: string; format: string; host: { team: string; name: string };
+        rated: boolean; invitation: 'invited' | 'accepted';
+      };
+    };
 
 export interface MoveVerdict {
   applied: boolean;

@@ -121,6 +121,7 @@ export class GameRegistry extends IndexedGames<GameActor> implements GameFactory
       revealedSeeds: null,
       finishedAt: null,
       mirrorOf: null,
+      ...(spec.tournament !== undefined ? { tournament: spec.tournament } : {}),
     };
   }
 

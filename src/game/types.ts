@@ -104,6 +104,8 @@ export interface NewGameSpec {
    * the server seed (hex) and both client seeds. Fresh random ones when omitted.
    */
   fair?: { serverSeed: string; clientSeeds: { white: string; black: string } };
+  /** The event the game belongs to, kept on its record (the ladder leaves event games alone). */
+  tournament?: string;
 }
 
 /** What the lobby and challenges call to start a game (a mirror pair: MirrorPairFactory). */

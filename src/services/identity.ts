@@ -10,6 +10,7 @@ import { fail, type ServiceError, type ServiceResult } from './errors.js';
 import { ExpiringMap } from './expiring.js';
 import { hashToken, newToken, randomHex } from './tokens.js';
 import { SLUG_MAX, SLUG_PATTERN, isReservedTeam, isSlug } from '../domain/rules.js';
+import { eventHostsView } from '../domain/tournaments.js';
 import { BUILT_IN_HOUSE_BOTS, type StaticBotConfig } from './static-bots.js';
 
 export { BUILT_IN_HOUSE_BOTS, builtInHouseBotIds, parseHouseBotsEnv, isSlug } from './static-bots.js';
@@ -26,6 +27,8 @@ export interface Account {
   team: string;
   name: string;
   id: string;
+  /** Registered bots only: its own event-hosts setting (never shown to another bot). */
+  eventHosts?: ReturnType<typeof eventHostsView>;
 }
 
 export interface LadderState {
@@ -241,7 +244,8 @@ export class IdentityService {
 
   /** GET /bot/account. */
   account(p: Principal): Account {
-    return { team: p.team, name: p.name, id: p.id };
+    const who = { team: p.team, name: p.name, id: p.id };
+    return p.tier === 'registered' ? { ...who, eventHosts: eventHostsView(this.store.getBot(p.id)?.eventHosts) } : who;
   }
 
   ladderJoin(p: Principal): Promise<ServiceResult<LadderState>> {

@@ -46,8 +46,11 @@ export interface LadderSchedulerConfig {
   pairIntervalMs: number;
 }
 
-/** A ladder game: a mirror pair's half or a single game (only the ladder makes rated games). */
-export const isLadderGame = (rec: GameRecord): boolean => ladderKindOf(rec) !== null;
+/**
+ * A ladder game: a mirror pair's half or a single game. A rated event's games are rated too but are
+ * not the ladder's: the host chose their time control, so they never count toward its time-loss run.
+ */
+export const isLadderGame = (rec: GameRecord): boolean => ladderKindOf(rec) !== null && rec.tournament === undefined;
 
 export class LadderScheduler implements GameLifecycleListener {
   /** Pairings started since this scheduler was made, by kind (benches and logs read it). */

@@ -45,9 +45,14 @@ export const EventInvitation = named(
       name: z.string(),
       format: z.string(),
       host: z.strictObject({ team: z.string(), name: z.string() }),
+      rated: described(z.boolean(), 'Whether the event’s games move ratings (never those against house bots): accepting it accepts that.'),
+      invitation: described(
+        z.enum(['invited', 'accepted']),
+        '`accepted`: the caller’s event-hosts setting names this host, so it takes part without answering; `invited`: it answers.',
+      ),
     }),
   }),
-  'A host invites the caller to an event (match, gauntlet, round-robin, Swiss or SPRT); answer with POST /events/{id}/accept or /decline.',
+  'A host invites the caller to an event (match, gauntlet, round-robin, Swiss or SPRT); answer with POST /events/{id}/accept or /decline unless `invitation` is `accepted`.',
 );
 
 export const AccountEvent = named(

@@ -7,7 +7,7 @@ import { Problem } from './responses.js';
 /** The version of the bot API contract this service implements (info.version of both documents). */
 export const CONTRACT_VERSION = '1.0';
 
-export type Method = 'GET' | 'POST' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * `bearer`: a bot token. `seatOrBearer`: a bot token or a guest's seat token (docs/API.md: guests

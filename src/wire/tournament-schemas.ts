@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { TOURNAMENT_FORMATS } from '../domain/tournaments.js';
+import { EVENT_HOSTS_MAX, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
@@ -30,9 +30,33 @@ export const CreateEventRequest = named(
     sprt: SprtRequest.optional(),
     maxPairs: described(whole(1, 1_000_000).optional(), 'Pairs at most (an SPRT stops here without a verdict).'),
     concurrency: described(whole(1, 1000).optional(), 'Pairs in flight at once (default 1).'),
-    rated: described(z.boolean().optional(), 'Whether the games count on the ladder (default false).'),
+    rated: described(
+      z.boolean().optional(),
+      'Whether the games move ratings (default false); every invited bot is told, and games against house bots never do.',
+    ),
   }),
   'A new event, hosted by the caller.',
+);
+
+export const EventHostsRequest = named(
+  'EventHostsRequest',
+  z.object({
+    hosts: described(
+      z.array(z.object({ team: botRef('Team of a host.'), name: botRef('Name of a host.') })).max(EVENT_HOSTS_MAX),
+      `Registered bots whose event invitations the caller accepts without answering; at most ${EVENT_HOSTS_MAX}, each once. An empty list: every invitation waits for an answer.`,
+    ),
+    rated: described(z.boolean().optional(), 'Whether their rated events are accepted too (default false: rated invitations wait for an answer).'),
+  }),
+  'Replaces the caller’s event hosts: who may enter it into events without asking.',
+);
+
+export const EventHosts = named(
+  'EventHosts',
+  z.strictObject({
+    hosts: z.array(Face),
+    rated: described(z.boolean(), 'Whether their rated events are accepted too.'),
+  }),
+  'The hosts whose event invitations the bot accepts without answering. Shown only to the bot itself.',
 );
 
 const Standing = z.strictObject({
@@ -127,6 +151,7 @@ const Summary = {
   pairsFinished: z.int(),
   createdAt: z.number(),
   verdict: z.enum(['H0', 'H1']).nullable(),
+  rated: described(z.boolean(), 'Whether its games move ratings (never those against house bots).'),
 };
 
 export const EventList = named(

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { Bot, type Json } from '../helpers/bot.js';
 import { rig } from '../helpers/browser.js';
+import { trustHosts } from '../helpers/tournaments.js';
 
 const PLAYERS = [{ team: 'house', name: 'greedy' }, { team: 'house', name: 'random' }];
 
@@ -42,9 +43,10 @@ t.test('a round-robin page has a crosstable', async (t) => {
   const { app, page, errors } = await rig(t);
   const host = await Bot.register(app, 'web', 'rr');
   const mate = await Bot.register(app, 'web', 'mate');
+  await trustHosts(mate, [host]);
   const stream = await mate.accountStream();
   t.teardown(() => stream.close());
-  // The team mate resigns every game at once.
+  // The mate takes the host's events unasked and resigns every game at once.
   void (async () => {
     try {
       for (let ev = await stream.next(); ev; ev = await stream.next()) if (ev.GameStart) await mate.resign(ev.GameStart.gameId);

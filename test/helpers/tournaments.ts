@@ -9,6 +9,12 @@ export const HOUSE_GREEDY = { team: 'house', name: 'greedy' };
 
 const pause = () => new Promise((r) => setTimeout(r, 20));
 
+/** The bot's own setting: these hosts may enter it into their events unasked (rated ones with `rated`). */
+export async function trustHosts(bot: Bot, hosts: Bot[], rated = false): Promise<void> {
+  const r = await bot.req('PUT', '/bot/account/event-hosts', { hosts: hosts.map((h) => ({ team: h.creds.team, name: h.creds.name })), rated });
+  if (r.status !== 200) throw new Error(`PUT /bot/account/event-hosts: ${r.status} ${r.text}`);
+}
+
 /** Polls GET /events/{id} until `done` holds (or about a minute passes); returns the last view. */
 export async function waitEvent(app: TestApp, id: string, done: (ev: Json) => boolean = (ev) => ev.state === 'finished' || ev.state === 'cancelled'): Promise<Json> {
   for (let i = 0; i < 3000; i++) {
@@ -52,7 +58,8 @@ export class ResigningBot {
       for (let ev = await this.stream!.next(); ev !== undefined; ev = await this.stream!.next()) {
         if (ev.EventInvitation) {
           this.invitations.push(ev.EventInvitation.eventId);
-          if (this.answer !== 'none') await this.bot.req('POST', `/events/${ev.EventInvitation.eventId}/${this.answer}`);
+          // Entered by its own setting: there is nothing to answer.
+          if (this.answer !== 'none' && ev.EventInvitation.invitation === 'invited') await this.bot.req('POST', `/events/${ev.EventInvitation.eventId}/${this.answer}`);
         }
         if (ev.GameStart) {
           this.games.add(ev.GameStart.gameId);

@@ -84,7 +84,9 @@ t.test('registration: 201 and the account; 400 for reserved teams, bad slugs and
   const tok = ok.json as Json;
   t.same({ ...tok, token: 'x' }, { token: 'x', team: 'acme', name: 'alpha-1', id: 'bot:team:acme:alpha-1' });
   t.match(tok.token, TOKEN_RE);
-  t.same((await app.req('GET', '/bot/account', { token: tok.token })).json, { team: 'acme', name: 'alpha-1', id: 'bot:team:acme:alpha-1' });
+  t.same((await app.req('GET', '/bot/account', { token: tok.token })).json, {
+    team: 'acme', name: 'alpha-1', id: 'bot:team:acme:alpha-1', eventHosts: { hosts: [], rated: false },
+  });
 
   for (const team of ['anon', 'house']) {
     const r = await register(app, { team, name: 'x' });
@@ -187,7 +189,7 @@ t.test('token rotation: registered only; the old token is refused at once, the n
   t.equal(old.status, 401, 'the old token stops at once');
   t.equal(old.headers['www-authenticate'], 'Bearer realm="dicechess"');
   t.equal((await app.req('POST', '/bot/token', { token: reg.token })).status, 401, 'the old token cannot rotate again');
-  t.same((await app.req('GET', '/bot/account', { token: fresh })).json, { team: 'rot', name: 'bot', id: 'bot:team:rot:bot' });
+  t.same((await app.req('GET', '/bot/account', { token: fresh })).json, { team: 'rot', name: 'bot', id: 'bot:team:rot:bot', eventHosts: { hosts: [], rated: false } });
 
   // Rotations at once with one token: compare-and-swap on the token, so exactly one is granted and
   // every other is 401; the granted token is live.

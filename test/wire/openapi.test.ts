@@ -56,6 +56,7 @@ const EXPECTED: Record<string, number[]> = {
   'POST /events/{id}/start': [200, 401, 403, 404, 409, 413, 500],
   'POST /events/{id}/cancel': [200, 401, 403, 404, 409, 413, 500],
   'GET /bot/events': [200, 401, 500],
+  'PUT /bot/account/event-hosts': [200, 400, 401, 403, 413, 500],
   'GET /health': [200, 500],
   'GET /metrics': [200, 500],
   'GET /openapi.json': [200, 500],

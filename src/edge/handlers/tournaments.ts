@@ -9,7 +9,7 @@ export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter
 
 type EventOps =
   | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
-  | 'acceptEvent' | 'declineEvent' | 'startEvent' | 'cancelEvent' | 'myEvents';
+  | 'acceptEvent' | 'declineEvent' | 'startEvent' | 'cancelEvent' | 'myEvents' | 'setEventHosts';
 
 const UNKNOWN = () => problem(404, 'unknown_event', 'no event with this id');
 
@@ -26,6 +26,10 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
       return r.ok ? json(200, r.value) : serviceProblem(r.error);
     },
     myEvents: (call) => json(200, ev.mine(call.principal)),
+    setEventHosts: async (call) => {
+      const r = await ev.setEventHosts(call.principal, call.body);
+      return r.ok ? json(200, r.value) : serviceProblem(r.error);
+    },
     acceptEvent: async (call) => {
       const r = await ev.accept(call.principal, call.params.id);
       return r.ok ? json(200, r.value) : serviceProblem(r.error);

@@ -4,6 +4,7 @@
 // ends a cancelled one once its running pairs are over. One object that owns all its timers
 // (start()/stop()); after a restart start() picks every event in play up where its record left it.
 // See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
+import { face, nextPairIndex, pairAt, whiteScore } from './pair-records.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { TournamentPairRecord, TournamentRecord, GameScore } from '../../domain/tournaments.js';
@@ -28,7 +29,7 @@ export interface TournamentSchedulerDeps {
   log: Logger;
   /** Seats a bot offers events at once (a pair takes two); Infinity for the built-in house bots. */
   seatsOf: (botId: string) => number;
-  /** Whether a bot is a house bot, one the server plays itself (none is when absent). */
+  /** Whether a bot is a house bot, one the server plays itself (none is when absent): a rated event's games against one are played unrated. */
   isHouse?: (botId: string) => boolean;
 }
 
@@ -49,15 +50,6 @@ const PAIR_GAMES = 2;
 
 /** Events whose pairs the scheduler looks after: running ones, and cancelled ones whose pairs still play. */
 const inPlay = (ev: TournamentRecord): boolean => ev.state === 'running' || ev.state === 'cancelling';
-
-/** Results of a game from White's side. */
-function whiteScore(rec: GameRecord): GameScore | null {
-  if (!('Ended' in rec.status)) return null;
-  const { result } = rec.status.Ended.over;
-  // An aborted game (the server's failure) has a Draw result and counts as one.
-  if ('Win' in result) return result.Win.side === 'White' ? 1 : 0;
-  return 0.5;
-}
 
 export class TournamentScheduler implements GameLifecycleListener {
   private readonly ticks: Periodic;
@@ -100,6 +92,10 @@ export class TournamentScheduler implements GameLifecycleListener {
     this.stopped = true;
     this.ticks.stop();
     while (this.filling) await this.filling;
+  }
+
+  private house(botId: string): boolean {
+    return this.deps.isHouse?.(botId) ?? false;
   }
 
   /** Look at every running event now (an event started, a pair ended). */
@@ -278,7 +274,10 @@ export class TournamentScheduler implements GameLifecycleListener {
           white: botSeat(ev.players[c.a].team, ev.players[c.a].name),
           black: botSeat(ev.players[c.b].team, ev.players[c.b].name),
           timeControl: ev.timeControl,
-          rated: ev.rated,
+          // A house bot has no rating of its own to risk (the ladder never seats one), so a game
+          // against it would move only the other side's: such games stay unrated.
+          rated: ev.rated && !this.house(ev.players[c.a].id) && !this.house(ev.players[c.b].id),
+          tournament: id,
           fair: { serverSeed: seedToHex(eventPairSeed(seed, c.index)), clientSeeds: eventPairClientSeeds(id, c.index) },
         });
         return { ...c, games };
@@ -385,11 +384,3 @@ export class TournamentScheduler implements GameLifecycleListener {
     return held.ok ? held.value : null;
   }
 }
-
-/** The index the next pair started takes: one past the last stored (an index whose start failed stays unused). */
-const nextPairIndex = (ev: TournamentRecord): number => (ev.pairs.length === 0 ? 0 : ev.pairs[ev.pairs.length - 1].index + 1);
-
-/** Where a pair of this index sits in the event's list (pairs are stored in index order, maybe with gaps). */
-const pairAt = (ev: TournamentRecord, index: number): number => ev.pairs.findIndex((p) => p.index === index);
-
-const face = (ev: TournamentRecord, i: number) => ({ team: ev.players[i].team, name: ev.players[i].name });

@@ -4,12 +4,13 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import type { TournamentFormat, TournamentPlayer, TournamentRecord, SprtSettings } from '../../domain/tournaments.js';
+import { faceOfId, type TournamentFormat, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
 import { fail, rateLimited, type ServiceResult } from '../errors.js';
 import type { IdentityService } from '../identity.js';
+import { entersAtOnce, setEventHosts, type EventHostsInput, type EventHostsView } from './consent.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
 import { tournamentTables, pairFinished } from './standings.js';
 import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
@@ -106,11 +107,13 @@ export class TournamentService {
     if (open >= this.limits.openPerHost) {
       return rateLimited('too_many_events', `at most ${this.limits.openPerHost} events pending or running per host`, OPEN_RETRY_MS);
     }
+    const rated = input.rated === true;
+    const store = this.deps.followers.store;
     const players: TournamentPlayer[] = input.players.map((p, i) => ({
       id: ids[i],
       team: p.team,
       name: p.name,
-      accepted: this.deps.isHouse(ids[i]) || p.team === host.team ? true : null,
+      accepted: entersAtOnce(store, this.deps.isHouse, ids[i], host.id, rated) ? true : null,
     }));
     // Everyone takes part at once: the event is stored running, so no answer can come in between.
     const now = this.deps.clock.now();
@@ -129,7 +132,7 @@ export class TournamentService {
       sprt: input.sprt ?? null,
       maxPairs: planned,
       concurrency,
-      rated: input.rated === true,
+      rated,
       state: all ? 'running' : 'pending',
       createdAt: now,
       startedAt: all ? now : null,
@@ -145,12 +148,18 @@ export class TournamentService {
     };
     await this.deps.followers.store.putTournament(ev);
     for (const p of players) {
-      if (p.accepted === null) {
-        this.deps.hub.publish(p.id, { EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host) } });
-      }
+      // A bot entered by its own setting hears of it as any invited bot does, already accepted.
+      if (this.deps.isHouse(p.id) || p.id === host.id) continue;
+      const invitation = p.accepted === true ? 'accepted' as const : 'invited' as const;
+      this.deps.hub.publish(p.id, { EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host), rated, invitation } });
     }
     if (all) this.deps.kick();
     return ok(this.view(this.deps.followers.get(ev.id)!));
+  }
+
+  /** PUT /bot/account/event-hosts (the rule lives in consent.ts). */
+  setEventHosts(who: Principal, input: EventHostsInput): Promise<ServiceResult<EventHostsView>> {
+    return setEventHosts(this.deps.identity, this.deps.followers.store, who, input);
   }
 
   exists(id: string): boolean {
@@ -310,6 +319,7 @@ export class TournamentService {
       pairsFinished: ev.pairs.filter((p) => p.finishedSeq > 0).length,
       createdAt: ev.createdAt,
       verdict: ev.verdict,
+      rated: ev.rated,
     };
   }
 
@@ -373,8 +383,5 @@ function withoutPlayer<T extends { player: number }>(r: T): Omit<T, 'player'> {
   return rest;
 }
 
-/** bot:team:<team>:<name> to {team, name}. */
-export function faceOfId(id: string): { team: string; name: string } {
-  const [, , team = '', ...name] = id.split(':');
-  return { team, name: name.join(':') };
-}
+/** bot:team:<team>:<name> to {team, name} (kept here too for callers that import it from the service). */
+export { faceOfId };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { described, named } from '../schema-registry.js';
 import { DEFAULT_CAPACITY, MAX_CAPACITY } from '../documented-defaults.js';
 import { count, dateTime } from '../common.js';
+import { EventHosts } from '../tournament-schemas.js';
 
 export const TokenResponse = named(
   'TokenResponse',
@@ -24,7 +25,12 @@ export const RotatedToken = named(
 
 export const Account = named(
   'Account',
-  z.strictObject({ team: z.string(), name: z.string(), id: z.string() }),
+  z.strictObject({
+    team: z.string(),
+    name: z.string(),
+    id: z.string(),
+    eventHosts: described(EventHosts.optional(), 'Registered bots only: whose event invitations it accepts without answering.'),
+  }),
   'The calling identity. Anonymous bots have team `anon` and a name with a generated suffix.',
 );
 

@@ -5,6 +5,7 @@ import * as R from '../responses.js';
 import * as E from '../tournament-schemas.js';
 import { json, ndjson, route } from '../route-spec.js';
 import { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../documented-defaults.js';
+import { EVENT_HOSTS_MAX } from '../../domain/tournaments.js';
 
 const NO_PERSISTENCE = 'The server runs without persistence';
 
@@ -33,7 +34,7 @@ export const events = [
   route({
     operationId: 'createEvent', method: 'POST', path: '/events', auth: 'bearer', tag: 'Events',
     summary: 'Host an event: a match, gauntlet, round-robin, Swiss or SPRT played in mirror pairs.',
-    description: 'House bots and bots of the host’s team take part at once; every other player is invited on its account stream and answers with accept or decline. The event starts when all have accepted (or when the host starts it).',
+    description: 'House bots, and the host itself when it plays, take part at once; so does a bot whose event-hosts setting names the host (for a rated event, only when the setting accepts rated events). Every other player is invited on its account stream and answers with accept or decline. The event starts when all have accepted (or when the host starts it).',
     request: { body: E.CreateEventRequest },
     ok: { 201: json(E.EventView, 'The new event, with the commitment of its seed.') },
     errors: {
@@ -93,6 +94,17 @@ export const events = [
       'it is `cancelled` and the seed is revealed (EventEnded on its stream).',
     ok: { 200: json(E.EventView, 'The event, cancelled or cancelling.') },
     errors: { 403: 'Only the host cancels an event.', 404: UNKNOWN_EVENT, 409: 'The event is already over.' },
+  }),
+  route({
+    operationId: 'setEventHosts', method: 'PUT', path: '/bot/account/event-hosts', auth: 'bearer', tag: 'Events',
+    summary: `Name the hosts (at most ${EVENT_HOSTS_MAX}) whose event invitations the caller accepts without answering; replaces the list.`,
+    description: 'Shown to the caller in GET /bot/account, to nobody else. Rated events are covered only with `rated: true`.',
+    request: { body: E.EventHostsRequest },
+    ok: { 200: json(E.EventHosts, 'The setting now in effect.') },
+    errors: {
+      400: `More than ${EVENT_HOSTS_MAX} hosts (code \`invalid_body\`), or a host that is not a registered bot or is named twice (code \`invalid_event_hosts\`).`,
+      403: 'Anonymous or static (house) caller: registered bots only.',
+    },
   }),
   route({
     operationId: 'myEvents', method: 'GET', path: '/bot/events', auth: 'bearer', tag: 'Events',

@@ -92,6 +92,9 @@ t.test('SIGTERM, restart on the same directory: identities, games and play survi
   t.same(liveBefore, [gameId, vsRandom, ...(greedyLive ? [vsGreedy] : [])].sort(), 'the live games before the stop');
   const greedyBefore = await getJson<HistoryJson>(p, `/games/${vsGreedy}/history`);
   const finishedBefore = await getJson<HistoryJson>(p, `/games/${finished}/history`);
+  // The bot's own event-hosts setting is kept with its record.
+  const hosts = { hosts: [{ team: 'persist', name: 'reg-bot' }], rated: true };
+  t.equal((await p.req('PUT', '/bot/account/event-hosts', { token: reg.token, body: hosts })).status, 200);
 
   const exit = await p.stop('SIGTERM');
   t.same(exit, { code: 0, signal: null }, 'SIGTERM: a clean shutdown, exit code 0');
@@ -102,7 +105,7 @@ t.test('SIGTERM, restart on the same directory: identities, games and play survi
   // Identities: the registered token works, the anonymous one is gone, the name stays taken.
   const acct = await p.req('GET', '/bot/account', { token: reg.token });
   t.equal(acct.status, 200, 'the registered token survives the restart');
-  t.same(acct.json, { team: 'persist', name: 'reg-bot', id: 'bot:team:persist:reg-bot' });
+  t.same(acct.json, { team: 'persist', name: 'reg-bot', id: 'bot:team:persist:reg-bot', eventHosts: hosts }, 'its event-hosts setting too');
   const gone = await p.req('GET', '/bot/account', { token: anon.token });
   t.equal(gone.status, 401, 'the anonymous token is invalid after the restart');
   t.equal(gone.headers['www-authenticate'], 'Bearer realm="dicechess"');

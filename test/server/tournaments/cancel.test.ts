@@ -12,7 +12,7 @@ import { verifyEvent } from '../../../src/cli/verify-tournament.js';
 import { bootApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
 import { EventStream } from '../../helpers/event-stream.js';
-import { exportOf, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+import { exportOf, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 import { until } from '../../helpers/poll.js';
 
 /** Pair i's server seed, derived as docs/API.md says. */
@@ -25,9 +25,10 @@ function pairSeed(eventSeed: string, i: number): string {
 t.test('a cancel while a pair runs reveals no seed of it until its games have ended', async (t) => {
   const app = await bootApp(t, { overrides: { 'limits.registrationsPerHour': 100 } });
   const host = await Bot.register(app, 'keep', 'host');
-  // Bots of the host's team (in at once) that never move: their Unlimited games run until they resign.
+  // Bots that trust the host (in at once) and never move: their Unlimited games run until they resign.
   const [a, b] = await Promise.all(['a', 'b'].map((n) => Bot.register(app, 'keep', n)));
   for (const bot of [a, b]) await app.server.store.updateBot({ ...app.server.store.getBot(bot.id)!, capacity: 4 });
+  for (const bot of [a, b]) await trustHosts(bot, [host]);
   const created = await host.req('POST', '/events', {
     name: 'cut short', format: 'match', players: [{ team: 'keep', name: 'a' }, { team: 'keep', name: 'b' }],
     timeControl: UNLIMITED, pairsPerEncounter: 2, concurrency: 2,

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { bootApp, type TestApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
-import { HOUSE_GREEDY, HOUSE_RANDOM, ResigningBot, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+import { HOUSE_GREEDY, HOUSE_RANDOM, ResigningBot, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 
 const face = (b: Bot) => ({ team: b.creds.team, name: b.creds.name });
 const key = (p: Json) => `${p.team}/${p.name}`;
@@ -57,10 +57,11 @@ t.test('a declined invitation holds the event until the host starts it with the 
   t.equal((await no.bot.req('POST', `/events/${id}/accept`)).status, 409, 'too late to accept');
 });
 
-t.test('a round-robin meets everyone once; the host team takes part at once', async (t) => {
+t.test('a round-robin meets everyone once; bots whose setting names the host take part at once', async (t) => {
   const app = await bootApp(t, { overrides: { 'limits.registrationsPerHour': 100 } });
   const host = await Bot.register(app, 'club', 'host');
   const mates = await streamBots(t, app, 'club', ['cat', 'dan']);
+  for (const m of mates) await trustHosts(m.bot, [host]);
   const created = await host.req('POST', '/events', {
     name: 'club rr', format: 'roundRobin', players: [HOUSE_GREEDY, HOUSE_RANDOM, face(mates[0].bot), face(mates[1].bot)],
     timeControl: UNLIMITED, concurrency: 2,
@@ -72,7 +73,7 @@ t.test('a round-robin meets everyone once; the host team takes part at once', as
   t.equal(met.size, 6, 'every two players met once');
   t.equal(ev.encounters.length, 6, 'one statistics block per encounter');
   t.equal(ev.standings.reduce((s: number, r: Json) => s + r.games, 0), 24, 'each of 12 games counted twice');
-  t.same(mates.map((m) => m.invitations.length), [0, 0], 'no invitations inside the team');
+  t.same(mates.map((m) => m.invitations.length), [1, 1], 'each told of the event it was entered into');
   const mate = ev.standings.find((r: Json) => r.name === 'cat');
   t.equal(mate.games, 6, 'three encounters of two games');
   t.ok(mate.losses >= 4, 'a bot that resigns at once loses to both house bots');

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { bootApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
-import { HOUSE_GREEDY, HOUSE_RANDOM, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+import { HOUSE_GREEDY, HOUSE_RANDOM, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 
 const LIMITS = {
   'limits.registrationsPerHour': 100,
@@ -42,9 +42,10 @@ t.test('bad shapes and limits are refused with a problem', async (t) => {
 t.test('events per host, pairs in flight per host and seats per bot', async (t) => {
   const app = await bootApp(t, { overrides: LIMITS });
   const host = await Bot.register(app, 'idle', 'host');
-  // Bots of the host's team that never move: their Unlimited games stay live (the clock stands still).
+  // Bots that take the host's events unasked and never move: their Unlimited games stay live (the clock stands still).
   const idle = await Promise.all(['p', 'q', 'r', 's', 't', 'u'].map((n) => Bot.register(app, 'idle', n)));
   const face = (b: Bot) => ({ team: 'idle', name: b.creds.name });
+  for (const b of idle) await trustHosts(b, [host]);
   for (const b of idle) await app.server.store.updateBot({ ...app.server.store.getBot(b.id)!, capacity: 32 });
   const rr = await host.req('POST', '/events', {
     name: 'idle rr', format: 'roundRobin', players: idle.slice(0, 4).map(face), timeControl: UNLIMITED, concurrency: 3,
@@ -87,6 +88,7 @@ t.test('a bot sits in no more pairs than its seats allow', async (t) => {
   const app = await bootApp(t, { overrides: LIMITS });
   const host = await Bot.register(app, 'solo', 'host');
   const [a, b] = await Promise.all(['a', 'b'].map((n) => Bot.register(app, 'solo', n)));
+  for (const bot of [a, b]) await trustHosts(bot, [host]);
   const r = await host.req('POST', '/events', {
     name: 'seats', format: 'match', players: [{ team: 'solo', name: 'a' }, { team: 'solo', name: 'b' }], timeControl: UNLIMITED,
     pairsPerEncounter: 3, concurrency: 3,

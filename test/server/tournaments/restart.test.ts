@@ -7,7 +7,7 @@ import { ManualClock } from '../../../src/domain/clock.js';
 import { bootApp, diskDir, type TestApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
 import { EventStream } from '../../helpers/event-stream.js';
-import { HOUSE_GREEDY, HOUSE_RANDOM, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+import { HOUSE_GREEDY, HOUSE_RANDOM, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 
 t.test('a match continues after a restart', async (t) => {
   const store = diskDir(t);
@@ -47,9 +47,10 @@ t.test('a cancelled event with pairs in flight is settled after a restart', asyn
     bootApp(t, { store: await store(), clock: new ManualClock(now, { runDueTimers: true }), overrides: { 'limits.registrationsPerHour': 100 } });
   let app = await boot();
   const host = await Bot.register(app, 'keep', 'host');
-  // Bots of the host's team that never move: their games end on time (60 s, one game each side).
+  // Bots that trust the host (in at once) and never move: their games end on time (60 s, one game each side).
   const bots = await Promise.all(['a', 'b', 'c', 'd'].map((n) => Bot.register(app, 'keep', n)));
   for (const b of bots) await app.server.store.updateBot({ ...app.server.store.getBot(b.id)!, capacity: 4 });
+  for (const b of bots) await trustHosts(b, [host]);
   const match = async (x: string, y: string): Promise<string> => {
     const r = await host.req('POST', '/events', {
       name: `${x}-${y}`, format: 'match', players: [{ team: 'keep', name: x }, { team: 'keep', name: y }],

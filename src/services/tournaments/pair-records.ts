@@ -1,0 +1,21 @@
+// Small reads of a tournament record's pairs that the scheduler needs: a game's score from White's
+// side, where the next pair goes, where a pair sits, and a player's public face.
+import type { GameRecord } from '../../domain/records.js';
+import type { GameScore, TournamentRecord } from '../../domain/tournaments.js';
+
+/** Results of a game from White's side. */
+export function whiteScore(rec: GameRecord): GameScore | null {
+  if (!('Ended' in rec.status)) return null;
+  const { result } = rec.status.Ended.over;
+  // An aborted game (the server's failure) has a Draw result and counts as one.
+  if ('Win' in result) return result.Win.side === 'White' ? 1 : 0;
+  return 0.5;
+}
+
+/** The index the next pair started takes: one past the last stored (an index whose start failed stays unused). */
+export const nextPairIndex = (ev: TournamentRecord): number => (ev.pairs.length === 0 ? 0 : ev.pairs[ev.pairs.length - 1].index + 1);
+
+/** Where a pair of this index sits in the event's list (pairs are stored in index order, maybe with gaps). */
+export const pairAt = (ev: TournamentRecord, index: number): number => ev.pairs.findIndex((p) => p.index === index);
+
+export const face = (ev: TournamentRecord, i: number) => ({ team: ev.players[i].team, name: ev.players[i].name });
