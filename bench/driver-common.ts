@@ -1,8 +1,13 @@
 // Pieces the load drivers share (bench/load-driver.ts, bench/pair-play.ts, bench/webhook-driver.ts,
 // bench/ladder-driver.ts). The drivers share two cores with the server they measure, so the hot
 // paths here avoid JSON.parse and needless allocations: what a driver spends is taken from the server.
+// That is why the request and stream functions below are raw (node:http, undici's bare dispatch on
+// keep-alive pools, bytes scanned unparsed): they generate the measured load. Calls outside it
+// (minting bots, setting up games, reading stats afterwards) go through the typed client.
 import http from 'node:http';
 import type { Dispatcher, Pool } from 'undici';
+import { Client, unwrap } from '../src/client/index.js';
+import type { TimeControl } from '../src/domain/types.js';
 
 export type Tree = { [uci: string]: Tree };
 
@@ -260,9 +265,19 @@ export interface AnonBot {
   name: string;
 }
 
+/** The typed client for a driver's calls outside the measured load, bounded in time like the rest. */
+export function setupClient(url: string | URL, token?: string, timeoutMs = 30_000): Client {
+  return new Client({ url: String(url), token, timeoutMs });
+}
+
 /** Mints an anonymous bot; throws when the server refuses. */
-export async function mintAnon(request: (method: string, path: string) => Promise<Answer>, label: string): Promise<AnonBot> {
-  const a = await request('POST', `/bot/anon?name=${label}`);
-  if (a.status !== 201) throw new Error(`mint ${a.status}: ${a.text}`);
-  return JSON.parse(a.text) as AnonBot;
+export async function mintAnon(url: string | URL, label: string): Promise<AnonBot> {
+  const { token, team, name } = unwrap(await setupClient(url).mintAnonymous({ name: label }));
+  return { token, team, name };
+}
+
+/** A game `white` challenges `black` to and `black` accepts (set-up, not load); its id. */
+export async function liveGame(url: string | URL, white: AnonBot, black: AnonBot, timeControl: TimeControl): Promise<string> {
+  const challenge = unwrap(await setupClient(url, white.token).createChallenge({ team: black.team, name: black.name, timeControl }));
+  return unwrap(await setupClient(url, black.token).acceptChallenge(challenge.id)).gameId;
 }

@@ -20,8 +20,7 @@
 import http from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
-import { byteLineSplitter, bytesAt, intAfter, LONG_CLOCK, mintAnon, poolRequester } from './driver-common.js';
+import { byteLineSplitter, bytesAt, intAfter, liveGame, LONG_CLOCK, mintAnon } from './driver-common.js';
 import { PairPlay } from './pair-play.js';
 import { phase } from './phased.js';
 
@@ -53,7 +52,6 @@ const WARMUP_MS = 3_000;
 const HEAD_TIMEOUT_MS = 10_000;
 process.once('disconnect', () => process.exit(1));
 
-const request = poolRequester(new Pool(base.origin, { connections: 32 }), 10_000);
 const problems: Record<string, number> = {};
 const samples: string[] = [];
 function problem(kind: string, detail = ''): void {
@@ -181,18 +179,10 @@ const GAME_START = Buffer.from('{"GameStart":{"gameId":"');
 /** Idle games between two fresh bots (long clocks; nobody moves) and `n` streams spread over them. */
 async function holdIdle(n: number): Promise<Held[]> {
   if (n <= 0) return [];
-  const white = await mintAnon(request, 'idle-w');
-  const black = await mintAnon(request, 'idle-b');
+  const white = await mintAnon(base, 'idle-w');
+  const black = await mintAnon(base, 'idle-b');
   const games: string[] = [];
-  const body = JSON.stringify({ team: black.team, name: black.name, timeControl: LONG_CLOCK });
-  for (let g = 0; g < Math.ceil(n / PER_IDLE_GAME); g++) {
-    const ch = await request('POST', '/bot/challenge', white.token, body);
-    if (ch.status !== 201) throw new Error(`idle challenge ${ch.status}: ${ch.text}`);
-    const id = (JSON.parse(ch.text) as { id: string }).id;
-    const acc = await request('POST', `/bot/challenge/${id}/accept`, black.token);
-    if (acc.status !== 201) throw new Error(`idle accept ${acc.status}: ${acc.text}`);
-    games.push((JSON.parse(acc.text) as { gameId: string }).gameId);
-  }
+  for (let g = 0; g < Math.ceil(n / PER_IDLE_GAME); g++) games.push(await liveGame(base, white, black, LONG_CLOCK));
   // Even indices public, odd ones authenticated (alternating tokens).
   return openMany(n, (i) => {
     const game = games[Math.floor(i / PER_IDLE_GAME)];

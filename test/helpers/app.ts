@@ -4,6 +4,7 @@
 // fixed server seeds and house RNG (a game goes the same way every run, given the same moves),
 // and webhooks off (tests that want them turn them on), so no test calls out by accident; when on,
 // webhook host names resolve only through the test's own resolver.
+import { Client } from '../../src/client/index.js';
 import { testConfig, type Config } from '../../src/server-config.js';
 import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
 import { silentLogger, type Logger } from '../../src/domain/log.js';
@@ -147,9 +148,9 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
 
 /** Mints an anonymous bot and returns its token and identity. */
 export async function anonBot(app: TestApp, name: string): Promise<{ token: string; id: string; team: string; name: string }> {
-  const r = await app.req('POST', `/bot/anon?name=${encodeURIComponent(name)}`);
-  if (r.status !== 201) throw new Error(`mint failed: ${r.status} ${r.text}`);
-  return r.json as { token: string; id: string; team: string; name: string };
+  const r = await new Client({ url: app.base }).mintAnonymous({ name });
+  if (!r.ok) throw new Error(`mint failed: ${r.status} ${r.problem.code}: ${r.problem.detail}`);
+  return r.value;
 }
 
 /**

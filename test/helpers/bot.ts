@@ -1,12 +1,28 @@
-// A bot client over real HTTP for the whole-service tests: register or take an anonymous identity,
-// challenge, play, and open its streams.
+// A bot of the whole-service tests, on the typed client (src/client/): register or take an anonymous
+// identity, challenge, play. Each call answers what the wire carried (status, headers, text, json:
+// the tests assert on those) and the typed client's reading of the same answer (`result`).
+// Raw on purpose: `req` (any request as the test writes it) and the two streams, which a test reads
+// connection and all (status, headers, keep-alive lines, where the connection ends) where the
+// client's iterators would reconnect and hide exactly that.
+import { Client, type Failure, type OperationId, type Result, type Success } from '../../src/client/index.js';
 import type { SeatPlayer, TimeControl } from '../../src/domain/types.js';
 import { anonBot, type TestApp } from './app.js';
 import { EventStream } from './event-stream.js';
-import type { HttpResult } from './http.js';
+import { tryJson, type HttpResult } from './http.js';
 
-// Response bodies are read as loose JSON: the tests assert the fields they care about.
+/**
+ * @deprecated Loose JSON, kept because many tests read fields off answers with it. New code: the
+ * route's own type, `Value<'getGame'>`, or `reply.result` of a Bot call.
+ */
 export type Json = any;
+
+/** What a route answers on success, as the typed client reads it (e.g. `Value<'getGame'>`). */
+export type Value<Id extends OperationId> = Success<Id>['value'];
+
+/** An answer of a Bot call: as the wire carried it, and typed by its route. */
+export interface Reply<Id extends OperationId> extends HttpResult {
+  readonly result: Result<Id>;
+}
 
 export const UNLIMITED: TimeControl = { Unlimited: {} };
 
@@ -17,7 +33,32 @@ export interface Creds {
   name: string;
 }
 
+/**
+ * One call of the typed client, with the answer's bytes and headers kept as well: the client reads
+ * the body once, so it is given a copy of each response (a client per call keeps calls that overlap
+ * apart). No answer at all throws, as the tests' raw requests do.
+ */
+async function exchange<Id extends OperationId>(
+  base: string,
+  token: string | undefined,
+  call: (client: Client) => Promise<Result<Id>>,
+): Promise<Reply<Id>> {
+  let raw: Promise<Omit<HttpResult, 'json'>> | undefined;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const res = await globalThis.fetch(input, init);
+    const copy = res.clone();
+    raw = copy.text().then((text) => ({ status: copy.status, headers: Object.fromEntries(copy.headers), text }));
+    return res;
+  };
+  const result = await call(new Client({ url: base, token, fetch }));
+  if (!raw) throw new Error(`no answer: ${(result as Failure).problem.detail}`);
+  const answer = await raw;
+  return { ...answer, json: tryJson(answer.text), result };
+}
+
 export class Bot {
+  private typed: Client | undefined;
+
   constructor(readonly app: TestApp, public creds: Creds) {}
 
   static async anon(app: TestApp, name: string): Promise<Bot> {
@@ -25,9 +66,9 @@ export class Bot {
   }
 
   static async register(app: TestApp, team: string, name: string): Promise<Bot> {
-    const r = await app.req('POST', '/bot/register', { body: { team, name } });
-    if (r.status !== 201) throw new Error(`register failed: ${r.status} ${r.text}`);
-    return new Bot(app, r.json as Creds);
+    const r = await exchange(app.base, undefined, (c) => c.register({ team, name }));
+    if (!r.result.ok) throw new Error(`register failed: ${r.status} ${r.text}`);
+    return new Bot(app, r.result.value);
   }
 
   get token(): string {
@@ -37,46 +78,59 @@ export class Bot {
     return this.creds.id;
   }
 
+  /** The typed client with this bot's token (for the routes Bot has no method of). */
+  get client(): Client {
+    this.typed ??= new Client({ url: this.app.base });
+    this.typed.token = this.token;
+    return this.typed;
+  }
+
   /** The seat this bot takes in a game made directly through the registry. */
   get seat(): SeatPlayer {
     const { team, name, id } = this.creds;
     return { id, face: { kind: 'Bot', name: `${team} ${name}` }, participant: { Bot: { team, name } } };
   }
 
+  /** A raw request with this bot's token: any method, path and body, sent as the test wrote it. */
   req(method: string, path: string, body?: unknown): Promise<HttpResult> {
     return this.app.req(method, path, { token: this.token, body });
   }
 
-  challenge(target: { team: string; name: string }, timeControl?: TimeControl): Promise<HttpResult> {
-    const body: Json = { team: target.team, name: target.name };
-    if (timeControl) body.timeControl = timeControl;
-    return this.req('POST', '/bot/challenge', body);
+  private call<Id extends OperationId>(call: (client: Client) => Promise<Result<Id>>): Promise<Reply<Id>> {
+    return exchange(this.app.base, this.token, call);
   }
 
-  accept(id: string): Promise<HttpResult> {
-    return this.req('POST', `/bot/challenge/${id}/accept`);
+  challenge(target: { team: string; name: string }, timeControl?: TimeControl): Promise<Reply<'createChallenge'>> {
+    const { team, name } = target;
+    return this.call((c) => c.createChallenge(timeControl ? { team, name, timeControl } : { team, name }));
   }
 
-  decline(id: string): Promise<HttpResult> {
-    return this.req('POST', `/bot/challenge/${id}/decline`);
+  accept(id: string): Promise<Reply<'acceptChallenge'>> {
+    return this.call((c) => c.acceptChallenge(id));
   }
 
-  async myGames(): Promise<Json[]> {
-    const r = await this.req('GET', '/bot/games');
-    if (r.status !== 200) throw new Error(`GET /bot/games: ${r.status} ${r.text}`);
-    return (r.json as { games: Json[] }).games;
+  decline(id: string): Promise<Reply<'declineChallenge'>> {
+    return this.call((c) => c.declineChallenge(id));
   }
 
-  move(gameId: string, moves: unknown): Promise<HttpResult> {
-    return this.req('POST', `/bot/game/${gameId}/move`, { moves });
+  async myGames(): Promise<Value<'listMyGames'>['games']> {
+    const r = await this.call((c) => c.listMyGames());
+    if (!r.result.ok) throw new Error(`GET /bot/games: ${r.status} ${r.text}`);
+    return r.result.value.games;
   }
 
-  seed(gameId: string, seed: unknown): Promise<HttpResult> {
-    return this.req('POST', `/bot/game/${gameId}/seed`, { seed });
+  /** `moves` as the test has it: a malformed one is sent as is, for the server to refuse. */
+  move(gameId: string, moves: unknown): Promise<Reply<'submitMove'>> {
+    return this.call((c) => c.submitMove(gameId, { moves } as Parameters<Client['submitMove']>[1]));
   }
 
-  resign(gameId: string): Promise<HttpResult> {
-    return this.req('POST', `/bot/game/${gameId}/resign`);
+  /** `seed` as the test has it (the route ignores a malformed one with 202). */
+  seed(gameId: string, seed: unknown): Promise<Reply<'submitSeed'>> {
+    return this.call((c) => c.submitSeed(gameId, { seed } as Parameters<Client['submitSeed']>[1]));
+  }
+
+  resign(gameId: string): Promise<Reply<'resign'>> {
+    return this.call((c) => c.resign(gameId));
   }
 
   async gameStream(gameId: string): Promise<EventStream> {
@@ -90,9 +144,9 @@ export class Bot {
   /** Challenges `target`, which accepts; returns the game id (the challenger plays White). */
   async playAgainst(target: Bot, timeControl?: TimeControl): Promise<string> {
     const c = await this.challenge(target.creds, timeControl);
-    if (c.status !== 201) throw new Error(`challenge failed: ${c.status} ${c.text}`);
-    const a = await target.accept((c.json as { id: string }).id);
-    if (a.status !== 201) throw new Error(`accept failed: ${a.status} ${a.text}`);
-    return (a.json as { gameId: string }).gameId;
+    if (!c.result.ok) throw new Error(`challenge failed: ${c.status} ${c.text}`);
+    const a = await target.accept(c.result.value.id);
+    if (!a.result.ok) throw new Error(`accept failed: ${a.status} ${a.text}`);
+    return a.result.value.gameId;
   }
 }

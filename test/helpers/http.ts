@@ -2,6 +2,10 @@
 // requests (node:http, one connection each so nothing lingers, unless the caller passes a keep-alive
 // agent it destroys itself), an ndjson line reader that can stop reading like a slow consumer, and a
 // raw socket for partial or abandoned uploads.
+// Raw on purpose, not another client of the API (that is src/client/, and test/helpers/bot.ts on
+// it): these send what a test writes, malformed bodies, odd methods, paths and headers included,
+// which the client's types do not let through, and hand back the status, headers and bytes as
+// they came, where the client would interpret them (problem, retry, reconnect) for the test.
 import http from 'node:http';
 import net from 'node:net';
 import uWS from 'uWebSockets.js';

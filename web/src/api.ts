@@ -2,38 +2,38 @@
 // ever contacted (relative URLs), and every read goes through here.
 //
 
-// The wire's own types (type-only imports: nothing of the server is bundled), so the page cannot
-// drift from the shapes the server sends.
+// The wire's own types, read through the typed client's (type-only imports: nothing of the server
+// or the client is bundled), so the page cannot drift from the routes and shapes the server has.
 import type { z } from 'zod';
+import type { Args, OperationId, RouteOf, StreamLine, Success } from '../../src/client/types.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameOver, GameState, GameStatus, HistoryEntry, LegalMoveTree, Players, PublicFace,
   Seat, TimeControl,
 } from '../../src/domain/types.js';
-import type * as R from '../../src/wire/responses.js';
-import type * as E from '../../src/wire/tournament-schemas.js';
 
 export type { ClientSeeds, Clocks, GameEvent, GameOver, GameState, HistoryEntry, Players, Seat, TimeControl };
 export type Face = PublicFace;
 export type Tree = LegalMoveTree;
 export type Status = GameStatus;
-export type PublicGame = z.output<typeof R.PublicGame>;
-export type GameHistory = z.output<typeof R.GameHistory>;
-export type LeaderRow = z.output<typeof R.LeaderboardRow>;
-export type Leaderboard = z.output<typeof R.Leaderboard>;
-export type RatingPoint = z.output<typeof R.RatingPoint>;
-export type ProfileGame = z.output<typeof R.ProfileGame>;
-export type Profile = z.output<typeof R.BotProfile>;
-export type LobbySeek = z.output<typeof R.LobbySeek>;
-export type SeatGrant = z.output<typeof R.GuestAccepted>;
-export type HouseSeatGrant = z.output<typeof R.GuestHouseGame>;
-export type MoveVerdict = z.output<typeof R.MoveApplied> | z.output<typeof R.MoveRefused>;
-export type LegalMoves = z.output<typeof R.LegalMovesResponse>;
-export type PublicGameList = z.output<typeof R.PublicGameList>;
-export type LobbySeekList = z.output<typeof R.LobbySeekList>;
-export type GuestSeekCreated = z.output<typeof R.GuestSeekCreated>;
-export type SeekPoll = z.output<typeof R.SeekPoll>;
-export type EventView = z.output<typeof E.EventView>;
-export type EventList = z.output<typeof E.EventList>;
+export type PublicGameList = Value<'listGames'>;
+export type PublicGame = PublicGameList['games'][number];
+export type GameHistory = Value<'getGameHistory'>;
+export type Leaderboard = Value<'getLeaderboard'>;
+export type LeaderRow = Leaderboard['leaders'][number];
+export type Profile = Value<'getBotProfile'>;
+export type RatingPoint = Profile['ratingHistory'][number];
+export type ProfileGame = Profile['recent'][number];
+export type LobbySeekList = Value<'listLobbySeeks'>;
+export type LobbySeek = LobbySeekList['seeks'][number];
+export type SeatGrant = Value<'guestAcceptSeek'>;
+export type HouseSeatGrant = Value<'guestPlayHouse'>;
+/** A verdict, or `{}` when none came in time (202: the stream tells). */
+export type MoveVerdict = Value<'submitMove'>;
+export type LegalMoves = Value<'getLegalMoves'>;
+export type GuestSeekCreated = Value<'createGuestSeek'>;
+export type SeekPoll = Value<'pollSeek'>;
+export type EventView = Value<'getEvent'>;
+export type EventList = Value<'listEvents'>;
 
 export class HttpError extends Error {
   constructor(readonly status: number, readonly detail: string) {
@@ -41,47 +41,101 @@ export class HttpError extends Error {
   }
 }
 
-async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
+/** What a route answers on success, as the typed client (src/client/) types it. */
+type Value<Id extends OperationId> = Success<Id>['value'];
+
+/** Where a route takes its input after the path parameters: a JSON body, a query, or neither. */
+type Sends<Id extends OperationId> = RouteOf<Id> extends { request: { body: z.ZodType } }
+  ? RouteOf<Id> extends { request: { query: z.ZodType } } ? never : 'body'
+  : RouteOf<Id> extends { request: { query: z.ZodType } } ? 'query' : 'none';
+
+/**
+ * A route the page calls, as the catalogue has it: tsc checks the method, the path template and
+ * what it sends against src/wire/routes, so a route that moves fails the web build. `answers`: the
+ * statuses other than 2xx that are answers to show, not errors (a refused move's verdict).
+ */
+type Row<Id extends OperationId> = {
+  method: RouteOf<Id>['method'];
+  path: RouteOf<Id>['path'];
+  sends: Sends<Id>;
+  answers?: readonly Success<Id>['status'][];
+};
+
+// The page does not bundle the typed client itself: the client's route table carries every zod
+// schema of the wire (about 500 KB of minified script, against 38 KB for this whole page) and its
+// stream reader needs node:crypto. The page borrows the client's types instead (nothing of them is
+// bundled) and keeps this small fetch layer, with a row per route it calls.
+const ROUTES = {
+  listGames: { method: 'GET', path: '/games', sends: 'none' },
+  getGame: { method: 'GET', path: '/games/{id}', sends: 'none' },
+  getGameHistory: { method: 'GET', path: '/games/{id}/history', sends: 'none' },
+  getLegalMoves: { method: 'GET', path: '/games/{id}/moves', sends: 'none' },
+  getLeaderboard: { method: 'GET', path: '/leaderboard', sends: 'query' },
+  getBotProfile: { method: 'GET', path: '/bots/{team}/{name}', sends: 'none' },
+  listLobbySeeks: { method: 'GET', path: '/lobby/seeks', sends: 'query' },
+  createGuestSeek: { method: 'POST', path: '/lobby/seeks', sends: 'body' },
+  pollSeek: { method: 'GET', path: '/lobby/seeks/{id}', sends: 'query' },
+  cancelSeek: { method: 'DELETE', path: '/lobby/seeks/{id}', sends: 'query' },
+  guestAcceptSeek: { method: 'POST', path: '/lobby/seeks/{id}/accept', sends: 'body' },
+  guestPlayHouse: { method: 'POST', path: '/lobby/house/{name}', sends: 'body' },
+  submitMove: { method: 'POST', path: '/bot/game/{id}/move', sends: 'body', answers: [409] },
+  submitSeed: { method: 'POST', path: '/bot/game/{id}/seed', sends: 'body' },
+  resign: { method: 'POST', path: '/bot/game/{id}/resign', sends: 'none' },
+  listEvents: { method: 'GET', path: '/events', sends: 'none' },
+  getEvent: { method: 'GET', path: '/events/{id}', sends: 'none' },
+  streamPublicGameEvents: { method: 'GET', path: '/games/{id}/stream', sends: 'none' },
+  streamEvent: { method: 'GET', path: '/events/{id}/stream', sends: 'none' },
+} as const satisfies { [Id in OperationId]?: Row<Id> };
+
+type PageRoute = keyof typeof ROUTES;
+
+/** A route's URL: its path parameters (in the order of the template) and query filled in. */
+function target(id: PageRoute, args: readonly unknown[]): { url: string; body: unknown } {
+  const row: { path: string; sends: string } = ROUTES[id];
+  let i = 0;
+  const url = row.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(String(args[i++])));
+  if (row.sends === 'body') return { url, body: args[i] };
+  const query = row.sends === 'query' ? ((args[i] ?? {}) as Record<string, string | undefined>) : {};
+  const pairs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
+  return { url: pairs.length ? `${url}?${new URLSearchParams(pairs)}` : url, body: undefined };
+}
+
+/** Arguments as the typed client takes them: path parameters, then the body or the query. */
+async function call<Id extends PageRoute>(id: Id, args: Args<Id>, token?: string): Promise<Value<Id>> {
+  const row: { method: string; answers?: readonly number[] } = ROUTES[id];
+  const { url, body } = target(id, args);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url, { method: row.method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   const value: unknown = text ? JSON.parse(text) : {};
-  if (!res.ok && !(res.status === 409 && path.endsWith('/move'))) {
+  if (!res.ok && !row.answers?.includes(res.status)) {
     throw new HttpError(res.status, (value as { detail?: string }).detail ?? res.statusText);
   }
-  return value as T;
+  return value as Value<Id>;
 }
 
 export const api = {
-  games: () => call<PublicGameList>('GET', '/games'),
-  game: (id: string) => call<GameState>('GET', `/games/${encodeURIComponent(id)}`),
-  history: (id: string) => call<GameHistory>('GET', `/games/${encodeURIComponent(id)}/history`),
-  moves: (id: string) => call<LegalMoves>('GET', `/games/${encodeURIComponent(id)}/moves`),
+  games: () => call('listGames', []),
+  game: (id: string) => call('getGame', [id]),
+  history: (id: string) => call('getGameHistory', [id]),
+  moves: (id: string) => call('getLegalMoves', [id]),
   /** The page shows more rows than the route's default page (50 of each list). */
-  leaderboard: () => call<Leaderboard>('GET', '/leaderboard?limit=100&provisionalLimit=100'),
-  profile: (team: string, name: string) =>
-    call<Profile>('GET', `/bots/${encodeURIComponent(team)}/${encodeURIComponent(name)}`),
-  seeks: () => call<LobbySeekList>('GET', '/lobby/seeks'),
-  openSeek: (timeControl: TimeControl) =>
-    call<GuestSeekCreated>('POST', '/lobby/seeks', { timeControl }),
-  pollSeek: (id: string, secret: string) =>
-    call<SeekPoll>(
-      'GET', `/lobby/seeks/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`),
-  cancelSeek: (id: string, secret: string) =>
-    call<unknown>('DELETE', `/lobby/seeks/${encodeURIComponent(id)}?secret=${encodeURIComponent(secret)}`),
-  acceptSeek: (id: string) => call<SeatGrant>('POST', `/lobby/seeks/${encodeURIComponent(id)}/accept`, {}),
-  playHouse: (name: string, timeControl: TimeControl) =>
-    call<HouseSeatGrant>('POST', `/lobby/house/${encodeURIComponent(name)}`, { timeControl }),
+  leaderboard: () => call('getLeaderboard', [{ limit: '100', provisionalLimit: '100' }]),
+  profile: (team: string, name: string) => call('getBotProfile', [team, name]),
+  seeks: () => call('listLobbySeeks', []),
+  openSeek: (timeControl: TimeControl) => call('createGuestSeek', [{ timeControl }]),
+  pollSeek: (id: string, secret: string) => call('pollSeek', [id, { secret }]),
+  cancelSeek: (id: string, secret: string) => call('cancelSeek', [id, { secret }]),
+  acceptSeek: (id: string) => call('guestAcceptSeek', [id, {}]),
+  playHouse: (name: string, timeControl: TimeControl) => call('guestPlayHouse', [name, { timeControl }]),
   /** `version`: the roll the moves answer, so a retried request cannot land on a later roll. */
-  move: (id: string, moves: string[], version: number, token: string) =>
-    call<MoveVerdict>('POST', `/bot/game/${encodeURIComponent(id)}/move`, { moves, version }, token),
-  seed: (id: string, seed: string, token: string) =>
-    call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/seed`, { seed }, token),
-  events: () => call<EventList>('GET', '/events'),
-  event: (id: string) => call<EventView>('GET', `/events/${encodeURIComponent(id)}`),
-  resign: (id: string, token: string) => call<unknown>('POST', `/bot/game/${encodeURIComponent(id)}/resign`, {}, token),
+  move: (id: string, moves: string[], version: number, token: string) => call('submitMove', [id, { moves, version }], token),
+  seed: (id: string, seed: string, token: string) => call('submitSeed', [id, { seed }], token),
+  events: () => call('listEvents', []),
+  event: (id: string) => call('getEvent', [id]),
+  resign: (id: string, token: string) => call('resign', [id], token),
 };
 
 /** Seat tokens of this tab's games (a guest's seat lives as long as the tab). */
@@ -120,13 +174,13 @@ async function readLines(body: ReadableStream<BufferSource>, onLine: (line: stri
  * Calls `onLine` for each line of an event's public stream until it ends (EventEnded) or `stop`;
  * a dropped connection is not reopened (the page reloads the event on each line anyway).
  */
-export function followEvent(id: string, onLine: (line: Record<string, unknown>) => void): Follower {
+export function followEvent(id: string, onLine: (line: StreamLine<'streamEvent'>) => void): Follower {
   const ctrl = new AbortController();
   void (async () => {
     try {
-      const res = await fetch(`/events/${encodeURIComponent(id)}/stream`, { signal: ctrl.signal });
+      const res = await fetch(target('streamEvent', [id]).url, { signal: ctrl.signal });
       if (!res.ok || !res.body) return;
-      await readLines(res.body, (line) => onLine(JSON.parse(line) as Record<string, unknown>));
+      await readLines(res.body, (line) => onLine(JSON.parse(line) as StreamLine<'streamEvent'>));
     } catch {
       // stopped or dropped
     }
@@ -147,7 +201,7 @@ export function follow(gameId: string, onEvent: (e: GameEvent) => void, onLink: 
     while (!stopped && !ended) {
       ctrl = new AbortController();
       try {
-        const res = await fetch(`/games/${encodeURIComponent(gameId)}/stream`, { signal: ctrl.signal });
+        const res = await fetch(target('streamPublicGameEvents', [gameId]).url, { signal: ctrl.signal });
         if (res.status === 404) return;
         if (!res.ok || !res.body) throw new Error(`stream ${res.status}`);
         onLink(true);
