@@ -101,6 +101,12 @@ export const ConfigSchema = z.object({
     pairsInFlightPerHost: pos,
     playersPerEvent: z.number().int().min(2),
     pairsPerEvent: pos,
+    /** Events one host may create per sliding hour (successful creations). */
+    createsPerHostPerHour: pos,
+    /** Event creations asked for per client address per sliding hour (every attempt). */
+    createsPerAddressPerHour: pos,
+    /** Event invitations one bot may receive per sliding hour. */
+    invitationsPerBotPerHour: pos,
   }),
   /**
    * Cluster mode (docs/CLUSTER.md): off while `servers` is empty. Every node of one cluster uses the
@@ -168,6 +174,9 @@ const ENV: Record<string, string> = {
   DICECHESS_EVENTS_PAIRS_IN_FLIGHT_PER_HOST: 'events.pairsInFlightPerHost',
   DICECHESS_EVENTS_PLAYERS_PER_EVENT: 'events.playersPerEvent',
   DICECHESS_EVENTS_PAIRS_PER_EVENT: 'events.pairsPerEvent',
+  DICECHESS_EVENTS_CREATES_PER_HOST_PER_HOUR: 'events.createsPerHostPerHour',
+  DICECHESS_EVENTS_CREATES_PER_ADDRESS_PER_HOUR: 'events.createsPerAddressPerHour',
+  DICECHESS_EVENTS_INVITATIONS_PER_BOT_PER_HOUR: 'events.invitationsPerBotPerHour',
   DICECHESS_CLUSTER_SERVERS: 'cluster.servers',
   DICECHESS_NODE: 'cluster.node',
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',

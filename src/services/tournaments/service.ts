@@ -45,6 +45,16 @@ export interface TournamentServiceDeps {
   isHouse: (id: string) => boolean;
   /** Asks the scheduler to look at its events now (an event became runnable). */
   kick: () => void;
+  /** Invitations each bot may receive (a sliding hour per bot id); none: no bound. */
+  invitations?: InvitationBudget;
+}
+
+/** A per-bot budget of invitations (the edge's RateLimiter fits it). */
+export interface InvitationBudget {
+  readonly limit: number;
+  take(botId: string): { ok: true } | { ok: false; retryAfterSeconds: number };
+  /** Gives back the most recent one taken (the event was not made after all). */
+  refund(botId: string): void;
 }
 
 /** Events listed at most by GET /events and GET /bot/events (newest first). */
@@ -105,6 +115,9 @@ export class TournamentService {
       name: p.name,
       accepted: this.deps.isHouse(ids[i]) || p.team === host.team ? true : null,
     }));
+    const invited = players.filter((p) => p.accepted === null);
+    const refused = this.takeInvitations(invited);
+    if (refused) return refused;
     const seed = newServerSeed();
     const ev: TournamentRecord = {
       schema: SCHEMA_VERSION,
@@ -133,7 +146,12 @@ export class TournamentService {
       verdictAfter: null,
       note: null,
     };
-    await this.deps.followers.store.putTournament(ev);
+    try {
+      await this.deps.followers.store.putTournament(ev);
+    } catch (e) {
+      for (const p of invited) this.deps.invitations?.refund(p.id);
+      throw e;
+    }
     for (const p of players) {
       if (p.accepted === null) {
         this.deps.hub.publish(p.id, { EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host) } });
@@ -141,6 +159,22 @@ export class TournamentService {
     }
     if (players.every((p) => p.accepted === true)) await this.begin(ev.id);
     return ok(this.view(this.deps.followers.get(ev.id)!));
+  }
+
+  /**
+   * Takes one invitation from the budget of each bot invited, or none of them: a 429 naming the first
+   * bot whose budget is spent (so no bot gets more invitations an hour than its budget, whoever hosts).
+   */
+  private takeInvitations(invited: TournamentPlayer[]): ServiceResult<never> | null {
+    const budget = this.deps.invitations;
+    if (!budget) return null;
+    for (const [i, p] of invited.entries()) {
+      const v = budget.take(p.id);
+      if (v.ok) continue;
+      for (const q of invited.slice(0, i)) budget.refund(q.id);
+      return rateLimited('too_many_invitations', `${p.team}/${p.name} has had ${budget.limit} event invitations in the last hour`, v.retryAfterSeconds * 1000);
+    }
+    return null;
   }
 
   exists(id: string): boolean {
