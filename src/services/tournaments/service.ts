@@ -74,6 +74,9 @@ export function plannedPairs(format: TournamentFormat, players: number, ppe: num
 }
 
 export class TournamentService {
+  /** Ids of each host's events being stored now: counted with its open events until they are. */
+  private readonly storing = new Map<string, Set<string>>();
+
   constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {}
 
   async create(host: Principal, input: CreateTournamentInput): Promise<ServiceResult<unknown>> {
@@ -105,8 +108,9 @@ export class TournamentService {
     if (planned > this.limits.pairsPerEvent) return bad(`this event would play ${planned} pairs; at most ${this.limits.pairsPerEvent}`);
     const concurrency = input.concurrency ?? 1;
     if (concurrency > this.limits.pairsInFlightPerHost) return bad(`concurrency is at most ${this.limits.pairsInFlightPerHost}`);
-    const open = this.deps.followers.store.listTournaments().filter((e) => e.host === host.id && isOpen(e)).length;
-    if (open >= this.limits.openPerHost) {
+    // Events being stored count too: everything from here to the reservation below is synchronous,
+    // so concurrent creations cannot all pass the cap before the first is stored.
+    if (this.openOf(host.id) >= this.limits.openPerHost) {
       return rateLimited('too_many_events', `at most ${this.limits.openPerHost} events pending or running per host`, OPEN_RETRY_MS);
     }
     const players: TournamentPlayer[] = input.players.map((p, i) => ({
@@ -146,11 +150,17 @@ export class TournamentService {
       verdictAfter: null,
       note: null,
     };
+    const storing = this.storing.get(host.id) ?? new Set<string>();
+    this.storing.set(host.id, storing.add(ev.id));
     try {
       await this.deps.followers.store.putTournament(ev);
     } catch (e) {
       for (const p of invited) this.deps.invitations?.refund(p.id);
       throw e;
+    } finally {
+      // Stored (then it counts as open itself) or failed: either way its place is no longer held here.
+      storing.delete(ev.id);
+      if (storing.size === 0) this.storing.delete(host.id);
     }
     for (const p of players) {
       if (p.accepted === null) {
@@ -159,6 +169,13 @@ export class TournamentService {
     }
     if (players.every((p) => p.accepted === true)) await this.begin(ev.id);
     return ok(this.view(this.deps.followers.get(ev.id)!));
+  }
+
+  /** The host's events pending or running, those being stored included (each once). */
+  private openOf(host: string): number {
+    const ids = new Set(this.deps.followers.store.listTournaments().filter((e) => e.host === host && isOpen(e)).map((e) => e.id));
+    for (const id of this.storing.get(host) ?? []) ids.add(id);
+    return ids.size;
   }
 
   /**

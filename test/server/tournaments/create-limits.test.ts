@@ -1,9 +1,10 @@
 // Making events is budgeted: per host and per address each sliding hour, and the invitations one bot
 // may receive each hour from all hosts together. Each refusal is a 429 problem with a Retry-After in
-// whole seconds, and a refused event invites nobody.
+// whole seconds, and a refused event invites nobody. Creations sent at once cannot pass the cap on
+// open events together (on LMDB, where a write resolves only once committed).
 import t, { type Test } from 'tap';
 import type { ManualClock } from '../../../src/domain/clock.js';
-import { bootApp, type TestApp } from '../../helpers/app.js';
+import { bootApp, diskStore, type TestApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
 import { HOUSE_GREEDY, HOUSE_RANDOM, ResigningBot, UNLIMITED } from '../../helpers/tournaments.js';
 
@@ -75,4 +76,18 @@ t.test('a bot receives at most its hourly budget of invitations, whoever hosts',
   t.equal(bystander.invitations.length, 1, 'the bystander was invited once: not by the refused event');
   (app.clock as ManualClock).advance(HOUR);
   await createAndCancel(t, olga, inviting(target));
+});
+
+t.test('creations sent at once: exactly the open-events cap of them are made', async (t) => {
+  const OPEN = 4;
+  const app = await bootApp(t, { store: await diskStore(t), overrides: { 'limits.registrationsPerHour': 100, 'events.openPerHost': OPEN } });
+  const host = await Bot.register(app, 'hosts', 'rita');
+  await Bot.register(app, 'guests', 'rex');
+  // Rex never answers: every event made stays pending, so each holds its place.
+  const body = { ...MATCH, players: [HOUSE_GREEDY, { team: 'guests', name: 'rex' }] };
+  const all = await Promise.all(Array.from({ length: 12 }, () => host.req('POST', '/events', body)));
+  t.equal(all.filter((r) => r.status === 201).length, OPEN, 'as many as the cap');
+  for (const r of all.filter((x) => x.status !== 201)) tooMany(t, r, 'too_many_events', 'one over the cap');
+  const mine = (await host.req('GET', '/bot/events')).json as Json;
+  t.equal(mine.events.length, OPEN, 'and only those exist');
 });
