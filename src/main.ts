@@ -232,7 +232,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       followers: tournamentFollowers, games: registry, admission, clock, log,
       seatsOf: (id) => (houseIds.has(id) ? Infinity : Math.max(2, store.getBot(id)?.capacity ?? 2)),
     },
-    { tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost },
+    { tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost, pendingTtlMs: config.events.pendingTtlMs },
   );
   const tournaments = new TournamentService(
     {

@@ -107,6 +107,8 @@ export const ConfigSchema = z.object({
     createsPerAddressPerHour: pos,
     /** Event invitations one bot may receive per sliding hour. */
     invitationsPerBotPerHour: pos,
+    /** A pending event not started this long after its creation is cancelled, invitations and all. */
+    pendingTtlMs: pos,
   }),
   /**
    * Cluster mode (docs/CLUSTER.md): off while `servers` is empty. Every node of one cluster uses the
@@ -177,6 +179,7 @@ const ENV: Record<string, string> = {
   DICECHESS_EVENTS_CREATES_PER_HOST_PER_HOUR: 'events.createsPerHostPerHour',
   DICECHESS_EVENTS_CREATES_PER_ADDRESS_PER_HOUR: 'events.createsPerAddressPerHour',
   DICECHESS_EVENTS_INVITATIONS_PER_BOT_PER_HOUR: 'events.invitationsPerBotPerHour',
+  DICECHESS_EVENTS_PENDING_TTL_MS: 'events.pendingTtlMs',
   DICECHESS_CLUSTER_SERVERS: 'cluster.servers',
   DICECHESS_NODE: 'cluster.node',
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',

@@ -15,7 +15,7 @@
 //   p.<game>          a rated game's rating state: pending, then rated (cluster-ratings.ts).
 //   s.<bot>           a bot's ladder counts and rating history; j.* and jp.* rating-batch journals.
 //   w.<game>          the latest roll of a live game whose webhook delivery finished.
-//   e.<event>         an event record.
+//   e.<event>, f.*, q.*  an event's head, its pairs and its queue's chunks (tournaments.ts).
 // Bots and their token hashes are KvBotStore's (bots.ts), in their own bucket.
 //
 // finishGame is several writes where LMDB has one transaction. They go in an order that makes every
@@ -31,7 +31,7 @@ import type { KV } from '@nats-io/kv';
 import { openBucket } from '../transport/nats.js';
 import { SCHEMA_VERSION } from '../../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.js';
-import type { TournamentRecord } from '../../domain/tournaments.js';
+import type { TournamentHead, TournamentListing, TournamentRecord } from '../../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../domain/ratings.js';
 import { NO_STATS, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../../domain/ratings.js';
 import type { HistoryEntry } from '../../domain/types.js';
@@ -42,6 +42,7 @@ import { assertFinishable, assertReadable, newestFirst } from '../../store/schem
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
+import { clusterTournaments, tournamentChanged } from './tournaments.js';
 
 const codec = new Packr({ useRecords: false });
 export const encode = (v: unknown): Uint8Array => new Uint8Array(codec.pack(v));
@@ -59,7 +60,6 @@ export const keys = {
   rating: (id: string) => `p.${b64(id)}`,
   stats: (botId: string) => `s.${b64(botId)}`,
   webhook: (id: string) => `w.${b64(id)}`,
-  event: (id: string) => `e.${b64(id)}`,
 };
 
 type StoredHead = Omit<GameRecord, 'history'> & { historyLength: number; tail: HistoryEntry[] };
@@ -110,6 +110,7 @@ export class ClusterStore implements Store {
   private listed: { rev: number; listed: string[]; provisional: string[] } | undefined;
   private store!: KvReplica;
   private readonly ratings: RatingApplier;
+  private readonly events = clusterTournaments(() => this.store);
 
   private constructor(
     private readonly bots: KvBotStore,
@@ -137,7 +138,7 @@ export class ClusterStore implements Store {
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock, o.results);
     try {
-      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j'], { clock });
+      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['j'], { clock });
     } catch (e) {
       bots.close();
       throw e;
@@ -147,6 +148,7 @@ export class ClusterStore implements Store {
 
   /** Keeps the derived indexes (live set, lines per bot, pending ratings) in step with the replica. */
   private derive(c: Change): void {
+    if (tournamentChanged(this.events, c)) return;
     const dot = c.key.indexOf('.');
     const kind = c.key.slice(0, dot);
     const rest = c.key.slice(dot + 1);
@@ -372,24 +374,14 @@ export class ClusterStore implements Store {
     if (this.live.has(gameId)) await this.store.put(keys.webhook(gameId), encode(ply));
   }
 
-  // ---- events ----
+  // ---- events (tournaments.ts) ----
 
-  async putTournament(event: TournamentRecord): Promise<void> {
-    await this.store.put(keys.event(event.id), encode(event));
-  }
-
-  getTournament(id: string): TournamentRecord | undefined {
-    const bytes = id ? this.store.get(keys.event(id)) : undefined;
-    return bytes && assertReadable('event', id, decode<TournamentRecord>(bytes));
-  }
-
-  listTournaments(): TournamentRecord[] {
-    return this.store
-      .keysOf('e')
-      .map((k) => decode<TournamentRecord>(this.store.get(k)!))
-      .map((e) => assertReadable('event', e.id, e))
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-  }
+  putTournament(event: TournamentRecord, previous?: TournamentRecord): Promise<void> { return this.events.put(event, previous); }
+  getTournament(id: string): TournamentRecord | undefined { return this.events.get(id); }
+  getTournamentHead(id: string): TournamentHead | undefined { return this.events.head(id); }
+  openTournaments(): TournamentListing[] { return this.events.openEvents(); }
+  recentTournaments(limit: number, bot?: string): string[] { return this.events.recent(limit, bot); }
+  tournamentRevision(id: string): number | undefined { return this.events.revision(id); }
 
   async close(): Promise<void> {
     this.store.close();

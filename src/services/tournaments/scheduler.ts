@@ -13,6 +13,7 @@ import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactor
 import type { GameAdmission, Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
 import { Periodic } from '../periodic.js';
+import { expirePending } from './expiry.js';
 import type { TournamentFollowers } from './followers.js';
 import { fixedEncounters, meetingKey, swissRound } from './pairing.js';
 import { tournamentTables, pairFinished } from './standings.js';
@@ -32,6 +33,8 @@ export interface TournamentSchedulerConfig {
   tickMs: number;
   /** Pairs in flight at once over all of one host's events. */
   pairsInFlightPerHost: number;
+  /** A pending event not started this long after its creation is cancelled (expiry.ts). */
+  pendingTtlMs: number;
 }
 
 /** A mirror pair takes two of each player's seats. */
@@ -64,7 +67,7 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** Picks up every running event (results of games that ended while it was away included). */
   async start(): Promise<void> {
     this.stopped = false;
-    for (const ev of this.deps.followers.store.listTournaments()) if (ev.state === 'running') await this.reconcile(ev);
+    for (const ev of this.deps.followers.running()) await this.reconcile(ev);
     this.ticks.start();
     this.kick();
   }
@@ -185,7 +188,8 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** One look at every running event: finish the done ones, pair Swiss rounds, start pairs. */
   private async fill(): Promise<void> {
     if (this.stopped) return;
-    const running = this.deps.followers.store.listTournaments().filter((e) => e.state === 'running');
+    await expirePending(this.deps.followers, this.deps.clock.now(), this.config.pendingTtlMs, (ev) => this.announceEnd(ev));
+    const running = this.deps.followers.running();
     const perHost = new Map<string, number>();
     for (const ev of running) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
     for (const ev of running) {

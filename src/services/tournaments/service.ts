@@ -4,13 +4,15 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import type { TournamentFormat, TournamentPlayer, TournamentRecord, SprtSettings } from '../../domain/tournaments.js';
+import type { TournamentFormat, TournamentHead, TournamentPlayer, TournamentRecord, SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
-import { fail, rateLimited, type ServiceResult } from '../errors.js';
+import { fail, type ServiceResult } from '../errors.js';
 import type { IdentityService } from '../identity.js';
+import { TOURNAMENT_INDEX_DEPTH } from '../../store/tournament-index.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
+import { TournamentPlaces, type InvitationBudget } from './places.js';
 import { tournamentTables, pairFinished } from './standings.js';
 
 export interface TournamentLimits {
@@ -49,17 +51,8 @@ export interface TournamentServiceDeps {
   invitations?: InvitationBudget;
 }
 
-/** A per-bot budget of invitations (the edge's RateLimiter fits it). */
-export interface InvitationBudget {
-  readonly limit: number;
-  take(botId: string): { ok: true } | { ok: false; retryAfterSeconds: number };
-  /** Gives back the most recent one taken (the event was not made after all). */
-  refund(botId: string): void;
-}
-
-/** Events listed at most by GET /events and GET /bot/events (newest first). */
-export const TOURNAMENT_LIST_LIMIT = 100;
-const OPEN_RETRY_MS = 60_000;
+/** Events listed at most by GET /events and GET /bot/events (newest first): as many as the store's index keeps. */
+export const TOURNAMENT_LIST_LIMIT = TOURNAMENT_INDEX_DEPTH;
 
 const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running';
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
@@ -74,10 +67,11 @@ export function plannedPairs(format: TournamentFormat, players: number, ppe: num
 }
 
 export class TournamentService {
-  /** Ids of each host's events being stored now: counted with its open events until they are. */
-  private readonly storing = new Map<string, Set<string>>();
+  private readonly places: TournamentPlaces;
 
-  constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {}
+  constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {
+    this.places = new TournamentPlaces(deps.followers, limits.openPerHost, deps.invitations);
+  }
 
   async create(host: Principal, input: CreateTournamentInput): Promise<ServiceResult<unknown>> {
     if (host.tier !== 'registered') return fail('forbidden', 'registered_only', 'only registered bots can host events');
@@ -108,11 +102,9 @@ export class TournamentService {
     if (planned > this.limits.pairsPerEvent) return bad(`this event would play ${planned} pairs; at most ${this.limits.pairsPerEvent}`);
     const concurrency = input.concurrency ?? 1;
     if (concurrency > this.limits.pairsInFlightPerHost) return bad(`concurrency is at most ${this.limits.pairsInFlightPerHost}`);
-    // Events being stored count too: everything from here to the reservation below is synchronous,
-    // so concurrent creations cannot all pass the cap before the first is stored.
-    if (this.openOf(host.id) >= this.limits.openPerHost) {
-      return rateLimited('too_many_events', `at most ${this.limits.openPerHost} events pending or running per host`, OPEN_RETRY_MS);
-    }
+    // Everything from here to the hold below is synchronous: concurrent creations cannot all pass.
+    const full = this.places.checkOpen(host.id);
+    if (full) return full;
     const players: TournamentPlayer[] = input.players.map((p, i) => ({
       id: ids[i],
       team: p.team,
@@ -120,7 +112,7 @@ export class TournamentService {
       accepted: this.deps.isHouse(ids[i]) || p.team === host.team ? true : null,
     }));
     const invited = players.filter((p) => p.accepted === null);
-    const refused = this.takeInvitations(invited);
+    const refused = this.places.takeInvitations(invited);
     if (refused) return refused;
     const seed = newServerSeed();
     const ev: TournamentRecord = {
@@ -150,17 +142,14 @@ export class TournamentService {
       verdictAfter: null,
       note: null,
     };
-    const storing = this.storing.get(host.id) ?? new Set<string>();
-    this.storing.set(host.id, storing.add(ev.id));
+    const release = this.places.hold(host.id, ev.id);
     try {
       await this.deps.followers.store.putTournament(ev);
     } catch (e) {
-      for (const p of invited) this.deps.invitations?.refund(p.id);
+      this.places.refundInvitations(invited);
       throw e;
     } finally {
-      // Stored (then it counts as open itself) or failed: either way its place is no longer held here.
-      storing.delete(ev.id);
-      if (storing.size === 0) this.storing.delete(host.id);
+      release(); // stored (it counts as open itself now) or failed
     }
     for (const p of players) {
       if (p.accepted === null) {
@@ -171,31 +160,8 @@ export class TournamentService {
     return ok(this.view(this.deps.followers.get(ev.id)!));
   }
 
-  /** The host's events pending or running, those being stored included (each once). */
-  private openOf(host: string): number {
-    const ids = new Set(this.deps.followers.store.listTournaments().filter((e) => e.host === host && isOpen(e)).map((e) => e.id));
-    for (const id of this.storing.get(host) ?? []) ids.add(id);
-    return ids.size;
-  }
-
-  /**
-   * Takes one invitation from the budget of each bot invited, or none of them: a 429 naming the first
-   * bot whose budget is spent (so no bot gets more invitations an hour than its budget, whoever hosts).
-   */
-  private takeInvitations(invited: TournamentPlayer[]): ServiceResult<never> | null {
-    const budget = this.deps.invitations;
-    if (!budget) return null;
-    for (const [i, p] of invited.entries()) {
-      const v = budget.take(p.id);
-      if (v.ok) continue;
-      for (const q of invited.slice(0, i)) budget.refund(q.id);
-      return rateLimited('too_many_invitations', `${p.team}/${p.name} has had ${budget.limit} event invitations in the last hour`, v.retryAfterSeconds * 1000);
-    }
-    return null;
-  }
-
   exists(id: string): boolean {
-    return this.deps.followers.get(id) !== undefined;
+    return this.deps.followers.exists(id);
   }
 
   /** The public view of an event, or 404. */
@@ -205,16 +171,12 @@ export class TournamentService {
   }
 
   list(): unknown {
-    return { events: this.deps.followers.store.listTournaments().reverse().slice(0, TOURNAMENT_LIST_LIMIT).map((e) => this.summary(e)) };
+    return { events: this.heads(this.deps.followers.store.recentTournaments(TOURNAMENT_LIST_LIMIT)).map((e) => this.summary(e)) };
   }
 
   /** Events the caller hosts or is invited to, newest first, with its own answer. */
   mine(who: Principal): unknown {
-    const evs = this.deps.followers.store
-      .listTournaments()
-      .reverse()
-      .filter((e) => e.host === who.id || e.players.some((p) => p.id === who.id))
-      .slice(0, TOURNAMENT_LIST_LIMIT);
+    const evs = this.heads(this.deps.followers.store.recentTournaments(TOURNAMENT_LIST_LIMIT, who.id));
     return {
       events: evs.map((e) => ({
         ...this.summary(e),
@@ -335,11 +297,16 @@ export class TournamentService {
     this.deps.kick();
   }
 
-  summary(ev: TournamentRecord) {
+  /** The heads of these events (a page of a list: their pairs are not read). */
+  private heads(ids: string[]): TournamentHead[] {
+    return ids.flatMap((id) => this.deps.followers.store.getTournamentHead(id) ?? []);
+  }
+
+  summary(ev: TournamentHead) {
     return {
       ...headOf(ev),
       players: ev.players.length,
-      pairsFinished: ev.pairs.filter((p) => p.finishedSeq > 0).length,
+      pairsFinished: ev.pairsFinished,
       createdAt: ev.createdAt,
       verdict: ev.verdict,
     };
@@ -394,7 +361,7 @@ export class TournamentService {
 }
 
 /** What the list and the full view of an event both open with. */
-const headOf = (ev: TournamentRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
+const headOf = (ev: TournamentHead | TournamentRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
 
 const answerOf = (a: boolean | null | undefined): 'accepted' | 'declined' | 'invited' =>
   a === true ? 'accepted' : a === false ? 'declined' : 'invited';

@@ -80,6 +80,12 @@ export function tournamentTables(ev: TournamentRecord): TournamentTables {
       rows.set(who, r);
     }
   }
+  (ev.refused ?? []).forEach((n, who) => {
+    if (n === 0) return;
+    const r = row(who);
+    r.refusedMoves += n;
+    rows.set(who, r);
+  });
   for (const [, player] of ev.byes) {
     const r = row(player);
     r.byes++;

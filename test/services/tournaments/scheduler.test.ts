@@ -72,7 +72,7 @@ async function setup(queued: number, concurrency: number) {
   const followers = new TournamentFollowers(store);
   const scheduler = new TournamentScheduler(
     { followers, games: games as unknown as MirrorPairFactory & GameDirectory, clock, log: silentLogger, seatsOf: () => Infinity },
-    { tickMs: TICK_MS, pairsInFlightPerHost: 100 },
+    { tickMs: TICK_MS, pairsInFlightPerHost: 100, pendingTtlMs: 86_400_000 },
   );
   return { store, clock, games, scheduler };
 }
