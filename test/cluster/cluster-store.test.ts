@@ -8,6 +8,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connectCluster, openBucket } from '../../src/cluster/transport/nats.js';
 import { ClusterStore, CHUNK, encode, keys } from '../../src/cluster/store/cluster-store.js';
 import { batchId, journalKey } from '../../src/cluster/store/ratings.js';
+import { tournamentKeys } from '../../src/cluster/store/tournaments.js';
 import type { GameRecord, Rating } from '../../src/domain/records.js';
 import type { RatingBatch } from '../../src/domain/ratings.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
@@ -159,6 +160,23 @@ t.test('a node opening later loads every kind of record before it answers', asyn
   t.same(c.leaderboard(0, 10), a.leaderboard(0, 10));
   t.same(c.getTournament('e1'), a.getTournament('e1'), 'events');
   t.same(c.openTournaments(), a.openTournaments(), 'and their index');
+});
+
+t.test('events: one stored whole by the previous version is read; another node\'s write changes the revision', async (t) => {
+  const [a, b, prefix] = await pair(t);
+  const old = tournament('old', { pairs: 2, finished: 1, queued: 3 });
+  const raw = await openBucket(ncA, { bucket: `${prefix}store`, replicas: 3 });
+  await raw.put(tournamentKeys.head('old'), encode({ ...old, pairs: old.pairs.map((p, i) => ({ ...p, refusals: i === 0 ? [1] : [] })) }));
+  t.ok(await eventually(() => a.getTournament('old') !== undefined && b.getTournament('old') !== undefined));
+  t.same(a.getTournament('old'), { ...old, refused: [0, 1] }, 'read in today\'s shape, refusals counted per player');
+  t.same(b.openTournaments().map((e) => e.id), ['old'], 'indexed on every node');
+  const rev = a.tournamentRevision('old');
+  const read = b.getTournament('old')!;
+  const next = { ...read, pairs: [...read.pairs, { ...read.pairs[1], index: 2, games: ['x', 'y'] as [string, string] }] };
+  await b.putTournament(next, read);
+  t.ok(await eventually(() => a.getTournamentHead('old')?.pairCount === 3), 'a sees b\'s write');
+  t.not(a.tournamentRevision('old'), rev, 'in the revision too');
+  t.same(a.getTournament('old'), next, 'and reads the event in parts');
 });
 
 t.test('finishGame repeated on another node (a crash before it returned) changes nothing', async (t) => {

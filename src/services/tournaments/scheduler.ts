@@ -16,6 +16,8 @@ import { Periodic } from '../periodic.js';
 import { expirePending } from './expiry.js';
 import type { TournamentFollowers } from './followers.js';
 import { fixedEncounters, meetingKey, swissRound } from './pairing.js';
+import { RefusalCounts } from './refusals.js';
+import { Tallies } from './tally.js';
 import { tournamentTables, pairFinished } from './standings.js';
 
 export interface TournamentSchedulerDeps {
@@ -57,6 +59,8 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** Serialises fill rounds: at most one runs, and one more is queued behind it. */
   private filling: Promise<void> | null = null;
   private again = false;
+  private readonly refusals = new RefusalCounts();
+  private readonly tallies = new Tallies();
 
   constructor(private readonly deps: TournamentSchedulerDeps, private readonly config: TournamentSchedulerConfig) {
     // Every look goes through round(), so two never run at once (a pair's index is the count of
@@ -113,21 +117,27 @@ export class TournamentScheduler implements GameLifecycleListener {
     );
   }
 
+  /** Counted in memory, written with the event's next write or within a second (refusals.ts). */
   moveRefused(game: GameHandle, seat: Seat): void {
     const where = this.byGame.get(game.id);
-    if (!where) return;
-    this.deps.followers
-      .modify(where.eventId, (ev) => {
-        const at = pairAt(ev, where.index);
-        const pair = ev.pairs[at];
-        const k = pair?.games?.indexOf(game.id) ?? -1;
-        if (k < 0) return { next: null, value: null };
-        // Game 0: the first player (a) is White; game 1: a is Black.
-        const who = (seat === 'White') === (k === 0) ? pair.a : pair.b;
-        const refusals = [...(pair.refusals ?? []), who];
-        return { next: { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, refusals } : p)) }, value: null };
-      })
-      .catch((e: unknown) => this.deps.log.error({ game: game.id, err: String(e) }, 'could not count a refused event move'));
+    // Not running (the store's index has no revision for events over): nothing is counted.
+    if (!where || this.deps.followers.store.tournamentRevision(where.eventId) === undefined) return;
+    const ev = this.deps.followers.get(where.eventId);
+    const pair = ev?.state === 'running' ? ev.pairs[pairAt(ev, where.index)] : undefined;
+    const k = pair?.games?.indexOf(game.id) ?? -1;
+    if (!pair || k < 0) return;
+    // Game 0: the first player (a) is White; game 1: a is Black.
+    this.refusals.count(where.eventId, (seat === 'White') === (k === 0) ? pair.a : pair.b, this.deps.clock.now());
+  }
+
+  /** Writes the refusals that have waited a second for a write of their event. */
+  private async flushRefusals(): Promise<void> {
+    for (const id of this.refusals.due(this.deps.clock.now())) {
+      await this.deps.followers.modify(id, (ev) => {
+        const next = this.refusals.fold(ev);
+        return { next: next === ev ? null : next, value: null };
+      });
+    }
   }
 
   private async recordGame(rec: GameRecord): Promise<void> {
@@ -150,14 +160,18 @@ export class TournamentScheduler implements GameLifecycleListener {
         const aWhite = k === 0;
         timeLosses.push(whiteLost === aWhite ? pair.a : pair.b);
       }
-      let next: TournamentRecord = { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) };
+      // Refusals waiting to be written go with this write (refusals.ts).
+      let next: TournamentRecord = this.refusals.fold({ ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) });
       const done = scores[0] !== null && scores[1] !== null;
       if (done) {
         const seq = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0) + 1;
         next.pairs[at] = { ...next.pairs[at], finishedSeq: seq };
+        // The pair is added to the event's tally: no recount of every pair (tally.ts).
+        const tally = this.tallies.of(ev, seq - 1);
+        tally.add(next.pairs[at]);
         if (next.sprt && next.verdict === null && next.state === 'running') {
-          const enc = tournamentTables(next).encounters[0];
-          if (enc?.sprt?.verdict) next = { ...next, verdict: enc.sprt.verdict, verdictAfter: seq, queue: [] };
+          const verdict = tally.sprt(next)?.verdict;
+          if (verdict) next = { ...next, verdict, verdictAfter: seq, queue: [] };
         }
       }
       return { next, value: done };
@@ -166,7 +180,9 @@ export class TournamentScheduler implements GameLifecycleListener {
       const ev = r.ev!;
       const pair = ev.pairs[pairAt(ev, where.index)];
       for (const g of pair.games ?? []) this.byGame.delete(g);
-      const tables = tournamentTables(ev);
+      const finished = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0);
+      const tally = this.tallies.of(ev, finished);
+      const tables = { standings: tally.standings(ev), llr: tally.sprt(ev)?.llr ?? 0 };
       this.deps.followers.publish(ev.id, {
         PairFinished: {
           eventId: ev.id,
@@ -177,7 +193,7 @@ export class TournamentScheduler implements GameLifecycleListener {
           scores: pair.scores,
           score: ((pair.scores[0] ?? 0) + (pair.scores[1] ?? 0)) / 2,
           standings: tables.standings.map((s) => ({ ...face(ev, s.player), points: s.points, games: s.games })),
-          ...(ev.sprt ? { llr: tables.llrHistory[tables.llrHistory.length - 1] ?? 0, verdict: ev.verdict } : {}),
+          ...(ev.sprt ? { llr: tables.llr, verdict: ev.verdict } : {}),
         },
       });
       // A finished pair frees seats and may end the event or a Swiss round.
@@ -189,6 +205,7 @@ export class TournamentScheduler implements GameLifecycleListener {
   private async fill(): Promise<void> {
     if (this.stopped) return;
     await expirePending(this.deps.followers, this.deps.clock.now(), this.config.pendingTtlMs, (ev) => this.announceEnd(ev));
+    await this.flushRefusals();
     const running = this.deps.followers.running();
     const perHost = new Map<string, number>();
     for (const ev of running) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
@@ -340,6 +357,8 @@ export class TournamentScheduler implements GameLifecycleListener {
   }
 
   private announceEnd(ev: TournamentRecord): void {
+    this.tallies.forget(ev.id);
+    this.refusals.forget(ev.id);
     this.deps.followers.publish(ev.id, { EventEnded: { eventId: ev.id, state: ev.state, verdict: ev.verdict, seed: ev.seed } }, true);
   }
 

@@ -14,7 +14,7 @@ export interface StandingRow {
   pairs: number;
   byes: number;
   timeLosses: number;
-  /** Moves of this player the server refused (not its turn, an illegal turn), running pairs included. */
+  /** Moves of this player the server refused (not its turn, an illegal turn) while the event ran. */
   refusedMoves: number;
 }
 
@@ -72,13 +72,6 @@ export function tournamentTables(ev: TournamentRecord): TournamentTables {
     enc.scores.push(first === p.a ? [x, y] : [flip(x), flip(y)]);
     enc.games.push(p.games ?? ['', '']);
     byEncounter.set(key, enc);
-  }
-  for (const p of ev.pairs) {
-    for (const who of p.refusals ?? []) {
-      const r = row(who);
-      r.refusedMoves++;
-      rows.set(who, r);
-    }
   }
   (ev.refused ?? []).forEach((n, who) => {
     if (n === 0) return;
