@@ -68,16 +68,16 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));
-      const stop = ev.follow(call.params.id, { send: (line) => void stream.write(line), close: () => stream.end() });
+      const stop = ev.follow(call.params.id, { send: (line) => void stream.write(line), pump: (pieces) => stream.pump(pieces), close: () => stream.end() });
       if (stop) stream.onClose(stop);
     },
 
+    // Game by game as the client takes them, through the send budget (ndjson-pump.ts).
     getEventGames: (call) => {
-      const lines = ev.exportLines(call.params.id, (id) => deps.games.ended(id));
-      if (!lines) return UNKNOWN();
+      const pieces = ev.exportLines(call.params.id, (id) => deps.games.ended(id));
+      if (!pieces) return UNKNOWN();
       const stream = call.ctx.ndjson();
-      stream.write(lines.join(''));
-      stream.end();
+      stream.pump(pieces, () => stream.end());
     },
   };
 }

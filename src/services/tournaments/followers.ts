@@ -13,6 +13,9 @@ import type { Store } from '../../store/types.js';
 export interface TournamentSink {
   /** One ndjson line (JSON + '\n'). */
   send(line: string): void;
+  /** One line made in pieces as it goes out (a large event's view); lines sent meanwhile follow it. */
+  pump(pieces: Iterator<string>): void;
+  /** Closes the stream once what was sent has gone out. */
   close(): void;
 }
 

@@ -14,6 +14,7 @@ import { TOURNAMENT_INDEX_DEPTH } from '../../store/tournament-index.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
 import { TournamentPlaces, type InvitationBudget } from './places.js';
 import { tournamentTables, pairFinished } from './standings.js';
+import { viewLine } from './view-line.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -241,7 +242,7 @@ export class TournamentService {
   follow(id: string, sink: TournamentSink): (() => void) | null {
     const ev = this.deps.followers.get(id);
     if (!ev) return null;
-    sink.send(`${JSON.stringify({ EventState: this.view(ev) })}\n`);
+    sink.pump(viewLine('EventState', this.view(ev)));
     if (!isOpen(ev)) {
       sink.send(`${JSON.stringify({ EventEnded: { eventId: id, state: ev.state, verdict: ev.verdict, seed: ev.seed } })}\n`);
       sink.close();
@@ -252,21 +253,26 @@ export class TournamentService {
 
   /**
    * The export of GET /events/{id}/games: the event's view, then one line per finished game (by
-   * pair, then game), as ndjson lines. Null for an unknown event.
+   * pair, then game), as ndjson, made piece by piece as the edge asks for it (a large event's export
+   * is hundreds of MB). Null for an unknown event.
    */
-  exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): string[] | null {
+  exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
     const ev = this.deps.followers.get(id);
-    if (!ev) return null;
-    const lines = [`${JSON.stringify({ Event: this.view(ev) })}\n`];
+    return ev ? this.exportPieces(ev, ended) : null;
+  }
+
+  private *exportPieces(ev: TournamentRecord, ended: (gameId: string) => GameRecord | undefined): Generator<string> {
+    yield* viewLine('Event', this.view(ev));
     // Only pairs with both games over: a game's server seed is its partner's too, so one game of a
     // running pair must not be exported (its partner's coming rolls would be known).
-    for (const p of ev.pairs.filter(pairFinished)) {
-      (p.games ?? []).forEach((gameId, game) => {
+    for (const p of ev.pairs) {
+      if (!pairFinished(p)) continue;
+      for (const [game, gameId] of (p.games ?? []).entries()) {
         const rec = ended(gameId);
-        if (!rec || !('Ended' in rec.status)) return;
+        if (!rec || !('Ended' in rec.status)) continue;
         const { result, termination } = rec.status.Ended.over;
         const [w, b] = game === 0 ? [p.a, p.b] : [p.b, p.a];
-        lines.push(`${JSON.stringify({
+        yield `${JSON.stringify({
           Game: {
             pair: p.index,
             game,
@@ -282,10 +288,9 @@ export class TournamentService {
             result: 'Win' in result ? result.Win.side : 'Draw',
             termination,
           },
-        })}\n`);
-      });
+        })}\n`;
+      }
     }
-    return lines;
   }
 
   private async begin(id: string): Promise<void> {
