@@ -204,9 +204,14 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** One look at every running event: finish the done ones, pair Swiss rounds, start pairs. */
   private async fill(): Promise<void> {
     if (this.stopped) return;
-    await expirePending(this.deps.followers, this.deps.clock.now(), this.config.pendingTtlMs, (ev) => this.announceEnd(ev));
-    await this.flushRefusals();
+    try {
+      await expirePending(this.deps.followers, this.deps.clock.now(), this.config.pendingTtlMs, (ev) => this.announceEnd(ev));
+      await this.flushRefusals();
+    } catch (e) {
+      this.deps.log.error({ err: String(e) }, 'could not expire pending events or write refused moves');
+    }
     const running = this.deps.followers.running();
+    this.tallies.retain(new Set(running.map((e) => e.id)));
     const perHost = new Map<string, number>();
     for (const ev of running) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
     for (const ev of running) {

@@ -88,4 +88,9 @@ export class Tallies {
   forget(id: string): void {
     this.byEvent.delete(id);
   }
+
+  /** Forgets the tallies of events not in `running` (ended, or cancelled by their host). */
+  retain(running: ReadonlySet<string>): void {
+    for (const id of this.byEvent.keys()) if (!running.has(id)) this.byEvent.delete(id);
+  }
 }
