@@ -236,10 +236,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     {
       tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost, houseOnlyPairsPerHost: config.events.houseOnlyPairsPerHost,
       maxEventGames: Math.floor(config.limits.maxLiveGames * config.events.shareOfLiveGames),
+      pendingTtlMs: config.events.pendingTtlMs,
     },
   );
   const tournaments = new TournamentService(
-    { followers: tournamentFollowers, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id), kick: () => tournamentScheduler.kick(), settle: () => tournamentScheduler.round() },
+    {
+      followers: tournamentFollowers, identity, hub, clock, newId: () => randomBase62(16), isHouse: (id) => houseIds.has(id),
+      kick: () => tournamentScheduler.kick(), settle: () => tournamentScheduler.round(),
+      invitations: new RateLimiter({ limit: config.events.invitationsPerBotPerHour, windowMs: 3_600_000, maxKeys: config.limits.rateLimitMaxKeys, clock }),
+    },
     config.events,
   );
   const makeChallenges = () => new ChallengeService(
@@ -285,6 +290,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       streams: new OpenCounts(config.limits.streamsPerIdentity),
       lobbyPolls: new RateLimiter({ limit: config.limits.lobbyPollsPerMinute, windowMs: 60_000, maxKeys, clock }),
       ladderChanges: new RateLimiter({ limit: config.limits.ladderChangesPerHour, windowMs: hour, maxKeys, clock }),
+      eventCreatesPerHost: new RateLimiter({ limit: config.events.createsPerHostPerHour, windowMs: hour, maxKeys, clock }),
+      eventCreatesPerAddress: new RateLimiter({ limit: config.events.createsPerAddressPerHour, windowMs: hour, maxKeys, clock }),
     },
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,

@@ -105,6 +105,14 @@ export const ConfigSchema = z.object({
     shareOfLiveGames: z.number().gt(0).max(1),
     playersPerEvent: z.number().int().min(2),
     pairsPerEvent: pos,
+    /** Events one host may create per sliding hour (successful creations). */
+    createsPerHostPerHour: pos,
+    /** Event creations asked for per client address per sliding hour (every attempt). */
+    createsPerAddressPerHour: pos,
+    /** Event invitations one bot may receive per sliding hour. */
+    invitationsPerBotPerHour: pos,
+    /** A pending event not started this long after its creation is cancelled, invitations and all. */
+    pendingTtlMs: pos,
   }),
   /**
    * Cluster mode (docs/CLUSTER.md): off while `servers` is empty. Every node of one cluster uses the
@@ -173,6 +181,10 @@ const ENV: Record<string, string> = {
   DICECHESS_EVENTS_HOUSE_ONLY_PAIRS_PER_HOST: 'events.houseOnlyPairsPerHost',
   DICECHESS_EVENTS_PLAYERS_PER_EVENT: 'events.playersPerEvent',
   DICECHESS_EVENTS_PAIRS_PER_EVENT: 'events.pairsPerEvent',
+  DICECHESS_EVENTS_CREATES_PER_HOST_PER_HOUR: 'events.createsPerHostPerHour',
+  DICECHESS_EVENTS_CREATES_PER_ADDRESS_PER_HOUR: 'events.createsPerAddressPerHour',
+  DICECHESS_EVENTS_INVITATIONS_PER_BOT_PER_HOUR: 'events.invitationsPerBotPerHour',
+  DICECHESS_EVENTS_PENDING_TTL_MS: 'events.pendingTtlMs',
   DICECHESS_CLUSTER_SERVERS: 'cluster.servers',
   DICECHESS_NODE: 'cluster.node',
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',

@@ -1,6 +1,8 @@
 // Events for tournament hosts (matches, gauntlets, round-robins, Swiss, SPRT): what the store keeps
 // of one event. Every encounter is played as mirror pairs; the pair list is the event's whole
-// history, so standings and statistics are always recomputed from it (docs/STORAGE.md "Events").
+// history, so the standings and statistics shown are recomputed from it. The store keeps the head
+// (everything but the pairs and the queue) apart from each pair and from the queue's chunks, so a
+// change writes only what changed (docs/STORAGE.md "Events").
 import type { TimeControl } from './types.js';
 
 export const TOURNAMENT_FORMATS = ['match', 'gauntlet', 'roundRobin', 'swiss', 'sprt'] as const;
@@ -80,8 +82,8 @@ export interface TournamentPairRecord {
   /** Seats that lost on time, by player index (time-loss counters in the standings). */
   timeLosses: number[];
   /**
-   * Moves refused by the server (not your turn, an illegal turn), one entry per refusal, by the
-   * player index of the bot that sent it. Absent in records written before it was kept.
+   * Only in records stored by earlier versions: moves refused by the server, one entry per refusal,
+   * by player index. Reading such a record moves them into the event's `refused` counts.
    */
   refusals?: number[];
   /** Order in which pairs finished (1, 2, …); 0 while unfinished. The SPRT reads pairs in this order. */
@@ -130,6 +132,29 @@ export interface TournamentRecord {
   /** The SPRT's verdict once reached, and after how many finished pairs. */
   verdict: 'H0' | 'H1' | null;
   verdictAfter: number | null;
-  /** Why a Swiss ended before its rounds, if it did. */
+  /** Why a Swiss ended before its rounds, or why a pending event was cancelled by the server, if so. */
   note: string | null;
+  /**
+   * Moves the server refused (not your turn, an illegal turn) per player index, counted while the
+   * event runs. Absent until the first one.
+   */
+  refused?: number[];
+}
+
+/** What the store keeps of an event under its own key: everything but its pairs and its queue. */
+export interface TournamentHead extends Omit<TournamentRecord, 'pairs' | 'queue'> {
+  /** Pairs stored, one key each, by position in the pair list (0 … pairCount − 1). */
+  pairCount: number;
+  /** Pairs with both results (the lists show it without reading the pairs). */
+  pairsFinished: number;
+  /** Entries of the queue, stored in chunks counted from its end (src/store/tournament-parts.ts). */
+  queueLength: number;
+}
+
+/** An event in the store's index of pending and running events. */
+export interface TournamentListing {
+  id: string;
+  host: string;
+  state: TournamentState;
+  createdAt: number;
 }

@@ -36,6 +36,10 @@ export interface EdgeLimits {
   lobbyPolls: RateLimiter;
   /** Ladder joins and leaves per registered bot. */
   ladderChanges: RateLimiter;
+  /** Events created per host (POST /events, successful ones). */
+  eventCreatesPerHost: RateLimiter;
+  /** Event creations asked for per address (every attempt). */
+  eventCreatesPerAddress: RateLimiter;
 }
 
 export type StreamKind = 'account' | 'game' | 'spectator';

@@ -6,9 +6,11 @@
 // in our queue instead of piling them onto uWS, and hand the queue over in one write when uWS calls
 // onWritable. (getWriteOffset() only tracks tryEnd(), which needs the total size up front, so it
 // says nothing about a chunked stream.) Memory per subscriber is therefore bounded by our queue
-// (maxBufferedBytes) plus at most one earlier flush still inside uWS.
+// (maxBufferedBytes) plus at most one earlier flush still inside uWS. Output too large to make at
+// once is pumped instead (pump(), ndjson-pump.ts): made piece by piece as the client takes it.
 import type { HttpResponse } from 'uWebSockets.js';
 import { systemClock, type Clock, type TimerHandle } from '../domain/clock.js';
+import { Pump } from './ndjson-pump.js';
 import type { BugLog, Responder } from './responder.js';
 
 export const NDJSON_TYPE = 'application/x-ndjson';
@@ -43,6 +45,11 @@ export interface NdjsonStream {
   end(): void;
   /** cb runs exactly once when the stream closes, whatever the cause (at once if already closed). */
   onClose(cb: (reason: CloseReason) => void): void;
+  /**
+   * Writes what `pieces` yields (parts of lines or whole lines, newlines included), made only as it
+   * can go out; `then` runs once the last is written. Lines written meanwhile, and end(), wait for it.
+   */
+  pump(pieces: Iterator<string>, then?: () => void): void;
   /** Forcibly drops the connection (e.g. the handler failed mid-stream). */
   abort(reason?: CloseReason): void;
   readonly closed: boolean;
@@ -110,6 +117,8 @@ class Stream implements NdjsonStream {
   private cutReason: CloseReason | undefined;
   /** Lines written inside gatherWrites, sent when it returns. */
   private gathered = '';
+  /** Output being pumped (pump()); lines written meanwhile queue behind it. */
+  private pumping: Pump | undefined;
 
   constructor(
     private readonly res: Responder,
@@ -151,7 +160,7 @@ class Stream implements NdjsonStream {
     if (this.closedWith !== undefined || raw === undefined) return false;
     const s = line.charCodeAt(line.length - 1) === 10 ? line : line + '\n';
     this.lastWriteAt = this.o.clock.now();
-    if (!this.blocked) {
+    if (!this.blocked && this.pumping === undefined) {
       if (gathering !== null) {
         this.gathered += s;
         gathering.add(this);
@@ -181,6 +190,7 @@ class Stream implements NdjsonStream {
   end(): void {
     const raw = this.raw;
     if (this.closedWith !== undefined || raw === undefined) return;
+    if (this.pumping !== undefined) return this.pumping.finally(() => this.end());
     const rest = this.gathered + this.takeQueue();
     this.gathered = '';
     // uWS keeps whatever the socket cannot take yet and sends it before the final chunk.
@@ -208,10 +218,32 @@ class Stream implements NdjsonStream {
     if (!raw.write(s)) this.blocked = true;
   }
 
+  pump(pieces: Iterator<string>, then?: () => void): void {
+    const raw = this.raw;
+    if (this.closedWith !== undefined || raw === undefined) return;
+    if (this.pumping !== undefined) throw new Error('a stream pumps one source at a time');
+    const stream = this;
+    this.pumping = new Pump({
+      res: this.res, logger: this.o.logger,
+      get blocked() { return stream.blocked; },
+      write: (slice) => {
+        this.lastWriteAt = this.o.clock.now();
+        raw.cork(() => this.push(raw, slice));
+      },
+      abort: (reason) => this.abort(reason),
+      done: () => {
+        this.pumping = undefined;
+        if (!this.blocked) this.drain();
+      },
+    }, pieces, then);
+    this.pumping.start();
+  }
+
   private drain(): void {
     const raw = this.raw;
     if (this.closedWith !== undefined || raw === undefined) return;
     this.blocked = false;
+    if (this.pumping !== undefined) return this.pumping.drained();
     const data = this.takeQueue();
     if (data !== '') raw.cork(() => this.push(raw, data));
   }
@@ -243,8 +275,9 @@ class Stream implements NdjsonStream {
       this.arm(period - quietFor);
       return;
     }
-    // A blocked socket still has bytes of ours to send, and gains nothing from one more queued.
-    if (!this.blocked) raw.cork(() => this.push(raw, '\n'));
+    // A blocked socket still has bytes of ours to send, and gains nothing from one more queued; a
+    // pumped line may be half-written.
+    if (!this.blocked && this.pumping === undefined) raw.cork(() => this.push(raw, '\n'));
     this.lastWriteAt = now;
     this.arm(period);
   }
@@ -257,6 +290,8 @@ class Stream implements NdjsonStream {
     this.queue = [];
     this.gathered = '';
     this.pendingBytes = 0;
+    this.pumping?.stop();
+    this.pumping = undefined;
     const hs = this.handlers;
     this.handlers = [];
     for (const h of hs) this.call(h, reason);

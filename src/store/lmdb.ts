@@ -1,11 +1,12 @@
 // The durable store: one LMDB environment (the configured `dataDir`) with named sub-databases. This
-// class opens, writes and closes; what each sub-database holds lives beside it in lmdb/.
+// class opens, writes and closes; what each sub-database holds lives beside it in lmdb/ (tournament
+// heads and parts share their layout and index with the other stores: store/tournament-*.ts).
 // Invariant: every multi-entry write runs in a child transaction (all or nothing, and it sees the
 // writes before it, so check-then-write steps cannot race); an awaited write has been committed.
 // (docs/STORAGE.md, "Layout", "Atomicity" and "Durability: what an awaited write guarantees").
 import { mkdirSync } from 'node:fs';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { TournamentRecord } from '../domain/tournaments.js';
+import type { TournamentHead, TournamentListing, TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { err, ok } from '../domain/result.js';
 import type { Result } from '../domain/result.js';
@@ -16,7 +17,8 @@ import { checkSchema, messageOf, openDbs, openRoot, type Dbs, type Root } from '
 import * as bots from './lmdb/bots.js';
 import * as games from './lmdb/games.js';
 import * as ratings from './lmdb/ratings.js';
-import * as tournaments from './lmdb/tournaments.js';
+import { tournamentKv } from './lmdb/tournaments.js';
+import { TournamentTable } from './tournament-table.js';
 import * as webhooks from './lmdb/webhooks.js';
 import { buildProvisionalIndex } from './lmdb/leaderboard.js';
 
@@ -35,6 +37,8 @@ export class LmdbStore implements Store {
   readonly persistent = true;
   private closing: Promise<void> | undefined;
   private revision = 0;
+  /** Events, and their index (built from the heads on first use, so never in a shard's worker). */
+  private readonly tournaments: TournamentTable;
 
   private constructor(
     /** The data directory, for messages and backups. */
@@ -44,7 +48,9 @@ export class LmdbStore implements Store {
     private readonly flushEachWrite: boolean,
     /** Held from open to close: one server per directory (dir-lock.ts). */
     private readonly lock: DirLock,
-  ) {}
+  ) {
+    this.tournaments = new TournamentTable(tournamentKv(db, (body) => this.write(body)), true);
+  }
 
   /**
    * Opens a data directory another thread of this process has opened (and locked, and checked) with
@@ -179,16 +185,28 @@ export class LmdbStore implements Store {
     await this.write(() => webhooks.markDelivered(this.db, gameId, ply));
   }
 
-  async putTournament(event: TournamentRecord): Promise<void> {
-    await this.write(() => tournaments.storeTournament(this.db, event));
+  putTournament(event: TournamentRecord, previous?: TournamentRecord): Promise<void> {
+    return this.tournaments.put(event, previous);
   }
 
   getTournament(id: string): TournamentRecord | undefined {
-    return tournaments.getTournament(this.db, id);
+    return this.tournaments.get(id);
   }
 
-  listTournaments(): TournamentRecord[] {
-    return tournaments.listTournaments(this.db);
+  getTournamentHead(id: string): TournamentHead | undefined {
+    return this.tournaments.head(id);
+  }
+
+  openTournaments(): TournamentListing[] {
+    return this.tournaments.openEvents();
+  }
+
+  recentTournaments(limit: number, bot?: string): string[] {
+    return this.tournaments.recent(limit, bot);
+  }
+
+  tournamentRevision(id: string): number | undefined {
+    return this.tournaments.revision(id);
   }
 
   /**

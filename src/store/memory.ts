@@ -5,12 +5,13 @@
 // also turned out about twice as fast as structuredClone for a game record.)
 import { codec } from '../domain/codec.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { TournamentRecord } from '../domain/tournaments.js';
+import type { TournamentHead, TournamentListing, TournamentPairRecord, TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 import { NO_STATS, RATING_HISTORY_MAX, addStats, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../domain/ratings.js';
 import type { HistoryEntry } from '../domain/types.js';
 import type { Store } from './types.js';
 import { assertFinishable, assertReadable, liveGamesOf, newestFirst, newestFirstIndex } from './schema.js';
+import { TournamentTable } from './tournament-table.js';
 
 const { encode, decode } = codec.records;
 
@@ -180,20 +181,46 @@ export class MemoryStore implements Store {
     }
   }
 
-  /** Events by id, in creation order (a Map keeps insertion order; ids are minted at creation). */
+  /** Events: each part encoded under its own key, as on disk (tournament-parts.ts). */
   private readonly events = new Map<string, Uint8Array>();
+  private readonly tournaments = new TournamentTable({
+    head: (id) => this.part(`h\n${id}`),
+    pairs: (id, count) => Array.from({ length: count }, (_, i) => this.part<TournamentPairRecord>(`p\n${id}\n${i}`)!),
+    queueChunk: (id, k) => this.part(`q\n${id}\n${k}`),
+    write: async (id, head, pairs, chunks) => {
+      for (const [i, p] of pairs) this.events.set(`p\n${id}\n${i}`, encode(p));
+      for (const [k, c] of chunks) this.events.set(`q\n${id}\n${k}`, encode(c));
+      if (head) this.events.set(`h\n${id}`, encode(head));
+    },
+  }, true);
 
-  async putTournament(event: TournamentRecord): Promise<void> {
-    this.events.set(event.id, encode(event));
+  private part<T>(key: string): T | undefined {
+    const bytes = this.events.get(key);
+    return bytes && decode<T>(bytes);
+  }
+
+  putTournament(event: TournamentRecord, previous?: TournamentRecord): Promise<void> {
+    return this.tournaments.put(event, previous);
   }
 
   getTournament(id: string): TournamentRecord | undefined {
-    const bytes = this.events.get(id);
-    return bytes && assertReadable('event', id, decode<TournamentRecord>(bytes));
+    return this.tournaments.get(id);
   }
 
-  listTournaments(): TournamentRecord[] {
-    return [...this.events.entries()].map(([id, bytes]) => assertReadable('event', id, decode<TournamentRecord>(bytes)));
+  getTournamentHead(id: string): TournamentHead | undefined {
+    return this.tournaments.head(id);
+  }
+
+  openTournaments(): TournamentListing[] {
+    return this.tournaments.openEvents();
+  }
+
+  recentTournaments(limit: number, bot?: string): string[] {
+    return this.tournaments.recent(limit, bot);
+  }
+
+  tournamentRevision(id: string): number | undefined {
+    return this.tournaments.revision(id);
   }
 
   webhookDelivered(gameId: string): number | undefined {

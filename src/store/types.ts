@@ -1,7 +1,7 @@
 // The store seam: LMDB by default, memory for tests and --memory. Reads are synchronous (LMDB reads
 // are memory-mapped); writes resolve once committed. A later replicated store implements the same.
 import type { BotRecord, GameRecord, ResultRecord } from '../domain/records.js';
-import type { TournamentRecord } from '../domain/tournaments.js';
+import type { TournamentHead, TournamentListing, TournamentRecord } from '../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../domain/ratings.js';
 
 export interface Store {
@@ -71,11 +71,27 @@ export interface Store {
   webhookDelivered(gameId: string): number | undefined;
   markWebhookDelivered(gameId: string, ply: number): Promise<void>;
 
-  // Tournaments (services/tournaments, the /events routes): one record each, replaced whole on every change.
-  putTournament(event: TournamentRecord): Promise<void>;
+  // Tournaments (services/tournaments, the /events routes). Each event is kept in parts (its head, each
+  // pair, its queue in chunks: store/tournament-parts.ts), so a change writes only what changed.
+  /**
+   * Stores an event. `previous`: the version it replaces, as read from this store or stored through
+   * it; then only the parts that differ are written (changes must make new objects for what they
+   * change, never change a record in place). Without it every part is written.
+   */
+  putTournament(event: TournamentRecord, previous?: TournamentRecord): Promise<void>;
+  /** The whole event (records stored whole by earlier versions read too), or undefined. */
   getTournament(id: string): TournamentRecord | undefined;
-  /** Every event, oldest first. */
-  listTournaments(): TournamentRecord[];
+  /** The event's head only: no pairs, no queue (what the lists show). */
+  getTournamentHead(id: string): TournamentHead | undefined;
+  /** Pending and running events, oldest first, from an index kept with the records (nothing is decoded). */
+  openTournaments(): TournamentListing[];
+  /** Ids of the newest events, newest first (at most 100): all, or those `bot` hosts or plays in. */
+  recentTournaments(limit: number, bot?: string): string[];
+  /**
+   * For a pending or running event, a number that changes with every write of it this store sees
+   * (this process's or, in a cluster, another node's), so a copy kept in memory can be checked.
+   */
+  tournamentRevision(id: string): number | undefined;
 
   close(): Promise<void>;
 }

@@ -8,13 +8,14 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connectCluster, openBucket } from '../../src/cluster/transport/nats.js';
 import { ClusterStore, CHUNK, encode, keys } from '../../src/cluster/store/cluster-store.js';
 import { batchId, journalKey } from '../../src/cluster/store/ratings.js';
+import { tournamentKeys } from '../../src/cluster/store/tournaments.js';
 import type { GameRecord, Rating } from '../../src/domain/records.js';
 import type { RatingBatch } from '../../src/domain/ratings.js';
-import type { TournamentRecord } from '../../src/domain/tournaments.js';
 import { eventually, startNatsCluster } from '../helpers/nats-cluster.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { ratingsSuite } from '../helpers/store-ratings-suite.js';
-import { bot, ended, game, history, linesFor } from '../helpers/store-fixtures.js';
+import { tournamentsSuite } from '../helpers/store-tournaments-suite.js';
+import { bot, ended, game, history, linesFor, tournament } from '../helpers/store-fixtures.js';
 
 const cluster = await startNatsCluster({ name: 'dc-cstore' });
 const ncA = await connectCluster([cluster.urls[0]], 'node-a');
@@ -57,6 +58,7 @@ t.test('shared store suite', async (t) => {
 });
 
 t.test('ratings suite', async (t) => ratingsSuite(t, (t) => fresh(t, undefined, ncA, 1)));
+t.test('events suite', async (t) => tournamentsSuite(t, (t) => fresh(t, undefined, ncA, 1)));
 
 const A = bot('alpha', 'one');
 const B = bot('beta', 'two');
@@ -113,10 +115,12 @@ t.test('one node writes, the other reads: games, results, ratings, events', asyn
   t.same(b.ratingHistory(A.id), [{ at: 9_000, rating: 1600, rd: 300 }], 'history on b');
   t.same(b.ladderStats(A.id), { games: 1, wins: 1, draws: 0, losses: 0 }, 'counts on b');
 
-  const ev = { id: 'ev1', createdAt: 7 } as unknown as TournamentRecord;
-  await b.putTournament({ ...ev, schema: 1 } as TournamentRecord);
+  const ev = tournament('ev1', { pairs: 3, finished: 1, queued: 2 });
+  await b.putTournament(ev);
   t.ok(await eventually(() => a.getTournament('ev1') !== undefined), 'events too');
-  t.same(a.listTournaments().map((e) => e.id), ['ev1']);
+  t.same(a.getTournament('ev1'), ev, 'whole');
+  t.same(a.recentTournaments(10), ['ev1'], 'and in the index');
+  t.same(a.openTournaments().map((e) => e.id), ['ev1']);
 });
 
 t.test('webhook marks: kept for live games only, on every node', async (t) => {
@@ -145,7 +149,7 @@ t.test('a node opening later loads every kind of record before it answers', asyn
   const rated = ended(game('rated'), 50);
   await a.finishGame(rated, linesFor(rated, 50));
   await a.applyRatingBatch(batchFor(rated, 200, [r(1510, 340), r(1490, 340)]));
-  await a.putTournament({ id: 'e1', createdAt: 1, schema: 1 } as unknown as TournamentRecord);
+  await a.putTournament(tournament('e1', { pairs: 2, queued: 70 }));
   const c = await fresh(t, prefix, ncB);
   t.same(c.listLiveGames(), [long], 'live games, long history included');
   t.same(c.getGame('done'), done, 'finished games');
@@ -154,7 +158,25 @@ t.test('a node opening later loads every kind of record before it answers', asyn
   t.same(c.ladderStats(A.id), a.ladderStats(A.id), 'counts');
   t.same(c.ratingHistory(B.id), a.ratingHistory(B.id), 'history');
   t.same(c.leaderboard(0, 10), a.leaderboard(0, 10));
-  t.same(c.listTournaments(), a.listTournaments(), 'events');
+  t.same(c.getTournament('e1'), a.getTournament('e1'), 'events');
+  t.same(c.openTournaments(), a.openTournaments(), 'and their index');
+});
+
+t.test('events: one stored whole by the previous version is read; another node\'s write changes the revision', async (t) => {
+  const [a, b, prefix] = await pair(t);
+  const old = tournament('old', { pairs: 2, finished: 1, queued: 3 });
+  const raw = await openBucket(ncA, { bucket: `${prefix}store`, replicas: 3 });
+  await raw.put(tournamentKeys.head('old'), encode({ ...old, pairs: old.pairs.map((p, i) => ({ ...p, refusals: i === 0 ? [1] : [] })) }));
+  t.ok(await eventually(() => a.getTournament('old') !== undefined && b.getTournament('old') !== undefined));
+  t.same(a.getTournament('old'), { ...old, refused: [0, 1] }, 'read in today\'s shape, refusals counted per player');
+  t.same(b.openTournaments().map((e) => e.id), ['old'], 'indexed on every node');
+  const rev = a.tournamentRevision('old');
+  const read = b.getTournament('old')!;
+  const next = { ...read, pairs: [...read.pairs, { ...read.pairs[1], index: 2, games: ['x', 'y'] as [string, string] }] };
+  await b.putTournament(next, read);
+  t.ok(await eventually(() => a.getTournamentHead('old')?.pairCount === 3), 'a sees b\'s write');
+  t.not(a.tournamentRevision('old'), rev, 'in the revision too');
+  t.same(a.getTournament('old'), next, 'and reads the event in parts');
 });
 
 t.test('finishGame repeated on another node (a crash before it returned) changes nothing', async (t) => {

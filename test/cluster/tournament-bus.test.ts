@@ -29,6 +29,11 @@ class Follower {
   send(line: string) {
     this.lines.push(line);
   }
+  pump(pieces: Iterator<string>) {
+    let line = '';
+    for (let p = pieces.next(); !p.done; p = pieces.next()) line += p.value;
+    this.lines.push(line);
+  }
   close() {
     this.closed = true;
   }

@@ -1,7 +1,9 @@
 // Record builders for the store tests: plausible records, with overrides for what a test cares about.
+import { open } from 'lmdb';
 import { createHash } from 'node:crypto';
 import { DEFAULT_RATING, SCHEMA_VERSION } from '../../src/domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
+import type { TournamentPairRecord, TournamentRecord } from '../../src/domain/tournaments.js';
 import { botExternalId, botFace } from '../../src/domain/types.js';
 import type { HistoryEntry, SeatPlayer } from '../../src/domain/types.js';
 
@@ -97,4 +99,34 @@ export function linesFor(g: GameRecord, finishedAt: number): ResultRecord[] {
     line(g.white.id, g.id, finishedAt, { seat: 'White', opponentId: g.black.id, result: 'win' }),
     line(g.black.id, g.id, finishedAt, { seat: 'Black', opponentId: g.white.id, result: 'loss' }),
   ];
+}
+
+/** An event with `pairs` pairs (the first `finished` of them over) and `queued` encounters still to start. */
+export function tournament(id: string, o: { pairs?: number; finished?: number; queued?: number; over?: Partial<TournamentRecord> } = {}): TournamentRecord {
+  const player = (name: string) => ({ id: botExternalId('tt', name), team: 'tt', name, accepted: true });
+  const pairs: TournamentPairRecord[] = Array.from({ length: o.pairs ?? 0 }, (_, i) => {
+    const done = i < (o.finished ?? 0);
+    return {
+      index: i, round: 0, a: 0, b: 1, games: [`${id}-${i}w`, `${id}-${i}b`], scores: done ? [1, 0.5] : [null, null],
+      timeLosses: [], finishedSeq: done ? i + 1 : 0,
+    };
+  });
+  return {
+    schema: SCHEMA_VERSION, id, name: `event ${id}`, format: 'match', host: botExternalId('tt', 'host'),
+    players: [player('a'), player('b')], timeControl: { Unlimited: {} }, pairsPerEncounter: 1, rounds: 0, sprt: null,
+    maxPairs: 20_000, concurrency: 4, rated: false, state: 'running', createdAt: 1_700_000_000_000, startedAt: 1_700_000_000_000,
+    finishedAt: null, commit: 'c'.repeat(64), seed: 'd'.repeat(64), pairs,
+    queue: Array.from({ length: o.queued ?? 0 }, (_, i) => [i % 2, 1 - (i % 2), 0] as [number, number, number]),
+    byes: [], verdict: null, verdictAfter: null, note: null, ...o.over,
+  };
+}
+
+/** Opens one named database of an LMDB directory outside the store (to write what an earlier version wrote), then closes it. */
+export async function raw<T>(dir: string, dbName: string, use: (db: ReturnType<ReturnType<typeof open>['openDB']>) => T): Promise<Awaited<T>> {
+  const root = open({ path: dir, maxDbs: 8, noSubdir: false });
+  try {
+    return await use(root.openDB({ name: dbName }));
+  } finally {
+    await root.close();
+  }
 }

@@ -1,7 +1,7 @@
 // A Store that forwards every call to another; test wrappers extend it and override only the calls
 // they watch or hold back, so a new Store method needs adding in one place.
 import type { BotRecord, GameRecord, ResultRecord } from '../../src/domain/records.js';
-import type { TournamentRecord } from '../../src/domain/tournaments.js';
+import type { TournamentHead, TournamentListing, TournamentRecord } from '../../src/domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../src/domain/ratings.js';
 import type { Store } from '../../src/store/types.js';
 
@@ -29,8 +29,11 @@ export class StoreProxy implements Store {
   provisional(offset: number, limit: number): { total: number; bots: BotRecord[] } { return this.inner.provisional(offset, limit); }
   webhookDelivered(id: string): number | undefined { return this.inner.webhookDelivered(id); }
   markWebhookDelivered(id: string, ply: number): Promise<void> { return this.inner.markWebhookDelivered(id, ply); }
-  putTournament(e: TournamentRecord): Promise<void> { return this.inner.putTournament(e); }
+  putTournament(e: TournamentRecord, previous?: TournamentRecord): Promise<void> { return this.inner.putTournament(e, previous); }
   getTournament(id: string): TournamentRecord | undefined { return this.inner.getTournament(id); }
-  listTournaments(): TournamentRecord[] { return this.inner.listTournaments(); }
+  getTournamentHead(id: string): TournamentHead | undefined { return this.inner.getTournamentHead(id); }
+  openTournaments(): TournamentListing[] { return this.inner.openTournaments(); }
+  recentTournaments(limit: number, bot?: string): string[] { return this.inner.recentTournaments(limit, bot); }
+  tournamentRevision(id: string): number | undefined { return this.inner.tournamentRevision(id); }
   close(): Promise<void> { return this.inner.close(); }
 }

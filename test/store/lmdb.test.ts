@@ -11,9 +11,10 @@ import { open } from 'lmdb';
 import { SCHEMA_VERSION } from '../../src/domain/records.js';
 import { DB_NAMES, LmdbStore, META_PROVISIONAL_KEY, META_SCHEMA_KEY } from '../../src/store/lmdb.js';
 import { openStore } from '../../src/store/index.js';
-import { bot, ended, game, hashOf, history, linesFor } from '../helpers/store-fixtures.js';
+import { bot, ended, game, hashOf, history, linesFor, raw, tournament } from '../helpers/store-fixtures.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { ratingsSuite } from '../helpers/store-ratings-suite.js';
+import { tournamentsSuite } from '../helpers/store-tournaments-suite.js';
 
 /**
  * A fresh temporary directory. One teardown closes every store opened through `open` and only
@@ -38,15 +39,6 @@ function scratch(t: Test): { dir: string; open(dir?: string, flushEachWrite?: bo
 }
 
 /** Opens the environment directly, bypassing the store (stands in for another server version). */
-async function raw<T>(dir: string, dbName: string, use: (db: ReturnType<ReturnType<typeof open>['openDB']>) => T): Promise<Awaited<T>> {
-  const root = open({ path: dir, maxDbs: 8, noSubdir: false });
-  try {
-    return await use(root.openDB({ name: dbName }));
-  } finally {
-    await root.close();
-  }
-}
-
 t.test('shared suite', async (t) => {
   storeSuite(t, async (t) => {
     const s = await scratch(t).open();
@@ -57,6 +49,10 @@ t.test('shared suite', async (t) => {
 
 t.test('ratings suite', async (t) => {
   ratingsSuite(t, async (t) => (await scratch(t)).open());
+});
+
+t.test('events suite', async (t) => {
+  tournamentsSuite(t, async (t) => (await scratch(t)).open());
 });
 
 t.test('everything survives close and reopen', async (t) => {
@@ -85,6 +81,33 @@ t.test('everything survives close and reopen', async (t) => {
   t.same(again.listLiveGames(), [live], 'live games');
   t.same(again.getGame('done'), ended(done, 42), 'finished game');
   t.same(again.allResults(), linesFor(done, 42), 'result lines');
+});
+
+t.test('events: the index is built again at open; a record stored whole by an earlier version is read', async (t) => {
+  const sc = scratch(t);
+  const first = await sc.open();
+  const open = tournament('open', { pairs: 3, finished: 1, queued: 100 });
+  const over = tournament('over', { pairs: 2, finished: 2, over: { state: 'finished', createdAt: 1_700_000_000_001 } });
+  await first.putTournament(open);
+  await first.putTournament(over);
+  await first.close();
+  // As the previous version stored events: the whole record under its id, refused moves per pair.
+  const old = tournament('old', { pairs: 2, finished: 1, queued: 3, over: { createdAt: 1_700_000_000_002 } });
+  const oldPairs = old.pairs.map((p, i) => ({ ...p, refusals: i === 0 ? [0, 1, 0] : [] }));
+  await raw(sc.dir, DB_NAMES.events, (db) => db.put('old', { ...old, pairs: oldPairs }));
+
+  const again = await sc.open();
+  t.same(again.recentTournaments(10), ['old', 'over', 'open'], 'the newest, built from the heads');
+  t.same(again.openTournaments().map((e) => e.id), ['open', 'old'], 'the open ones');
+  t.same(again.getTournament('open'), open);
+  t.same(again.getTournament('over'), over);
+  const read = again.getTournament('old')!;
+  t.same(read, { ...old, refused: [2, 1] }, 'the old shape read, its refusals counted per player');
+  t.equal(again.getTournamentHead('old')?.pairsFinished, 1, 'its head');
+  const next = { ...read, pairs: read.pairs.map((p, i) => (i === 1 ? { ...p, scores: [0, 0] as [0, 0], finishedSeq: 2 } : p)) };
+  await again.putTournament(next, read);
+  t.same(again.getTournament('old'), next, 'its next change stores it in parts, every part');
+  t.equal(await raw(sc.dir, DB_NAMES.events, (db) => Array.isArray((db.get('old') as { pairs?: unknown }).pairs)), false, 'no longer whole');
 });
 
 t.test('a directory from before the provisional index gets it built once, at open', async (t) => {

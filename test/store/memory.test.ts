@@ -3,6 +3,7 @@ import t from 'tap';
 import { MemoryStore } from '../../src/store/memory.js';
 import { storeSuite } from '../helpers/store-suite.js';
 import { ratingsSuite } from '../helpers/store-ratings-suite.js';
+import { tournamentsSuite } from '../helpers/store-tournaments-suite.js';
 import { ended, game, linesFor } from '../helpers/store-fixtures.js';
 
 t.equal(new MemoryStore().persistent, false, 'the memory store does not claim persistence');
@@ -14,6 +15,7 @@ const fresh = async (t: Parameters<Parameters<typeof storeSuite>[1]>[0]) => {
 };
 storeSuite(t, fresh);
 t.test('ratings suite', async (t) => ratingsSuite(t, fresh));
+t.test('events suite', async (t) => tournamentsSuite(t, fresh));
 
 t.test('without persistence the archive of finished games is bounded', async (t) => {
   const store = new MemoryStore({ maxFinishedGames: 3 });

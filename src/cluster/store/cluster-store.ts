@@ -5,6 +5,7 @@
 // point is safe and every repeat harmless. finishGame stores the final head LAST (after the turns, the
 // result lines, the pending-rating create and the queued result): a game never ends without reaching
 // the ratings, and is never rated twice.
+// Keys: e.<event> an event's head, f.* its pairs, q.* its queue's chunks (tournaments.ts).
 // Key layout and crash cases: (docs/CLUSTER.md, "The rest of the store across nodes").
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KV } from '@nats-io/kv';
@@ -12,7 +13,7 @@ import { openBucket } from '../transport/nats.js';
 import { codec } from '../../domain/codec.js';
 import { SCHEMA_VERSION } from '../../domain/records.js';
 import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.js';
-import type { TournamentRecord } from '../../domain/tournaments.js';
+import type { TournamentHead, TournamentListing, TournamentRecord } from '../../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../domain/ratings.js';
 import { NO_STATS, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../../domain/ratings.js';
 import type { HistoryEntry } from '../../domain/types.js';
@@ -23,6 +24,7 @@ import { assertFinishable, assertReadable, liveGamesOf, newestFirstIndex } from 
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
 import { KvReplica, type Change } from './kv-replica.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
+import { clusterTournaments, tournamentChanged } from './tournaments.js';
 
 /** The stored-record codec, under the names the store's code and tests use. */
 export const { encode, decode } = codec.records;
@@ -39,7 +41,6 @@ export const keys = {
   rating: (id: string) => `p.${b64(id)}`,
   stats: (botId: string) => `s.${b64(botId)}`,
   webhook: (id: string) => `w.${b64(id)}`,
-  event: (id: string) => `e.${b64(id)}`,
 };
 
 type StoredHead = Omit<GameRecord, 'history'> & { historyLength: number; tail: HistoryEntry[] };
@@ -90,6 +91,7 @@ export class ClusterStore implements Store {
   private listed: { rev: number; listed: string[]; provisional: string[] } | undefined;
   private store!: KvReplica;
   private readonly ratings: RatingApplier;
+  private readonly events = clusterTournaments(() => this.store);
 
   private constructor(
     private readonly bots: KvBotStore,
@@ -117,7 +119,7 @@ export class ClusterStore implements Store {
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock, o.results);
     try {
-      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['e', 'j'], { clock });
+      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['j'], { clock });
     } catch (e) {
       bots.close();
       throw e;
@@ -127,6 +129,7 @@ export class ClusterStore implements Store {
 
   /** Keeps the derived indexes (live set, lines per bot, pending ratings) in step with the replica. */
   private derive(c: Change): void {
+    if (tournamentChanged(this.events, c)) return;
     const dot = c.key.indexOf('.');
     const kind = c.key.slice(0, dot);
     const rest = c.key.slice(dot + 1);
@@ -342,24 +345,14 @@ export class ClusterStore implements Store {
     if (this.live.has(gameId)) await this.store.put(keys.webhook(gameId), encode(ply));
   }
 
-  // ---- events ----
+  // ---- events (tournaments.ts) ----
 
-  async putTournament(event: TournamentRecord): Promise<void> {
-    await this.store.put(keys.event(event.id), encode(event));
-  }
-
-  getTournament(id: string): TournamentRecord | undefined {
-    const bytes = id ? this.store.get(keys.event(id)) : undefined;
-    return bytes && assertReadable('event', id, decode<TournamentRecord>(bytes));
-  }
-
-  listTournaments(): TournamentRecord[] {
-    return this.store
-      .keysOf('e')
-      .map((k) => decode<TournamentRecord>(this.store.get(k)!))
-      .map((e) => assertReadable('event', e.id, e))
-      .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
-  }
+  putTournament(event: TournamentRecord, previous?: TournamentRecord): Promise<void> { return this.events.put(event, previous); }
+  getTournament(id: string): TournamentRecord | undefined { return this.events.get(id); }
+  getTournamentHead(id: string): TournamentHead | undefined { return this.events.head(id); }
+  openTournaments(): TournamentListing[] { return this.events.openEvents(); }
+  recentTournaments(limit: number, bot?: string): string[] { return this.events.recent(limit, bot); }
+  tournamentRevision(id: string): number | undefined { return this.events.revision(id); }
 
   async close(): Promise<void> {
     this.store.close();

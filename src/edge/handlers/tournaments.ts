@@ -1,11 +1,15 @@
 // The events routes. Transport only: the event service owns the rules (src/services/tournaments/).
 import type { TournamentService } from '../../services/tournaments/service.js';
+import { rateLimitKey } from '../client-ip.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 import { SPECTATOR_REFUSALS } from './streams.js';
 
-export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & { tournaments: TournamentService };
+export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & {
+  tournaments: TournamentService;
+  limits: Pick<EdgeDeps['limits'], 'eventCreatesPerHost' | 'eventCreatesPerAddress'>;
+};
 
 type EventOps =
   | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
@@ -17,8 +21,21 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
   const ev = deps.tournaments;
   return {
     createEvent: async (call) => {
+      // Every attempt counts per address (hammering is itself what is limited); per host only the
+      // events made count: taken before the attempt, so racing attempts cannot all slip through, and
+      // given back when it is refused. Others than registered bots are refused by the service anyway.
+      const { eventCreatesPerAddress: perAddress, eventCreatesPerHost: perHost } = deps.limits;
+      const byAddress = perAddress.take(rateLimitKey(call.ctx.ip));
+      if (!byAddress.ok) return tooManyRequests(byAddress.retryAfterSeconds, `at most ${perAddress.limit} event creations per hour per address`, 'too_many_event_requests');
+      const hosted = call.principal.tier === 'registered';
+      if (hosted) {
+        const byHost = perHost.take(call.principal.id);
+        if (!byHost.ok) return tooManyRequests(byHost.retryAfterSeconds, `at most ${perHost.limit} events created per hour per host`, 'too_many_events_created');
+      }
       const r = await ev.create(call.principal, call.body);
-      return r.ok ? json(201, r.value) : serviceProblem(r.error);
+      if (r.ok) return json(201, r.value);
+      if (hosted) perHost.refund(call.principal.id);
+      return serviceProblem(r.error);
     },
     listEvents: () => json(200, ev.list()),
     getEvent: ({ params }) => {
@@ -55,16 +72,16 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));
-      const stop = ev.follow(call.params.id, { send: (line) => void stream.write(line), close: () => stream.end() });
+      const stop = ev.follow(call.params.id, { send: (line) => void stream.write(line), pump: (pieces) => stream.pump(pieces), close: () => stream.end() });
       if (stop) stream.onClose(stop);
     },
 
+    // Game by game as the client takes them, through the send budget (ndjson-pump.ts).
     getEventGames: (call) => {
-      const lines = ev.exportLines(call.params.id, (id) => deps.games.ended(id));
-      if (!lines) return UNKNOWN();
+      const pieces = ev.exportLines(call.params.id, (id) => deps.games.ended(id));
+      if (!pieces) return UNKNOWN();
       const stream = call.ctx.ndjson();
-      stream.write(lines.join(''));
-      stream.end();
+      stream.pump(pieces, () => stream.end());
     },
   };
 }

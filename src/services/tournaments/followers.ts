@@ -1,12 +1,24 @@
 // The event records both the API (TournamentService) and the scheduler (TournamentScheduler) change: every
 // change of one event is a read-modify-write queued behind the previous one, so the two never
 // overwrite each other's work. Also the live followers of GET /events/{id}/stream.
-import type { TournamentRecord } from '../../domain/tournaments.js';
+//
+// Pending and running events are kept here as last stored, so that a change reads nothing and
+// writes only what it changed (the store is given the version it replaces). A kept copy is used only
+// while the store's revision of the event is the one seen at its write: in a cluster another node
+// may have written the event since (an accept, a cancel), and then it is read again. Finished events
+// are not kept: they are read from the store when asked for.
+import type { TournamentListing, TournamentRecord, TournamentState } from '../../domain/tournaments.js';
 import type { Store } from '../../store/types.js';
 
+
+/** Running, or cancelled while pairs still play (their results count, the seed waits for them). */
+const playing = (state: TournamentState): boolean => state === 'running' || state === 'cancelling';
 export interface TournamentSink {
   /** One ndjson line (JSON + '\n'). */
   send(line: string): void;
+  /** One line made in pieces as it goes out (a large event's view); lines sent meanwhile follow it. */
+  pump(pieces: Iterator<string>): void;
+  /** Closes the stream once what was sent has gone out. */
   close(): void;
 }
 
@@ -26,6 +38,8 @@ export interface TournamentFollowersRemote {
 export class TournamentFollowers {
   private readonly chains = new Map<string, Promise<unknown>>();
   private readonly followers = new Map<string, Set<TournamentSink>>();
+  /** Pending and running events as last stored or read here, with the store's revision of each then. */
+  private readonly open = new Map<string, { ev: TournamentRecord; revision: number | undefined }>();
 
   constructor(
     readonly store: Store,
@@ -33,20 +47,56 @@ export class TournamentFollowers {
   ) {}
 
   get(id: string): TournamentRecord | undefined {
-    return this.store.getTournament(id);
+    const kept = this.open.get(id);
+    if (kept && kept.revision !== undefined && kept.revision === this.store.tournamentRevision(id)) return kept.ev;
+    const ev = this.store.getTournament(id);
+    this.keep(id, ev);
+    return ev;
+  }
+
+  /** Whether the event exists, without reading a finished one whole. */
+  exists(id: string): boolean {
+    return this.open.has(id) || this.store.getTournamentHead(id) !== undefined;
+  }
+
+  /** Pending, running and cancelling events, oldest first (from the store's index: no finished event is read). */
+  listing(): TournamentListing[] {
+    return this.store.openTournaments();
+  }
+
+  /** The events whose pairs the scheduler looks after (running, or cancelling while pairs still play), oldest first. Copies of events no longer open are dropped on the way. */
+  inPlay(): TournamentRecord[] {
+    const listed = this.listing();
+    const ids = new Set(listed.map((e) => e.id));
+    for (const id of this.open.keys()) if (!ids.has(id)) this.open.delete(id);
+    return listed.flatMap((e) => {
+      const ev = playing(e.state) ? this.get(e.id) : undefined;
+      return ev && playing(ev.state) ? [ev] : [];
+    });
+  }
+
+  private keep(id: string, ev: TournamentRecord | undefined): void {
+    if (ev && (ev.state === 'pending' || playing(ev.state))) this.open.set(id, { ev, revision: this.store.tournamentRevision(id) });
+    else this.open.delete(id);
   }
 
   /**
    * Applies `change` to the stored record, in order with every other change of that event, and
    * stores what it returns (null: nothing to store). Resolves with the record as it stands after.
+   * `change` must not alter the record it is given: it returns a new one, made of new objects for
+   * what changed and the same objects for the rest (that is how the store tells what to write).
    */
   modify<T>(id: string, change: (ev: TournamentRecord) => { next: TournamentRecord | null; value: T }): Promise<{ ev: TournamentRecord | undefined; value: T | undefined }> {
     const prev = this.chains.get(id) ?? Promise.resolve();
     const run = prev.then(async () => {
-      const ev = this.store.getTournament(id);
+      const ev = this.get(id);
       if (!ev) return { ev: undefined, value: undefined };
       const { next, value } = change(ev);
-      if (next) await this.store.putTournament(next);
+      if (next) {
+        this.open.delete(id); // until stored: a failed write must not leave a copy the store lacks
+        await this.store.putTournament(next, ev);
+        this.keep(id, next);
+      }
       return { ev: next ?? ev, value };
     });
     const settled = run.catch(() => undefined);

@@ -1,7 +1,8 @@
 // Small reads of a tournament record's pairs that the scheduler needs: a game's score from White's
-// side, where the next pair goes, where a pair sits, and a player's public face.
+// side, where the next pair goes, where a pair sits, a player's public face, and the line a finished
+// pair publishes.
 import type { GameRecord } from '../../domain/records.js';
-import type { GameScore, TournamentRecord } from '../../domain/tournaments.js';
+import type { GameScore, TournamentPairRecord, TournamentRecord } from '../../domain/tournaments.js';
 
 /** Results of a game from White's side. */
 export function whiteScore(rec: GameRecord): GameScore | null {
@@ -19,3 +20,25 @@ export const nextPairIndex = (ev: TournamentRecord): number => (ev.pairs.length 
 export const pairAt = (ev: TournamentRecord, index: number): number => ev.pairs.findIndex((p) => p.index === index);
 
 export const face = (ev: TournamentRecord, i: number) => ({ team: ev.players[i].team, name: ev.players[i].name });
+
+/** The stream's line for a pair just finished, with the standings (and the SPRT's LLR) after it. */
+export function pairFinishedLine(
+  ev: TournamentRecord,
+  pair: TournamentPairRecord,
+  standings: readonly { player: number; points: number; games: number }[],
+  llr: number,
+) {
+  return {
+    PairFinished: {
+      eventId: ev.id,
+      index: pair.index,
+      round: pair.round,
+      players: [face(ev, pair.a), face(ev, pair.b)],
+      games: pair.games,
+      scores: pair.scores,
+      score: ((pair.scores[0] ?? 0) + (pair.scores[1] ?? 0)) / 2,
+      standings: standings.map((s) => ({ ...face(ev, s.player), points: s.points, games: s.games })),
+      ...(ev.sprt ? { llr, verdict: ev.verdict } : {}),
+    },
+  };
+}

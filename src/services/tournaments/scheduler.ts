@@ -4,7 +4,7 @@
 // ends a cancelled one once its running pairs are over. One object that owns all its timers
 // (start()/stop()); after a restart start() picks every event in play up where its record left it.
 // See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
-import { face, nextPairIndex, pairAt, whiteScore } from './pair-records.js';
+import { face, nextPairIndex, pairAt, pairFinishedLine, whiteScore } from './pair-records.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { TournamentPairRecord, TournamentRecord, GameScore } from '../../domain/tournaments.js';
@@ -15,11 +15,13 @@ import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactor
 import type { GameAdmission, Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
 import { Periodic } from '../periodic.js';
+import { expirePending } from './expiry.js';
 import type { TournamentFollowers } from './followers.js';
 import { TournamentLoad } from './load.js';
 import { afterRestart, planNext } from './plan.js';
 import { endedLine, pairRunning, pairsRunning, seedRevealed } from './reveal.js';
-import { tournamentTables } from './standings.js';
+import { RefusalCounts } from './refusals.js';
+import { Tallies } from './tally.js';
 
 export interface TournamentSchedulerDeps {
   followers: TournamentFollowers;
@@ -42,6 +44,8 @@ export interface TournamentSchedulerConfig {
   houseOnlyPairsPerHost?: number;
   /** Live games of all events at most, so that the rest of the server's places stay for players (no limit when absent). */
   maxEventGames?: number;
+  /** A pending event not started this long after its creation is cancelled (expiry.ts). */
+  pendingTtlMs: number;
 }
 
 /** A mirror pair takes two of each player's seats, and two live games. */
@@ -60,6 +64,8 @@ export class TournamentScheduler implements GameLifecycleListener {
   private filling: Promise<void> | null = null;
   private again = false;
   private readonly load: TournamentLoad;
+  private readonly refusals = new RefusalCounts();
+  private readonly tallies = new Tallies();
 
   constructor(private readonly deps: TournamentSchedulerDeps, private readonly config: TournamentSchedulerConfig) {
     // Every look goes through round(), so two never run at once (a pair's index is the count of
@@ -74,10 +80,8 @@ export class TournamentScheduler implements GameLifecycleListener {
    */
   async start(): Promise<void> {
     this.stopped = false;
-    for (const ev of this.deps.followers.store.listTournaments()) {
-      if (ev.state !== 'pending' && ev.pairs.some(pairRunning)) await this.resumeEvent(ev.id);
-    }
-    this.load.reset(this.deps.followers.store.listTournaments().filter(inPlay));
+    for (const ev of this.deps.followers.inPlay()) if (ev.pairs.some(pairRunning)) await this.resumeEvent(ev.id);
+    this.load.reset(this.deps.followers.inPlay());
     this.ticks.start();
     this.kick();
   }
@@ -132,21 +136,27 @@ export class TournamentScheduler implements GameLifecycleListener {
     );
   }
 
+  /** Counted in memory, written with the event's next write or within a second (refusals.ts). */
   moveRefused(game: GameHandle, seat: Seat): void {
     const where = this.byGame.get(game.id);
-    if (!where) return;
-    this.deps.followers
-      .modify(where.eventId, (ev) => {
-        const at = pairAt(ev, where.index);
-        const pair = ev.pairs[at];
-        const k = pair?.games?.indexOf(game.id) ?? -1;
-        if (k < 0) return { next: null, value: null };
-        // Game 0: the first player (a) is White; game 1: a is Black.
-        const who = (seat === 'White') === (k === 0) ? pair.a : pair.b;
-        const refusals = [...(pair.refusals ?? []), who];
-        return { next: { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, refusals } : p)) }, value: null };
-      })
-      .catch((e: unknown) => this.deps.log.error({ game: game.id, err: String(e) }, 'could not count a refused event move'));
+    // Not in play (the store's index has no revision for events over): nothing is counted.
+    if (!where || this.deps.followers.store.tournamentRevision(where.eventId) === undefined) return;
+    const ev = this.deps.followers.get(where.eventId);
+    const pair = ev && inPlay(ev) ? ev.pairs[pairAt(ev, where.index)] : undefined;
+    const k = pair?.games?.indexOf(game.id) ?? -1;
+    if (!pair || k < 0) return;
+    // Game 0: the first player (a) is White; game 1: a is Black.
+    this.refusals.count(where.eventId, (seat === 'White') === (k === 0) ? pair.a : pair.b, this.deps.clock.now());
+  }
+
+  /** Writes the refusals that have waited a second for a write of their event. */
+  private async flushRefusals(): Promise<void> {
+    for (const id of this.refusals.due(this.deps.clock.now())) {
+      await this.deps.followers.modify(id, (ev) => {
+        const next = this.refusals.fold(ev);
+        return { next: next === ev ? null : next, value: null };
+      });
+    }
   }
 
   private async recordGame(rec: GameRecord): Promise<void> {
@@ -169,14 +179,18 @@ export class TournamentScheduler implements GameLifecycleListener {
         const aWhite = k === 0;
         timeLosses.push(whiteLost === aWhite ? pair.a : pair.b);
       }
-      let next: TournamentRecord = { ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) };
+      // Refusals waiting to be written go with this write (refusals.ts).
+      let next: TournamentRecord = this.refusals.fold({ ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) });
       const done = scores[0] !== null && scores[1] !== null;
       if (done) {
         const seq = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0) + 1;
         next.pairs[at] = { ...next.pairs[at], finishedSeq: seq };
+        // The pair is added to the event's tally: no recount of every pair (tally.ts).
+        const tally = this.tallies.of(ev, seq - 1);
+        tally.add(next.pairs[at]);
         if (next.sprt && next.verdict === null && next.state === 'running') {
-          const enc = tournamentTables(next).encounters[0];
-          if (enc?.sprt?.verdict) next = { ...next, verdict: enc.sprt.verdict, verdictAfter: seq, queue: [] };
+          const verdict = tally.sprt(next)?.verdict;
+          if (verdict) next = { ...next, verdict, verdictAfter: seq, queue: [] };
         }
       }
       return { next, value: done };
@@ -186,20 +200,9 @@ export class TournamentScheduler implements GameLifecycleListener {
       const ev = r.ev!;
       const pair = ev.pairs[pairAt(ev, where.index)];
       for (const g of pair.games ?? []) this.byGame.delete(g);
-      const tables = tournamentTables(ev);
-      this.deps.followers.publish(ev.id, {
-        PairFinished: {
-          eventId: ev.id,
-          index: pair.index,
-          round: pair.round,
-          players: [face(ev, pair.a), face(ev, pair.b)],
-          games: pair.games,
-          scores: pair.scores,
-          score: ((pair.scores[0] ?? 0) + (pair.scores[1] ?? 0)) / 2,
-          standings: tables.standings.map((s) => ({ ...face(ev, s.player), points: s.points, games: s.games })),
-          ...(ev.sprt ? { llr: tables.llrHistory[tables.llrHistory.length - 1] ?? 0, verdict: ev.verdict } : {}),
-        },
-      });
+      const finished = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0);
+      const tally = this.tallies.of(ev, finished);
+      this.deps.followers.publish(ev.id, pairFinishedLine(ev, pair, tally.standings(ev), tally.sprt(ev)?.llr ?? 0));
       // Only an event stored over with a pair still running (before a cancel waited for its pairs)
       // ends here; the others end in a pass (finished, or cancelled once nothing runs).
       if ((ev.state === 'finished' || ev.state === 'cancelled') && seedRevealed(ev)) this.announceEnd(ev);
@@ -211,8 +214,15 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** One look at every event in play: finish the done ones, pair Swiss rounds, start pairs, end cancelled ones. */
   private async fill(): Promise<void> {
     if (this.stopped) return;
-    const active = this.deps.followers.store.listTournaments().filter(inPlay);
+    try {
+      await expirePending(this.deps.followers, this.deps.clock.now(), this.config.pendingTtlMs, (ev) => this.announceEnd(ev));
+      await this.flushRefusals();
+    } catch (e) {
+      this.deps.log.error({ err: String(e) }, 'could not expire pending events or write refused moves');
+    }
+    const active = this.deps.followers.inPlay();
     this.load.reset(active);
+    this.tallies.retain(new Set(active.map((e) => e.id)));
     // A cancelled event's running pairs still count against its host's limit.
     const perHost = new Map<string, number>();
     for (const ev of active) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + this.inFlight(ev));
@@ -374,6 +384,8 @@ export class TournamentScheduler implements GameLifecycleListener {
 
   /** The last line of the event's stream: only ever for an event whose seed may be seen. */
   private announceEnd(ev: TournamentRecord): void {
+    this.tallies.forget(ev.id);
+    this.refusals.forget(ev.id);
     if (seedRevealed(ev)) this.deps.followers.publish(ev.id, endedLine(ev), true);
   }
 

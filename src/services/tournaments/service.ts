@@ -4,17 +4,21 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import { faceOfId, type TournamentFormat, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
+import { faceOfId, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
-import { fail, rateLimited, type ServiceResult } from '../errors.js';
+import { fail, type ServiceResult } from '../errors.js';
 import type { IdentityService } from '../identity.js';
 import { entersAtOnce, setEventHosts, type EventHostsInput, type EventHostsView } from './consent.js';
+import { TOURNAMENT_INDEX_DEPTH } from '../../store/tournament-index.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
+import { TournamentPlaces, type InvitationBudget } from './places.js';
 import { tournamentTables, pairFinished } from './standings.js';
 import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
+import { viewLine } from './view-line.js';
+import { exportPieces } from './export.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -48,6 +52,8 @@ export interface TournamentServiceDeps {
   isHouse: (id: string) => boolean;
   /** Asks the scheduler to look at its events now (an event became runnable). */
   kick: () => void;
+  /** Invitations each bot may receive (a sliding hour per bot id); none: no bound. */
+  invitations?: InvitationBudget;
   /**
    * Resolves once the scheduler has looked at its events (it alone starts pairs, so it alone can
    * say that a cancelled event has none running); at once where it does not run (another node).
@@ -55,9 +61,8 @@ export interface TournamentServiceDeps {
   settle?: () => Promise<void>;
 }
 
-/** Events listed at most by GET /events and GET /bot/events (newest first). */
-export const TOURNAMENT_LIST_LIMIT = 100;
-const OPEN_RETRY_MS = 60_000;
+/** Events listed at most by GET /events and GET /bot/events (newest first): as many as the store's index keeps. */
+export const TOURNAMENT_LIST_LIMIT = TOURNAMENT_INDEX_DEPTH;
 
 const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running';
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
@@ -72,7 +77,11 @@ export function plannedPairs(format: TournamentFormat, players: number, ppe: num
 }
 
 export class TournamentService {
-  constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {}
+  private readonly places: TournamentPlaces;
+
+  constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {
+    this.places = new TournamentPlaces(deps.followers, limits.openPerHost, deps.invitations);
+  }
 
   async create(host: Principal, input: CreateTournamentInput): Promise<ServiceResult<unknown>> {
     if (host.tier !== 'registered') return fail('forbidden', 'registered_only', 'only registered bots can host events');
@@ -103,10 +112,9 @@ export class TournamentService {
     if (planned > this.limits.pairsPerEvent) return bad(`this event would play ${planned} pairs; at most ${this.limits.pairsPerEvent}`);
     const concurrency = input.concurrency ?? 1;
     if (concurrency > this.limits.pairsInFlightPerHost) return bad(`concurrency is at most ${this.limits.pairsInFlightPerHost}`);
-    const open = this.deps.followers.store.listTournaments().filter((e) => e.host === host.id && isOpen(e)).length;
-    if (open >= this.limits.openPerHost) {
-      return rateLimited('too_many_events', `at most ${this.limits.openPerHost} events pending or running per host`, OPEN_RETRY_MS);
-    }
+    // Everything from here to the hold below is synchronous: concurrent creations cannot all pass.
+    const full = this.places.checkOpen(host.id);
+    if (full) return full;
     const rated = input.rated === true;
     const store = this.deps.followers.store;
     const players: TournamentPlayer[] = input.players.map((p, i) => ({
@@ -115,6 +123,9 @@ export class TournamentService {
       name: p.name,
       accepted: entersAtOnce(store, this.deps.isHouse, ids[i], host.id, rated) ? true : null,
     }));
+    const invited = players.filter((p) => p.accepted === null);
+    const refused = this.places.takeInvitations(invited);
+    if (refused) return refused;
     // Everyone takes part at once: the event is stored running, so no answer can come in between.
     const now = this.deps.clock.now();
     const all = players.every((p) => p.accepted === true);
@@ -146,7 +157,15 @@ export class TournamentService {
       verdictAfter: null,
       note: null,
     };
-    await this.deps.followers.store.putTournament(ev);
+    const release = this.places.hold(host.id, ev.id);
+    try {
+      await this.deps.followers.store.putTournament(ev);
+    } catch (e) {
+      this.places.refundInvitations(invited);
+      throw e;
+    } finally {
+      release(); // stored (it counts as open itself now) or failed
+    }
     for (const p of players) {
       // A bot entered by its own setting hears of it as any invited bot does, already accepted.
       if (this.deps.isHouse(p.id) || p.id === host.id) continue;
@@ -163,7 +182,7 @@ export class TournamentService {
   }
 
   exists(id: string): boolean {
-    return this.deps.followers.get(id) !== undefined;
+    return this.deps.followers.exists(id);
   }
 
   /** The public view of an event, or 404. */
@@ -173,16 +192,12 @@ export class TournamentService {
   }
 
   list(): unknown {
-    return { events: this.deps.followers.store.listTournaments().reverse().slice(0, TOURNAMENT_LIST_LIMIT).map((e) => this.summary(e)) };
+    return { events: this.heads(this.deps.followers.store.recentTournaments(TOURNAMENT_LIST_LIMIT)).map((e) => this.summary(e)) };
   }
 
   /** Events the caller hosts or is invited to, newest first, with its own answer. */
   mine(who: Principal): unknown {
-    const evs = this.deps.followers.store
-      .listTournaments()
-      .reverse()
-      .filter((e) => e.host === who.id || e.players.some((p) => p.id === who.id))
-      .slice(0, TOURNAMENT_LIST_LIMIT);
+    const evs = this.heads(this.deps.followers.store.recentTournaments(TOURNAMENT_LIST_LIMIT, who.id));
     return {
       events: evs.map((e) => ({
         ...this.summary(e),
@@ -261,7 +276,7 @@ export class TournamentService {
   follow(id: string, sink: TournamentSink): (() => void) | null {
     const ev = this.deps.followers.get(id);
     if (!ev) return null;
-    sink.send(`${JSON.stringify({ EventState: this.view(ev) })}\n`);
+    sink.pump(viewLine('EventState', this.view(ev)));
     if (seedRevealed(ev)) {
       sink.send(`${JSON.stringify(endedLine(ev))}\n`);
       sink.close();
@@ -272,51 +287,28 @@ export class TournamentService {
 
   /**
    * The export of GET /events/{id}/games: the event's view, then one line per finished game (by
-   * pair, then game), as ndjson lines. Null for an unknown event.
+   * pair, then game), as ndjson, made piece by piece as the edge asks for it (a large event's export
+   * is hundreds of MB). Null for an unknown event.
    */
-  exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): string[] | null {
+  exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
     const ev = this.deps.followers.get(id);
-    if (!ev) return null;
-    const lines = [`${JSON.stringify({ Event: this.view(ev) })}\n`];
-    // Only pairs with both games over: a game's server seed is its partner's too, so one game of a
-    // running pair must not be exported (its partner's coming rolls would be known).
-    for (const p of ev.pairs.filter(pairFinished)) {
-      (p.games ?? []).forEach((gameId, game) => {
-        const rec = ended(gameId);
-        if (!rec || !('Ended' in rec.status)) return;
-        const { result, termination } = rec.status.Ended.over;
-        const [w, b] = game === 0 ? [p.a, p.b] : [p.b, p.a];
-        lines.push(`${JSON.stringify({
-          Game: {
-            pair: p.index,
-            game,
-            round: p.round,
-            gameId,
-            white: faceOf(ev.players[w]),
-            black: faceOf(ev.players[b]),
-            timeControl: rec.timeControl,
-            commit: rec.commit,
-            serverSeed: rec.serverSeed,
-            clientSeeds: { white: rec.clientSeeds.white ?? '', black: rec.clientSeeds.black ?? '' },
-            history: rec.history,
-            result: 'Win' in result ? result.Win.side : 'Draw',
-            termination,
-          },
-        })}\n`);
-      });
-    }
-    return lines;
+    return ev ? exportPieces(ev, this.view(ev), ended) : null;
   }
 
   private started(ev: TournamentRecord): TournamentRecord {
     return { ...ev, state: 'running', startedAt: this.deps.clock.now() };
   }
 
-  summary(ev: TournamentRecord) {
+  /** The heads of these events (a page of a list: their pairs are not read). */
+  private heads(ids: string[]): TournamentHead[] {
+    return ids.flatMap((id) => this.deps.followers.store.getTournamentHead(id) ?? []);
+  }
+
+  summary(ev: TournamentHead) {
     return {
       ...headOf(ev),
       players: ev.players.length,
-      pairsFinished: ev.pairs.filter((p) => p.finishedSeq > 0).length,
+      pairsFinished: ev.pairsFinished,
       createdAt: ev.createdAt,
       verdict: ev.verdict,
       rated: ev.rated,
@@ -373,7 +365,7 @@ export class TournamentService {
 }
 
 /** What the list and the full view of an event both open with. */
-const headOf = (ev: TournamentRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
+const headOf = (ev: TournamentHead | TournamentRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
 
 const answerOf = (a: boolean | null | undefined): 'accepted' | 'declined' | 'invited' =>
   a === true ? 'accepted' : a === false ? 'declined' : 'invited';

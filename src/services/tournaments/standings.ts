@@ -14,7 +14,7 @@ export interface StandingRow {
   pairs: number;
   byes: number;
   timeLosses: number;
-  /** Moves of this player the server refused (not its turn, an illegal turn), running pairs included. */
+  /** Moves of this player the server refused (not its turn, an illegal turn) while the event ran. */
   refusedMoves: number;
 }
 
@@ -73,13 +73,12 @@ export function tournamentTables(ev: TournamentRecord): TournamentTables {
     enc.games.push(p.games ?? ['', '']);
     byEncounter.set(key, enc);
   }
-  for (const p of ev.pairs) {
-    for (const who of p.refusals ?? []) {
-      const r = row(who);
-      r.refusedMoves++;
-      rows.set(who, r);
-    }
-  }
+  (ev.refused ?? []).forEach((n, who) => {
+    if (n === 0) return;
+    const r = row(who);
+    r.refusedMoves += n;
+    rows.set(who, r);
+  });
   for (const [, player] of ev.byes) {
     const r = row(player);
     r.byes++;

@@ -30,8 +30,10 @@ export const DB_NAMES = {
   provisional: 'provisional',
   /** gameId → ply of the latest roll whose webhook delivery finished (live games only). */
   webhookDeliveries: 'webhookDeliveries',
-  /** eventId → TournamentRecord. */
+  /** eventId → the event's head (TournamentHead), or its whole TournamentRecord if stored by an earlier version. */
   events: 'events',
+  /** [eventId, 0, position] → a pair of the event; [eventId, 1, k] → chunk k of its queue (store/tournament-parts.ts). */
+  eventParts: 'eventParts',
 } as const;
 /** Key in `meta` holding the schema version the directory was written with. */
 export const META_SCHEMA_KEY = 'schema';
@@ -57,7 +59,7 @@ export const messageOf = (e: unknown): string => (e instanceof Error ? e.message
 /** Opens the environment of `dir` (which must exist); throws what lmdb-js throws. */
 export function openRoot(dir: string): Root {
   // noSubdir false: a directory named like "data.v1" must not be taken for a single file.
-  return open({ path: dir, maxDbs: 16, noSubdir: false });
+  return open({ path: dir, maxDbs: 32, noSubdir: false });
 }
 
 /** Every named sub-database of the environment, opened (created if missing). */

@@ -40,7 +40,7 @@ export const events = [
     errors: {
       400: 'A shape the format does not allow, an unknown or anonymous player, or more players or pairs than the server allows (code `invalid_event`).',
       403: 'Only registered bots host events.',
-      429: '`too_many_events`: the host already has as many events pending or running as it may; see Retry-After.',
+      429: '`too_many_events`: the host already has as many events pending or running as it may; `too_many_events_created`: the host has created as many events this hour as it may; `too_many_event_requests`: too many creations asked for from this address this hour; `too_many_invitations`: an invited bot has had as many event invitations this hour as it may receive. See Retry-After.',
     },
   }),
   route({

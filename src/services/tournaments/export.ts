@@ -1,0 +1,41 @@
+// The export of GET /events/{id}/games, made piece by piece as the edge asks for it: the event's view,
+// then one line per game of every finished pair (by pair, then game). A large event's export is
+// hundreds of MB, so it is never built whole.
+import type { GameRecord } from '../../domain/records.js';
+import type { TournamentRecord } from '../../domain/tournaments.js';
+import { pairFinished } from './standings.js';
+import { viewLine, type ViewWithLists } from './view-line.js';
+
+const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
+
+export function* exportPieces(ev: TournamentRecord, view: ViewWithLists, ended: (gameId: string) => GameRecord | undefined): Generator<string> {
+  yield* viewLine('Event', view);
+  // Only pairs with both games over: a game's server seed is its partner's too, so one game of a
+  // running pair must not be exported (its partner's coming rolls would be known).
+  for (const p of ev.pairs) {
+    if (!pairFinished(p)) continue;
+    for (const [game, gameId] of (p.games ?? []).entries()) {
+      const rec = ended(gameId);
+      if (!rec || !('Ended' in rec.status)) continue;
+      const { result, termination } = rec.status.Ended.over;
+      const [w, b] = game === 0 ? [p.a, p.b] : [p.b, p.a];
+      yield `${JSON.stringify({
+        Game: {
+          pair: p.index,
+          game,
+          round: p.round,
+          gameId,
+          white: faceOf(ev.players[w]),
+          black: faceOf(ev.players[b]),
+          timeControl: rec.timeControl,
+          commit: rec.commit,
+          serverSeed: rec.serverSeed,
+          clientSeeds: { white: rec.clientSeeds.white ?? '', black: rec.clientSeeds.black ?? '' },
+          history: rec.history,
+          result: 'Win' in result ? result.Win.side : 'Draw',
+          termination,
+        },
+      })}\n`;
+    }
+  }
+}

@@ -1,0 +1,96 @@
+// The standings and the SPRT of a running event kept pair by pair, for the scheduler: each finished
+// pair is added once, instead of counting every pair again at each result (which made a 20,000-pair
+// event quadratic). They give what tournamentTables (standings.ts) gives for the same pairs — the
+// views and `dicechess verify-event` keep using that one, and a test holds the two equal.
+import type { GameScore, TournamentPairRecord, TournamentRecord } from '../../domain/tournaments.js';
+import { pairFinished, type StandingRow } from './standings.js';
+import { sprtReport, type SprtReport } from './stats.js';
+
+type Counted = Omit<StandingRow, 'player' | 'byes' | 'refusedMoves'>;
+const zero = (): Counted => ({ points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, timeLosses: 0 });
+const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
+
+export class TournamentTally {
+  /** Finished pairs added so far. */
+  counted = 0;
+  private readonly rows = new Map<number, Counted>();
+  /** Pentanomial counts of the pairs, from the side of the lower-numbered player (the SPRT's side). */
+  private readonly pentanomial = [0, 0, 0, 0, 0];
+
+  /** A tally of every finished pair of the event, in finishing order. */
+  static of(ev: TournamentRecord): TournamentTally {
+    const t = new TournamentTally();
+    for (const p of ev.pairs.filter(pairFinished).sort((x, y) => x.finishedSeq - y.finishedSeq)) t.add(p);
+    return t;
+  }
+
+  /** Adds a finished pair. */
+  add(p: TournamentPairRecord): void {
+    const [x, y] = p.scores as [GameScore, GameScore];
+    for (const [who, scores] of [[p.a, [x, y]], [p.b, [flip(x), flip(y)]]] as const) {
+      const r = this.rows.get(who) ?? zero();
+      r.pairs++;
+      for (const s of scores) {
+        r.games++;
+        r.points += s;
+        if (s === 1) r.wins++;
+        else if (s === 0) r.losses++;
+        else r.draws++;
+      }
+      this.rows.set(who, r);
+    }
+    for (const loser of p.timeLosses) {
+      const r = this.rows.get(loser) ?? zero();
+      r.timeLosses++;
+      this.rows.set(loser, r);
+    }
+    const sum = p.a < p.b ? x + y : 2 - x - y;
+    this.pentanomial[Math.round(sum * 2)]++;
+    this.counted++;
+  }
+
+  /** The standings as tournamentTables ranks them: by points, then entry order. */
+  standings(ev: TournamentRecord): StandingRow[] {
+    const rows = new Map<number, StandingRow>();
+    const row = (i: number): StandingRow => {
+      let r = rows.get(i);
+      if (!r) rows.set(i, (r = { player: i, ...(this.rows.get(i) ?? zero()), byes: 0, refusedMoves: 0 }));
+      return r;
+    };
+    ev.players.forEach((p, i) => p.accepted === true && row(i));
+    for (const i of this.rows.keys()) row(i);
+    (ev.refused ?? []).forEach((n, i) => n > 0 && (row(i).refusedMoves += n));
+    for (const [, player] of ev.byes) {
+      const r = row(player);
+      r.byes++;
+      r.points += 2 * ev.pairsPerEncounter;
+    }
+    return [...rows.values()].sort((p, q) => q.points - p.points || p.player - q.player);
+  }
+
+  /** The SPRT after the pairs added (null for other formats). */
+  sprt(ev: TournamentRecord): SprtReport | null {
+    return ev.sprt ? sprtReport(this.pentanomial, ev.sprt) : null;
+  }
+}
+
+/** The tallies of the running events, counted afresh whenever one is not where the record is. */
+export class Tallies {
+  private readonly byEvent = new Map<string, TournamentTally>();
+
+  /** The tally of `ev` with `finished` pairs added (its pairs finished so far). */
+  of(ev: TournamentRecord, finished: number): TournamentTally {
+    let t = this.byEvent.get(ev.id);
+    if (!t || t.counted !== finished) this.byEvent.set(ev.id, (t = TournamentTally.of(ev)));
+    return t;
+  }
+
+  forget(id: string): void {
+    this.byEvent.delete(id);
+  }
+
+  /** Forgets the tallies of events not in `running` (ended, or cancelled by their host). */
+  retain(running: ReadonlySet<string>): void {
+    for (const id of this.byEvent.keys()) if (!running.has(id)) this.byEvent.delete(id);
+  }
+}
