@@ -4,7 +4,7 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import type { EventFormat, EventPlayer, EventRecord, SprtSettings } from '../../domain/events.js';
+import { DEFAULT_SPRT_MODEL, sprtModelOf, type EventFormat, type EventPlayer, type EventRecord, type SprtSettings } from '../../domain/events.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
@@ -116,7 +116,7 @@ export class EventService {
       timeControl: input.timeControl,
       pairsPerEncounter: ppe,
       rounds,
-      sprt: input.sprt ?? null,
+      sprt: input.sprt ? { ...input.sprt, model: input.sprt.model ?? DEFAULT_SPRT_MODEL } : null,
       maxPairs: planned,
       concurrency,
       rated: input.rated === true,
@@ -304,7 +304,8 @@ export class EventService {
       timeControl: ev.timeControl,
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,
-      sprt: ev.sprt,
+      // An SPRT stored before models existed shows the model it was run under.
+      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt) } : null,
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
       rated: ev.rated,
@@ -327,7 +328,7 @@ export class EventService {
         los: e.los,
         drawRatio: e.drawRatio,
         luck: e.luck,
-        ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict } : {}),
+        ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
       })),
       llrHistory: tables.llrHistory,
       pairs: ev.pairs.map((p) => ({
