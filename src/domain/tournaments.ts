@@ -14,12 +14,30 @@ export type TournamentFormat = (typeof TOURNAMENT_FORMATS)[number];
  */
 export type TournamentState = 'pending' | 'running' | 'cancelling' | 'finished' | 'cancelled';
 
+/**
+ * What the SPRT's Elo bounds mean: `logistic`, the usual Elo of the expected score; `normalized`,
+ * normalised Elo, a t-value (μ − ½)/σ per game scaled by 800/ln 10, so a bound asks for the same
+ * number of pairs whatever the draw rate (docs/API.md "Events").
+ */
+export const SPRT_MODELS = ['normalized', 'logistic'] as const;
+export type SprtModel = (typeof SPRT_MODELS)[number];
+/** The model of a new SPRT that names none. */
+export const DEFAULT_SPRT_MODEL: SprtModel = 'normalized';
+
 export interface SprtSettings {
   elo0: number;
   elo1: number;
   alpha: number;
   beta: number;
+  /**
+   * Absent in records written before the models existed: those SPRTs were logistic, and read so
+   * (`sprtModelOf`).
+   */
+  model?: SprtModel;
 }
+
+/** The model of stored SPRT settings: an old record without one was logistic. */
+export const sprtModelOf = (s: SprtSettings): SprtModel => s.model ?? 'logistic';
 
 export interface TournamentPlayer {
   /** External id: bot:team:<team>:<name>. */

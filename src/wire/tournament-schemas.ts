@@ -2,17 +2,21 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { EVENT_HOSTS_MAX, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
 const whole = (min: number, max: number) => z.int().min(min).max(max);
 
+const SPRT_MODEL_TEXT =
+  'What elo0 and elo1 mean: `normalized`, normalised Elo (the per-game t-value (μ − ½)/σ times 800/ln 10, so a test of given bounds takes about as many pairs whatever the draw rate); `logistic`, the usual Elo of the expected score.';
+
 export const SprtRequest = z.object({
-  elo0: described(z.number().min(-1000).max(1000), 'Elo difference of H0 (logistic Elo).'),
+  elo0: described(z.number().min(-1000).max(1000), 'Elo difference of H0, in the units of `model`.'),
   elo1: described(z.number().min(-1000).max(1000), 'Elo difference of H1; above elo0.'),
   alpha: described(z.number().gt(0).lt(0.5), 'Chance of accepting H1 when H0 holds.'),
   beta: described(z.number().gt(0).lt(0.5), 'Chance of accepting H0 when H1 holds.'),
+  model: described(z.enum(SPRT_MODELS).default(DEFAULT_SPRT_MODEL), `${SPRT_MODEL_TEXT} Default \`${DEFAULT_SPRT_MODEL}\`.`),
 });
 
 export const CreateEventRequest = named(
@@ -86,9 +90,13 @@ const Encounter = z.strictObject({
     z.strictObject({ correlation: z.number(), varianceSaved: z.number() }),
     'Correlation of the two games’ results within pairs, and the share of variance pairing removes.',
   ),
-  llr: z.number().optional(),
+  llr: described(z.number().optional(), 'SPRT only: the exact generalised log-likelihood ratio of H1 against H0.'),
   bounds: z.tuple([z.number(), z.number()]).optional(),
   verdict: z.enum(['H0', 'H1']).nullable().optional(),
+  eloBiased: described(
+    z.boolean().optional(),
+    'SPRT only: true once the test stopped at a bound. A test that stops when its evidence is strongest overstates the difference it found: the `elo`, `eloInterval` and `los` are then biased (away from the hypothesis it rejected) and are not a fair estimate.',
+  ),
 });
 
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
@@ -110,7 +118,15 @@ export const EventView = named(
     timeControl: TimeControl,
     pairsPerEncounter: z.int(),
     rounds: z.int(),
-    sprt: z.strictObject({ elo0: z.number(), elo1: z.number(), alpha: z.number(), beta: z.number() }).nullable(),
+    sprt: z
+      .strictObject({
+        elo0: z.number(),
+        elo1: z.number(),
+        alpha: z.number(),
+        beta: z.number(),
+        model: described(z.enum(SPRT_MODELS), `${SPRT_MODEL_TEXT} SPRTs created before the choice existed are \`logistic\`.`),
+      })
+      .nullable(),
     maxPairs: z.int(),
     concurrency: z.int(),
     rated: z.boolean(),

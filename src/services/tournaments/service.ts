@@ -4,7 +4,7 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import { faceOfId, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, faceOfId, sprtModelOf, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
@@ -140,7 +140,7 @@ export class TournamentService {
       timeControl: input.timeControl,
       pairsPerEncounter: ppe,
       rounds,
-      sprt: input.sprt ?? null,
+      sprt: input.sprt ? { ...input.sprt, model: input.sprt.model ?? DEFAULT_SPRT_MODEL } : null,
       maxPairs: planned,
       concurrency,
       rated,
@@ -324,7 +324,8 @@ export class TournamentService {
       timeControl: ev.timeControl,
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,
-      sprt: ev.sprt,
+      // An SPRT stored before models existed shows the model it was run under.
+      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt) } : null,
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
       rated: ev.rated,
@@ -348,7 +349,7 @@ export class TournamentService {
         los: e.los,
         drawRatio: e.drawRatio,
         luck: e.luck,
-        ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict } : {}),
+        ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
       })),
       llrHistory: tables.llrHistory,
       pairs: ev.pairs.map((p) => ({

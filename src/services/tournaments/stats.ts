@@ -4,7 +4,8 @@
 // A pair's score `a` for the first player is the mean of its two games (1 win, ½ draw, 0 loss), so it
 // is one of 0, ¼, ½, ¾, 1: the pentanomial counts [LL, LD, WL+DD, WD, WW] are how many pairs fell on
 // each. Over N pairs with frequencies pᵢ: μ = Σ aᵢpᵢ, σ² = Σ pᵢ(aᵢ−μ)², SE = √(σ²/N).
-import type { GameScore } from '../../domain/tournaments.js';
+import { sprtModelOf, type GameScore, type SprtModel, type SprtSettings } from '../../domain/tournaments.js';
+import { meanLogLikelihood, tValueLogLikelihood } from './glr.js';
 
 /** The pair score of each pentanomial bin. */
 export const PAIR_SCORES = [0, 0.25, 0.5, 0.75, 1] as const;
@@ -14,8 +15,13 @@ export type Pentanomial = [number, number, number, number, number];
 export const ELO_LIMIT = 1200;
 /** The 97.5% quantile of the normal distribution: a 95% two-sided interval. */
 export const Z95 = 1.96;
-/** Fishtest's regularisation of the LLR: an empty pentanomial bin counts as this many pairs there. */
+/**
+ * Fishtest's regularisation of the LLR: an empty pentanomial bin counts as this many pairs there. The
+ * Elo interval's variance is regularised the same way, so that one pair does not give a zero width.
+ */
 export const LLR_EMPTY_BIN = 1e-3;
+/** Normalised Elo per unit of per-game t-value (μ − ½)/σ: 800/ln 10. */
+export const NELO_PER_T = 800 / Math.LN10;
 
 export interface SprtReport {
   llr: number;
@@ -93,8 +99,11 @@ export function pairStats(games: readonly (readonly [GameScore, GameScore])[]): 
     return { pairs: 0, pentanomial, score: 0.5, elo: 0, eloInterval: [-ELO_LIMIT, ELO_LIMIT], los: 0.5, drawRatio: 0, luck };
   }
   const se = Math.sqrt(variance / n);
-  const lo = Math.max(0, mu - Z95 * se);
-  const hi = Math.min(1, mu + Z95 * se);
+  // The interval's width comes from the regularised variance (as the LLR's does): with every pair
+  // alike the plain one is 0, and a single pair would claim an exact Elo.
+  const width = Z95 * Math.sqrt(moments(regularised(pentanomial)).variance / n);
+  const lo = Math.max(0, mu - width);
+  const hi = Math.min(1, mu + width);
   const los = se === 0 ? (mu > 0.5 ? 1 : mu < 0.5 ? 0 : 0.5) : normalCdf((mu - 0.5) / se);
   let draws = 0;
   for (const [x, y] of games) draws += (x === 0.5 ? 1 : 0) + (y === 0.5 ? 1 : 0);
@@ -106,21 +115,59 @@ export function sprtBounds(alpha: number, beta: number): [number, number] {
   return [Math.log(beta / (1 - alpha)), Math.log((1 - beta) / alpha)];
 }
 
+/** The counts with every empty bin given LLR_EMPTY_BIN pairs. */
+const regularised = (counts: readonly number[]): number[] => counts.map((c) => (c === 0 ? LLR_EMPTY_BIN : c));
+
 /**
- * The generalised SPRT's log-likelihood ratio on pentanomial counts (Fishtest's LLR_logistic):
- * N·(s1−s0)·(2μ−s0−s1)/(2σ²), with s = logisticScore(elo), and μ, σ², N taken from the counts
- * after every empty bin is given LLR_EMPTY_BIN pairs (so σ² is never 0). No pairs: 0.
+ * The t-value (μ − ½)/σ of one pair's score that a normalised Elo means. Normalised Elo is the per-game
+ * t-value times 800/ln 10; a pair's score is the mean of two games, whose deviation the pentanomial
+ * model takes as the per-game one over √2 (Fishtest's σ_pg = √(2·var) of the pair scores), so the
+ * pair's t-value is √2 times the per-game one.
  */
-export function llrOf(counts: readonly number[], elo0: number, elo1: number): number {
-  if (counts.reduce((s, c) => s + c, 0) === 0) return 0;
-  const { n, mu, variance } = moments(counts.map((c) => Math.max(c, LLR_EMPTY_BIN)));
-  const s0 = logisticScore(elo0);
-  const s1 = logisticScore(elo1);
-  return (n * (s1 - s0) * (2 * mu - s0 - s1)) / (2 * variance);
+export const pairTValue = (nelo: number): number => (Math.SQRT2 * nelo) / NELO_PER_T;
+
+/**
+ * The exact generalised log-likelihood ratio of H1 against H0 on pentanomial counts: the counts are
+ * regularised (an empty bin gets LLR_EMPTY_BIN pairs; N is the regularised total, p̂ the frequencies),
+ * each hypothesis gets the most likely pentanomial distribution satisfying it, and
+ * LLR = N·Σ p̂ᵢ·ln(p1ᵢ/p0ᵢ). A logistic bound fixes the mean score, 1/(1+10^(−elo/400)); a normalised
+ * one fixes the pair's t-value (`pairTValue`). The solvers are in glr.ts. No pairs: 0.
+ */
+export function llrOf(counts: readonly number[], elo0: number, elo1: number, model: SprtModel): number {
+  // One join makes a flat string: a key built by concatenation keeps its pieces and takes twice the room.
+  const key = [model, elo0, elo1, ...counts].join(' ');
+  const known = llrCache.get(key);
+  if (known !== undefined) return known;
+  const llr = exactLlr(counts, elo0, elo1, model);
+  if (llrCache.size >= LLR_CACHE_SIZE) llrCache.clear();
+  llrCache.set(key, llr);
+  return llr;
 }
 
-export function sprtReport(counts: readonly number[], s: { elo0: number; elo1: number; alpha: number; beta: number }): SprtReport {
-  const llr = llrOf(counts, s.elo0, s.elo1);
+/**
+ * LLRs already computed, by model, bounds and counts (all forgotten when it fills). An event's LLR
+ * history is recomputed from its pairs on every view and every finished pair; a normalised LLR costs
+ * a search (about 0.1 ms) and a logistic one two secular roots (a few µs, a lookup about 1 µs), so
+ * each prefix of a running test is solved once. About 100 bytes an entry: 13 MB when full.
+ */
+const LLR_CACHE_SIZE = 1 << 17;
+const llrCache = new Map<string, number>();
+
+function exactLlr(counts: readonly number[], elo0: number, elo1: number, model: SprtModel): number {
+  if (counts.reduce((s, c) => s + c, 0) === 0) return 0;
+  const reg = regularised(counts);
+  const n = reg.reduce((s, c) => s + c, 0);
+  const phat = reg.map((c) => c / n);
+  const best = (elo: number): number =>
+    model === 'logistic'
+      ? meanLogLikelihood(phat, PAIR_SCORES, logisticScore(elo))
+      : tValueLogLikelihood(phat, PAIR_SCORES, 0.5, pairTValue(elo));
+  return n * (best(elo1) - best(elo0));
+}
+
+/** The SPRT on these counts; settings without a model are a record from before models (logistic). */
+export function sprtReport(counts: readonly number[], s: SprtSettings): SprtReport {
+  const llr = llrOf(counts, s.elo0, s.elo1, sprtModelOf(s));
   const bounds = sprtBounds(s.alpha, s.beta);
   return { llr, bounds, verdict: llr >= bounds[1] ? 'H1' : llr <= bounds[0] ? 'H0' : null };
 }
