@@ -235,6 +235,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     },
     {
       tickMs: config.events.tickMs, pairsInFlightPerHost: config.events.pairsInFlightPerHost, houseOnlyPairsPerHost: config.events.houseOnlyPairsPerHost,
+      gamesPerAddress: config.events.liveGamesPerAddress,
       maxEventGames: Math.floor(config.limits.maxLiveGames * config.events.shareOfLiveGames),
       pendingTtlMs: config.events.pendingTtlMs,
     },

@@ -101,6 +101,7 @@ export const ConfigSchema = z.object({
     pairsInFlightPerHost: pos,
     /** Pairs between two house bots (the server playing itself) in flight over one host's events. */
     houseOnlyPairsPerHost: pos,
+    liveGamesPerAddress: pos,
     /** The share of `limits.maxLiveGames` all events' games may take; the rest stays for players. */
     shareOfLiveGames: z.number().gt(0).max(1),
     playersPerEvent: z.number().int().min(2),
@@ -179,6 +180,7 @@ const ENV: Record<string, string> = {
   DICECHESS_EVENTS_OPEN_PER_HOST: 'events.openPerHost',
   DICECHESS_EVENTS_PAIRS_IN_FLIGHT_PER_HOST: 'events.pairsInFlightPerHost',
   DICECHESS_EVENTS_HOUSE_ONLY_PAIRS_PER_HOST: 'events.houseOnlyPairsPerHost',
+  DICECHESS_EVENTS_LIVE_GAMES_PER_ADDRESS: 'events.liveGamesPerAddress',
   DICECHESS_EVENTS_PLAYERS_PER_EVENT: 'events.playersPerEvent',
   DICECHESS_EVENTS_PAIRS_PER_EVENT: 'events.pairsPerEvent',
   DICECHESS_EVENTS_CREATES_PER_HOST_PER_HOUR: 'events.createsPerHostPerHour',

@@ -153,6 +153,12 @@ export interface TournamentRecord {
   /** Why a Swiss ended before its rounds, or why a pending event was cancelled by the server, if so. */
   note: string | null;
   /**
+   * The address the host created the event from (the per-address rate-limit key: an IPv6 client's
+   * /64): all events made from one address share a bound on their live games. Never shown. Absent in
+   * records written before it existed (those events count only against their host).
+   */
+  hostAddress?: string;
+  /**
    * Moves the server refused (not your turn, an illegal turn) per player index, counted while the
    * event runs. Absent until the first one.
    */

@@ -32,7 +32,7 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
         const byHost = perHost.take(call.principal.id);
         if (!byHost.ok) return tooManyRequests(byHost.retryAfterSeconds, `at most ${perHost.limit} events created per hour per host`, 'too_many_events_created');
       }
-      const r = await ev.create(call.principal, call.body);
+      const r = await ev.create(call.principal, call.body, rateLimitKey(call.ctx.ip));
       if (r.ok) return json(201, r.value);
       if (hosted) perHost.refund(call.principal.id);
       return serviceProblem(r.error);

@@ -9,6 +9,8 @@ import { pairRunning } from './reveal.js';
 
 interface Weight {
   host: string;
+  /** Where the event was created from (none for an older record). */
+  address: string | undefined;
   /** Live games of this event's running pairs in which the host does not sit. */
   hosted: number;
   /** Running pairs between two house bots. */
@@ -27,6 +29,7 @@ export class TournamentLoad {
   private readonly byEvent = new Map<string, Weight>();
   private readonly hosted = new Map<string, number>();
   private readonly housePairs = new Map<string, number>();
+  private readonly byAddress = new Map<string, number>();
   private games = 0;
 
   constructor(private readonly isHouse: (botId: string) => boolean) {}
@@ -36,6 +39,7 @@ export class TournamentLoad {
     this.byEvent.clear();
     this.hosted.clear();
     this.housePairs.clear();
+    this.byAddress.clear();
     this.games = 0;
     for (const ev of events) this.update(ev);
   }
@@ -62,6 +66,11 @@ export class TournamentLoad {
     return this.housePairs.get(host) ?? 0;
   }
 
+  /** Live games of the events created from this address (whichever hosts made them). */
+  fromAddress(address: string): number {
+    return this.byAddress.get(address) ?? 0;
+  }
+
   /** Live games of all events on this server. */
   total(): number {
     return this.games;
@@ -73,7 +82,7 @@ export class TournamentLoad {
   }
 
   private weigh(ev: TournamentRecord): Weight {
-    const w: Weight = { host: ev.host, hosted: 0, housePairs: 0, games: 0 };
+    const w: Weight = { host: ev.host, address: ev.hostAddress, hosted: 0, housePairs: 0, games: 0 };
     for (const p of ev.pairs) {
       if (!p.games || !pairRunning(p)) continue;
       const live = p.scores.filter((s) => s === null).length;
@@ -87,6 +96,7 @@ export class TournamentLoad {
   private apply(w: Weight, sign: 1 | -1): void {
     bump(this.hosted, w.host, sign * w.hosted);
     bump(this.housePairs, w.host, sign * w.housePairs);
+    if (w.address !== undefined) bump(this.byAddress, w.address, sign * w.games);
     this.games += sign * w.games;
   }
 }

@@ -42,6 +42,8 @@ export interface TournamentSchedulerConfig {
   pairsInFlightPerHost: number;
   /** Pairs between two house bots in flight at once over one host's events (no own limit when absent). */
   houseOnlyPairsPerHost?: number;
+  /** Live games of all the events created from one address (several hosts may share one) at most (no limit when absent). */
+  gamesPerAddress?: number;
   /** Live games of all events at most, so that the rest of the server's places stay for players (no limit when absent). */
   maxEventGames?: number;
   /** A pending event not started this long after its creation is cancelled (expiry.ts). */
@@ -259,10 +261,12 @@ export class TournamentScheduler implements GameLifecycleListener {
     let inFlight = this.inFlight(ev);
     let eventGames = this.load.total();
     let housePairs = this.load.housePairsOf(ev.host);
+    let fromAddress = ev.hostAddress === undefined ? 0 : this.load.fromAddress(ev.hostAddress);
     for (const [at, [a, b, round]] of ev.queue.entries()) {
       if (inFlight >= ev.concurrency) break;
       if ((perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost) break;
       if (eventGames + PAIR_GAMES > (this.config.maxEventGames ?? Infinity)) break; // the rest of the server is the players'
+      if (ev.hostAddress !== undefined && fromAddress + PAIR_GAMES > (this.config.gamesPerAddress ?? Infinity)) break; // hosts made from one address share a bound
       const house = this.load.housePair(ev, a, b);
       if (house && housePairs >= (this.config.houseOnlyPairsPerHost ?? Infinity)) continue; // an encounter with a bot of its own may still go
       const ids = [ev.players[a].id, ev.players[b].id];
@@ -273,6 +277,7 @@ export class TournamentScheduler implements GameLifecycleListener {
       perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + 1);
       inFlight++;
       eventGames += PAIR_GAMES;
+      fromAddress += PAIR_GAMES;
       if (house) housePairs++;
       chosen.push({ at, index: index++, a, b, round, holds });
     }

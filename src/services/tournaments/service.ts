@@ -83,7 +83,8 @@ export class TournamentService {
     this.places = new TournamentPlaces(deps.followers, limits.openPerHost, deps.invitations);
   }
 
-  async create(host: Principal, input: CreateTournamentInput): Promise<ServiceResult<unknown>> {
+  /** `address`: where the request came from (its rate-limit key), kept so the events of one address share a bound. */
+  async create(host: Principal, input: CreateTournamentInput, address?: string): Promise<ServiceResult<unknown>> {
     if (host.tier !== 'registered') return fail('forbidden', 'registered_only', 'only registered bots can host events');
     const n = input.players.length;
     const bad = (detail: string) => fail('bad_request', 'invalid_event', detail);
@@ -156,6 +157,7 @@ export class TournamentService {
       verdict: null,
       verdictAfter: null,
       note: null,
+      ...(address !== undefined ? { hostAddress: address } : {}),
     };
     const release = this.places.hold(host.id, ev.id);
     try {

@@ -62,3 +62,22 @@ t.test('with the events\' share of the server taken, a player can still start a 
   const after = await Promise.all(ids.map((id) => pairsOf(hosts[0], id)));
   t.same(after, pairs, 'the events still wait for places');
 });
+
+t.test('hosts registered from one address share one bound on their events\' live games', async (t) => {
+  // Each host alone may hold two house pairs (four games); the address they all came from, four games.
+  const app = await bootApp(t, { overrides: { ...STILL, 'events.houseOnlyPairsPerHost': 2, 'events.liveGamesPerAddress': 4 } });
+  const hosts = await Promise.all(['ida', 'ivy', 'ina'].map((n) => Bot.register(app, 'hosts', n)));
+  const ids: string[] = [];
+  for (const h of hosts) {
+    const r = await h.req('POST', '/events', { name: `${h.creds.name}'s`, ...houseMatch, concurrency: 2 });
+    t.equal(r.status, 201, r.text);
+    ids.push((r.json as Json).eventId);
+  }
+  await app.server.tournaments.round();
+  await app.server.tournaments.round();
+  const pairs = await Promise.all(ids.map((id) => pairsOf(hosts[0], id)));
+  t.equal(pairs.reduce((a, b) => a + b, 0), 2, `two pairs over the three hosts' events (${pairs.join(', ')}), not six`);
+  t.equal(app.server.registry.liveCount(), 4, 'the server holds four games for the address');
+  const view = (await app.req('GET', `/events/${ids[0]}`)).text;
+  t.notMatch(view, /127\.0\.0\.1|hostAddress/, 'the address is never shown');
+});
