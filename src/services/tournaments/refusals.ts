@@ -5,6 +5,7 @@
 // once a second, and a record holds one number per player however many there were. Refusals of an
 // event that is no longer running are not counted (games of a cancelled event may play on).
 import type { TournamentRecord } from '../../domain/tournaments.js';
+import type { TournamentFollowers } from './followers.js';
 
 /** How long counted refusals may wait for a write of their own. */
 export const REFUSALS_FLUSH_MS = 1000;
@@ -18,6 +19,16 @@ interface Waiting {
 
 export class RefusalCounts {
   private readonly waiting = new Map<string, Waiting>();
+
+  /** Writes the refusals that have waited a second for a write of their event. */
+  async flush(followers: Pick<TournamentFollowers, 'modify'>, now: number): Promise<void> {
+    for (const id of this.due(now)) {
+      await followers.modify(id, (ev) => {
+        const next = this.fold(ev);
+        return { next: next === ev ? null : next, value: null };
+      });
+    }
+  }
 
   /** Counts one refusal of `player` in the event. */
   count(eventId: string, player: number, now: number): void {

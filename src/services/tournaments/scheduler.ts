@@ -151,16 +151,6 @@ export class TournamentScheduler implements GameLifecycleListener {
     this.refusals.count(where.eventId, (seat === 'White') === (k === 0) ? pair.a : pair.b, this.deps.clock.now());
   }
 
-  /** Writes the refusals that have waited a second for a write of their event. */
-  private async flushRefusals(): Promise<void> {
-    for (const id of this.refusals.due(this.deps.clock.now())) {
-      await this.deps.followers.modify(id, (ev) => {
-        const next = this.refusals.fold(ev);
-        return { next: next === ev ? null : next, value: null };
-      });
-    }
-  }
-
   private async recordGame(rec: GameRecord): Promise<void> {
     const where = this.byGame.get(rec.id);
     const white = whiteScore(rec);
@@ -218,7 +208,7 @@ export class TournamentScheduler implements GameLifecycleListener {
     if (this.stopped) return;
     try {
       await expirePending(this.deps.followers, this.deps.clock.now(), this.config.pendingTtlMs, (ev) => this.announceEnd(ev));
-      await this.flushRefusals();
+      await this.refusals.flush(this.deps.followers, this.deps.clock.now());
     } catch (e) {
       this.deps.log.error({ err: String(e) }, 'could not expire pending events or write refused moves');
     }
