@@ -11,7 +11,7 @@ type EventOps =
   | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
   | 'acceptEvent' | 'declineEvent' | 'startEvent' | 'cancelEvent' | 'myEvents' | 'setEventHosts';
 
-const UNKNOWN = () => problem(404, 'unknown_event', 'no event with this id');
+const UNKNOWN = () => problem('unknown_event');
 
 export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
   const ev = deps.tournaments;
@@ -51,7 +51,7 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
     streamEvent: (call) => {
       if (!ev.exists(call.params.id)) return UNKNOWN();
       const release = deps.spectators.take(`event:${call.params.id}`, call.ctx.addressKey);
-      if (typeof release !== 'function') return tooManyRequests(5, SPECTATOR_REFUSALS[release], 'too_many_spectators');
+      if (typeof release !== 'function') return tooManyRequests('too_many_spectators', 5, SPECTATOR_REFUSALS[release]);
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));
