@@ -21,7 +21,7 @@ import { LogGameStore } from './log/log-game-store.js';
 import { Singletons, type SingletonService } from './coordination/singletons.js';
 import { ResultsQueue } from './store/results.js';
 import { ResultsFeed } from './store/rating-feed.js';
-import { isTransient, OPEN_RETRY_MS } from './store/kv-replica.js';
+import { isTransient, OPEN_RETRY_MS, retryTransient } from './store/kv-replica.js';
 import { ShardHost } from '../shard/owner/host.js';
 import type { ShardedGames } from '../shard/main/sharded-games.js';
 import type { ShardReply } from '../shard/protocol/messages.js';
@@ -204,7 +204,8 @@ export class ClusterNode {
         };
       },
     });
-    const kv = leaseBucket(await openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    // JetStream may still be electing its leaders (servers started or restarted with the node): asked again.
+    const kv = leaseBucket(await retryTransient(() => openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }), OPEN_RETRY_MS));
     const hosts = this.hosts;
     this.ownership = new ShardOwnership({
       kv,
@@ -226,7 +227,7 @@ export class ClusterNode {
     for (let shard = 0; shard < config.shards; shard++) {
       for (const id of await this.liveIndex.list(shard)) parts.registry.adopt(id, shard);
     }
-    const singletonKv = leaseBucket(await openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }));
+    const singletonKv = leaseBucket(await retryTransient(() => openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }), OPEN_RETRY_MS));
     this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);
     this.singletons.start();
   }

@@ -73,22 +73,22 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
 async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler: BoundHandler): Promise<Reply | void> {
   // With webhooks disabled every webhook route is 503, checked before authentication (docs/DECISIONS.md, "Webhooks").
   if (spec.tag === 'Webhooks' && !deps.webhooksEnabled) {
-    return problem(503, 'webhooks_disabled', 'webhooks are disabled on this server');
+    return problem('webhooks_disabled');
   }
   let principal: Principal | null = null;
   if (spec.auth !== 'public') {
     const token = bearerToken(ctx);
-    if (token === undefined) return unauthorized('send Authorization: Bearer <token>', 'missing_token');
+    if (token === undefined) return unauthorized('missing_token');
     principal = deps.identity.authenticate(token);
-    if (principal === null) return unauthorized('the token is invalid, rotated or expired', 'invalid_token');
+    if (principal === null) return unauthorized('invalid_token');
     if (principal.tier === 'registered') deps.presence?.touch(principal.id);
     if (principal.tier === 'guest' && spec.auth !== 'seatOrBearer') {
-      return unauthorized('a seat token only works on the routes of its game', 'seat_token_not_allowed');
+      return unauthorized('seat_token_not_allowed');
     }
   }
   // Real ids are 16 characters; a huge one names nothing (and must not reach a store key encoder).
   for (const value of Object.values(ctx.params)) {
-    if (value.length > MAX_PARAM_CHARS) return problem(404, 'not_found', 'no such resource');
+    if (value.length > MAX_PARAM_CHARS) return problem('not_found', 'no such resource');
   }
   let body: unknown = undefined;
   if (spec.method !== 'GET') {
@@ -97,7 +97,7 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
       if (!read.ok) return read.error;
       let value = read.value;
       if (value === undefined) {
-        if (spec.request.bodyRequired !== false) return problem(400, 'missing_body', 'this route needs a JSON body');
+        if (spec.request.bodyRequired !== false) return problem('missing_body');
         value = {};
       }
       if (spec.request.lenient) {
@@ -105,7 +105,7 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
         body = value;
       } else {
         const parsed = parseBody(spec.request.body, value);
-        if (!parsed.ok) return problem(400, 'invalid_body', parsed.detail);
+        if (!parsed.ok) return problem('invalid_body', parsed.detail);
         body = parsed.value;
       }
     }
@@ -114,14 +114,14 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
   let query: Record<string, string | undefined> = {};
   if (spec.request?.query) {
     const parsed = parsedQuery(spec, spec.request.query, ctx);
-    if (!parsed.ok) return problem(400, 'invalid_query', parsed.detail);
+    if (!parsed.ok) return problem('invalid_query', parsed.detail);
     query = parsed.value as Record<string, string | undefined>;
   }
   // A route of one game, where this process keeps copies of games run elsewhere: the copy is brought
   // up to date first, or the game is unavailable for now (its shard between owners: retry, not 404).
   if (spec.game && deps.gameGate && ctx.params.id !== undefined) {
     if ((await deps.gameGate.game(ctx.params.id, spec.game)) === 'unavailable') {
-      return problem(503, 'game_unavailable', 'this game\'s shard is being taken over by another node; retry shortly', { 'retry-after': '1' });
+      return problem('game_unavailable', undefined, { 'retry-after': '1' });
     }
   }
   return handler({ ctx, principal, body, query, params: ctx.params });

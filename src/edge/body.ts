@@ -13,7 +13,7 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
 export type BodyResult = Result<unknown, Reply>;
 
 export function bodyTooLarge(limit: number): Reply {
-  return problem(413, 'body_too_large', `request bodies are limited to ${limit} bytes`);
+  return problem('body_too_large', `request bodies are limited to ${limit} bytes`);
 }
 
 /**
@@ -32,7 +32,7 @@ export function collectBody(res: Responder, limit: number): Promise<BodyResult> 
       chunks = [];
       resolve(r);
     };
-    res.onAbort(() => settle(err(problem(400, 'aborted', 'the request was aborted'))));
+    res.onAbort(() => settle(err(problem('aborted'))));
     res.raw.onData((chunk, isLast) => {
       if (settled) return;
       size += chunk.byteLength;
@@ -63,11 +63,11 @@ export function parseJsonBody(bytes: Uint8Array): BodyResult {
   try {
     text = utf8.decode(bytes);
   } catch {
-    return err(problem(400, 'malformed_json', 'the request body is not valid UTF-8'));
+    return err(problem('malformed_json', 'the request body is not valid UTF-8'));
   }
   try {
     return ok(JSON.parse(text) as unknown);
   } catch {
-    return err(problem(400, 'malformed_json', 'the request body is not valid JSON (bodies are JSON whatever their Content-Type)'));
+    return err(problem('malformed_json'));
   }
 }

@@ -1,6 +1,7 @@
 // Replies are values: a handler builds one and the router sends it, so a handler never touches the
 // socket and "expected failure" stays a return value (problem(...)) rather than a throw.
 import { STATUS_CODES } from 'node:http';
+import { PROBLEMS, type ProblemCode, type ProblemCodeWith, type ProblemSpec } from '../wire/problems.js';
 
 /** Response headers, lower-case names. */
 export type Headers = Readonly<Record<string, string>>;
@@ -65,11 +66,14 @@ export function noContent(headers?: Headers): Reply {
 }
 
 /**
- * An RFC 9457 problem. 401 always gets the Bearer challenge; 429 always gets Retry-After in whole
+ * An RFC 9457 problem with the code's status from the catalogue (src/wire/problems.ts) and, without a
+ * detail, its default one. 401 always gets the Bearer challenge; 429 always gets Retry-After in whole
  * seconds, at least 1 (the caller may pass its own value, which is rounded up and clamped).
  */
-export function problem(status: number, code: string, detail: string, headers?: Headers): TextReply {
-  const body = JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail, code });
+export function problem(code: ProblemCode, detail?: string, headers?: Headers): TextReply {
+  const spec: ProblemSpec = PROBLEMS[code];
+  const status = spec.status;
+  const body = JSON.stringify({ type: 'about:blank', title: reasonPhrase(status), status, detail: detail ?? spec.detail, code });
   let out: Record<string, string> | undefined;
   if (headers !== undefined) {
     out = {};
@@ -85,18 +89,18 @@ export function problem(status: number, code: string, detail: string, headers?: 
 }
 
 /** 401 with the Bearer challenge. */
-export function unauthorized(detail = 'a valid Bearer token is required', code = 'unauthorized'): TextReply {
-  return problem(401, code, detail);
+export function unauthorized(code: ProblemCodeWith<401>, detail?: string): TextReply {
+  return problem(code, detail);
 }
 
 /** 429 with Retry-After. */
-export function tooManyRequests(retryAfterSeconds: number, detail = 'rate limit exceeded', code = 'rate_limited'): TextReply {
-  return problem(429, code, detail, { 'retry-after': String(retryAfterSeconds) });
+export function tooManyRequests(code: ProblemCodeWith<429>, retryAfterSeconds: number, detail?: string): TextReply {
+  return problem(code, detail, { 'retry-after': String(retryAfterSeconds) });
 }
 
 /** The body of every 500: a bug on our side, and none of its details are the client's business. */
 export function internalError(): TextReply {
-  return problem(500, 'internal', 'internal error');
+  return problem('internal');
 }
 
 function wholeSeconds(n: number): number {

@@ -144,7 +144,7 @@ export class Responder {
     const verdict = gate.budget.admit(gate.address, bytes.byteLength);
     if (!verdict.ok) {
       // A small problem body: it goes the ordinary way, not counted.
-      return this.reply(tooManyRequests(verdict.retryAfterSeconds, verdict.detail, verdict.code));
+      return this.reply(tooManyRequests(verdict.code, verdict.retryAfterSeconds, verdict.detail));
     }
     this.state = 'sending';
     this.ticket = verdict.ticket;

@@ -118,7 +118,7 @@ export class Router {
     app.any('/*', (raw, req) => {
       if (this.refused(raw)) return;
       const res = this.responder(raw, req.getCaseSensitiveMethod(), '/*');
-      res.reply(problem(404, 'not_found', 'no such route'));
+      res.reply(problem('not_found'));
     });
   }
 
@@ -179,7 +179,7 @@ export class Router {
       if (this.refused(raw)) return;
       const method = req.getCaseSensitiveMethod();
       const res = this.responder(raw, method, pattern);
-      res.reply(problem(405, 'method_not_allowed', `${method} is not allowed here; allowed: ${e.allow}`, { allow: e.allow }));
+      res.reply(problem('method_not_allowed', `${method} is not allowed here; allowed: ${e.allow}`, { allow: e.allow }));
     });
     entry = e;
     return entry;
@@ -227,7 +227,7 @@ export class Router {
     const other = ctx.headers.other;
     if (route.sameSiteOnly && this.cors.foreignWrite(ctx.headers.origin, other.get('sec-fetch-site'), other.get('host'))) {
       const detail = 'this route does not take requests sent by pages of other sites';
-      res.reply(problem(403, 'cross_site_refused', detail), route.hasBody);
+      res.reply(problem('cross_site_refused', detail), route.hasBody);
       return;
     }
     if (route.hasBody) {
@@ -261,7 +261,7 @@ export class Router {
     if (!perIp.tryOpen(key)) {
       const detail = `this address already holds ${perIp.limit} requests and streams open; close some first`;
       // An unread body would stay on the connection: close it, as for a body that is too large.
-      ctx.res.reply(tooManyRequests(1, detail, 'too_many_connections'), route.hasBody);
+      ctx.res.reply(tooManyRequests('too_many_connections', 1, detail), route.hasBody);
       return false;
     }
     ctx.res.onFinish(() => perIp.close(key));

@@ -131,7 +131,7 @@ function notFound(res: HttpResponse, detail: string): void {
   res.cork(() => {
     res.writeStatus(statusLine(404));
     res.writeHeader('content-type', PROBLEM_TYPE);
-    res.end(problemJson(404, 'not_found', detail));
+    res.end(problemJson('not_found', detail));
   });
 }
 

@@ -73,8 +73,6 @@ interface Pending {
   hold: Hold | null;
 }
 
-const NOT_PENDING = 'no pending challenge with this id (it may have been accepted, declined or expired)';
-
 export class ChallengeService {
   private readonly config: ChallengeConfig;
   /** Insertion order is creation order, which with one TTL is also expiry order. */
@@ -93,13 +91,13 @@ export class ChallengeService {
   create(challenger: Principal, req: CreateChallengeRequest): ServiceResult<ChallengeView> {
     const { clock, hub, identity } = this.deps;
     if (challenger.tier === 'guest') {
-      return fail('forbidden', 'bots_only', 'only bots can challenge; human guests play through lobby seeks');
+      return fail('bots_only', 'only bots can challenge; human guests play through lobby seeks');
     }
     if (botExternalId(req.team, req.name) === challenger.id) {
-      return fail('bad_request', 'self_challenge', 'a bot cannot challenge itself (another identity of yours is fine)');
+      return fail('self_challenge');
     }
     const target = identity.findBot(req.team, req.name);
-    if (!target) return fail('not_found', 'unknown_bot', `no bot ${req.team}/${req.name} can be challenged`);
+    if (!target) return fail('unknown_bot', `no bot ${req.team}/${req.name} can be challenged`);
 
     const now = clock.now();
     const mine = this.byChallenger.get(challenger.id);
@@ -166,8 +164,8 @@ export class ChallengeService {
    */
   async accept(p: Principal, id: string): Promise<ServiceResult<{ gameId: string }>> {
     const c = this.byId.get(id);
-    if (!c) return fail('not_found', 'unknown_challenge', NOT_PENDING);
-    if (c.target.id !== p.id) return fail('forbidden', 'not_your_challenge', 'this challenge is addressed to another bot');
+    if (!c) return fail('unknown_challenge');
+    if (c.target.id !== p.id) return fail('not_your_challenge');
     // Refused for a cap: the challenge stays pending, so the accept may be retried once a game ends.
     const held = this.reserve([c.challenger.id, c.target.id]);
     if (!held.ok) return held;
@@ -178,11 +176,11 @@ export class ChallengeService {
   /** POST /bot/challenge/{id}/decline: the target declines or the challenger cancels; the other side is told. */
   decline(p: Principal, id: string): ServiceResult<Record<string, never>> {
     const c = this.byId.get(id);
-    if (!c) return fail('not_found', 'unknown_challenge', NOT_PENDING);
+    if (!c) return fail('unknown_challenge');
     let other: string;
     if (p.id === c.target.id) other = c.challenger.id;
     else if (p.id === c.challenger.id) other = c.target.id;
-    else return fail('forbidden', 'not_your_challenge', 'only the challenger or the challenged bot can decline this challenge');
+    else return fail('not_your_challenge', 'only the challenger or the challenged bot can decline this challenge');
     this.drop(c);
     this.deps.hub.publish(other, { ChallengeDeclined: { id: c.id } });
     return ok({});

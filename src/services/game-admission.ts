@@ -10,7 +10,7 @@
 // up), and the count only ever over-states for that short moment, never under-states.
 import type { Principal } from '../domain/types.js';
 import { ok } from '../domain/result.js';
-import type { ServiceError, ServiceResult } from './errors.js';
+import { fail, type ServiceError, type ServiceResult } from './errors.js';
 
 export interface GameCaps {
   /** Live games per identity, by tier. */
@@ -138,26 +138,15 @@ export class GameAdmission {
   }
 
   private tooMany(p: { id: string; tier: string }, limit: number, hosting: boolean): { ok: false; error: ServiceError } {
-    return {
-      ok: false,
-      error: {
-        kind: 'rate_limited',
-        code: 'too_many_games',
-        detail: `${p.tier === 'guest' ? 'the human guest' : p.id.replace(/^bot:team:([^:]*):/, 'bot $1/')} already ${hosting ? 'plays or hosts' : 'plays'} ${limit} live games, the most it may; finish one first`,
-        retryAfterSeconds: this.caps.retryAfterSeconds,
-      },
-    };
+    const who = p.tier === 'guest' ? 'the human guest' : p.id.replace(/^bot:team:([^:]*):/, 'bot $1/');
+    const refused = fail('too_many_games', `${who} already ${hosting ? 'plays or hosts' : 'plays'} ${limit} live games, the most it may; finish one first`);
+    refused.error.retryAfterSeconds = this.caps.retryAfterSeconds;
+    return refused;
   }
 
   private serverFull(): { ok: false; error: ServiceError } {
-    return {
-      ok: false,
-      error: {
-        kind: 'unavailable',
-        code: 'server_full',
-        detail: `the server holds ${this.caps.maxLiveGames} live games, the most it may; retry later`,
-        retryAfterSeconds: this.caps.retryAfterSeconds,
-      },
-    };
+    const refused = fail('server_full', `the server holds ${this.caps.maxLiveGames} live games, the most it may; retry later`);
+    refused.error.retryAfterSeconds = this.caps.retryAfterSeconds;
+    return refused;
   }
 }

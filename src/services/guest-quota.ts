@@ -96,7 +96,7 @@ export class GuestQuota {
     const perMove = 'PerMove' in tc ? tc.PerMove.secondsPerMove : 0;
     if (initial > l.maxInitialSeconds || increment > l.maxIncrementSeconds || perMove > l.maxSecondsPerMove) {
       const detail = `a guest's clock is at most ${l.maxInitialSeconds} s initial, ${l.maxIncrementSeconds} s increment, ${l.maxSecondsPerMove} s per move`;
-      return fail('bad_request', 'clock_too_long', detail);
+      return fail('clock_too_long', detail);
     }
     return ok(null);
   }

@@ -37,7 +37,7 @@ export class HouseGameService {
   /** POST /lobby/house/{name}. */
   async start(name: string, timeControl: TimeControl | undefined, address?: string): Promise<ServiceResult<GuestHouseGame>> {
     const house: SeatPlayer | null = this.houseIds.has(botExternalId('house', name)) ? this.deps.identity.findBot('house', name) : null;
-    if (!house) return fail('not_found', 'unknown_house_bot', `no built-in house bot named ${JSON.stringify(name)}`);
+    if (!house) return fail('unknown_house_bot', `no built-in house bot named ${JSON.stringify(name)}`);
     const quota = this.deps.guestQuota;
     const clock = quota?.checkClock(timeControl);
     if (clock && !clock.ok) return clock;

@@ -108,8 +108,6 @@ export function seatPlayerOf(p: Principal): SeatPlayer {
   return p.tier === 'guest' ? guestSeat(p.name) : botSeat(p.team, p.name);
 }
 
-const REGISTERED_ONLY = 'only registered bots can use this; anonymous, static and guest callers cannot';
-
 export class IdentityService {
   private readonly config: IdentityConfig;
   /** Anonymous tokens by hash. */
@@ -174,14 +172,14 @@ export class IdentityService {
   /** POST /bot/register. */
   async register(team: string, name: string): Promise<ServiceResult<TokenResponse>> {
     if (isReservedTeam(team)) {
-      return fail('bad_request', 'reserved_team', `the team "${team}" is reserved`);
+      return fail('reserved_team', `the team "${team}" is reserved`);
     }
     if (!isSlug(team) || !isSlug(name)) {
-      return fail('bad_request', 'invalid_slug', `team and name must match ${SLUG_PATTERN.source} and be at most ${SLUG_MAX} characters`);
+      return fail('invalid_slug', `team and name must match ${SLUG_PATTERN.source} and be at most ${SLUG_MAX} characters`);
     }
     const id = botExternalId(team, name);
     const taken = (): { ok: false; error: ServiceError } =>
-      fail('conflict', 'identity_taken', 'this bot identity is already taken');
+      fail('identity_taken');
     if (this.staticById.has(id)) return taken();
     const token = newToken();
     const record: BotRecord = {
@@ -222,11 +220,11 @@ export class IdentityService {
    * queue comes; the other is refused (401) rather than handing out a token that is already dead.
    */
   async rotate(p: Principal, presented: string): Promise<ServiceResult<{ token: string }>> {
-    if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
+    if (p.tier !== 'registered') return fail('registered_only');
     const expected = hashToken(presented);
     return this.updateBot<{ token: string }>(p.id, (bot) => {
       if (bot.tokenHash !== expected) {
-        return { refused: fail('unauthorized', 'invalid_token', 'the token was rotated by another request') };
+        return { refused: fail('invalid_token', 'the token was rotated by another request') };
       }
       const token = newToken();
       return { next: { ...bot, tokenHash: hashToken(token) }, answer: { token } };
@@ -306,7 +304,7 @@ export class IdentityService {
   }
 
   private setLadder(p: Principal, onLadder: boolean): Promise<ServiceResult<LadderState>> {
-    if (p.tier !== 'registered') return Promise.resolve(fail('forbidden', 'registered_only', REGISTERED_ONLY));
+    if (p.tier !== 'registered') return Promise.resolve(fail('registered_only'));
     return this.updateBot(p.id, (bot) => ({
       // Joining or leaving by hand clears why the server had taken the bot off, and its streak.
       next: bot.onLadder === onLadder && !bot.offLadderReason
@@ -349,7 +347,7 @@ export class IdentityService {
         return 'refused' in outcome ? null : outcome.next;
       });
       const got = seen as { outcome: Outcome } | null;
-      if (!got) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
+      if (!got) return fail('unknown_identity');
       if ('refused' in got.outcome) return got.outcome.refused;
       return ok(got.outcome.answer);
     });

@@ -75,7 +75,7 @@ export interface LadderDeps {
 
 const REGISTERED_ONLY = 'only registered bots have a ladder capacity; anonymous, static and guest callers do not';
 const noPersistence = () =>
-  fail('not_found', 'no_persistence', 'this server runs without persistence: no leaderboard or profiles');
+  fail('no_persistence');
 
 /** The public face of an external id: never the raw id. */
 export function faceOfId(id: string): PublicFace {
@@ -100,15 +100,15 @@ export class LadderService {
 
   /** GET /bot/capacity. */
   capacity(p: Principal): ServiceResult<Capacity> {
-    if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
+    if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
     const bot = this.deps.store.getBot(p.id);
-    if (!bot) return fail('unauthorized', 'unknown_identity', 'this bot identity no longer exists');
+    if (!bot) return fail('unknown_identity');
     return { ok: true, value: { capacity: capacityOf(bot), inGames: this.inGames(p.id) } };
   }
 
   /** POST /bot/capacity: the range is checked at the edge (the request schema in wire/requests.ts). */
   async setCapacity(p: Principal, capacity: number): Promise<ServiceResult<Capacity>> {
-    if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
+    if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
     return this.deps.identity.updateBot(p.id, (bot) => ({
       next: capacityOf(bot) === capacity ? null : { ...bot, capacity },
       answer: { capacity, inGames: this.inGames(p.id) },
@@ -154,7 +154,7 @@ export class LadderService {
     const { store } = this.deps;
     if (!store.persistent) return noPersistence();
     const bot = store.getBot(botExternalId(team, name));
-    if (!bot) return fail('not_found', 'unknown_bot', 'no registered bot with this team and name');
+    if (!bot) return fail('unknown_bot');
     const recent = store.resultsOf(bot.id, RECENT_GAMES).map((r) => ({
       gameId: r.gameId,
       seat: r.seat,

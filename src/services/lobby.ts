@@ -43,14 +43,12 @@ interface Seek {
 }
 
 const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-const UNKNOWN = 'no such seek, or a wrong secret';
-const unknownSeek = (detail = UNKNOWN): { ok: false; error: ServiceError } => fail('not_found', 'unknown_seek', detail);
+const unknownSeek = (detail?: string): { ok: false; error: ServiceError } => fail('unknown_seek', detail);
 /** A place held for a game about to be made; a guest address's place stays the game's once `started`. */
 type GameHold = Hold & { started?(gameId: string): void };
 
 /** Addresses share the open-seek index with owner ids under this prefix (no id starts with it). */
 const ADDRESS_KEY = 'address:';
-const BOTS_ONLY = 'human guests offer and accept seeks through /lobby/seeks';
 
 export class LobbyService {
   private readonly config: LobbyConfig;
@@ -72,7 +70,7 @@ export class LobbyService {
 
   /** POST /bot/seeks. */
   createBotSeek(p: Principal, timeControl?: TimeControl): ServiceResult<SeekCreated> {
-    if (p.tier === 'guest') return fail('forbidden', 'bots_only', BOTS_ONLY);
+    if (p.tier === 'guest') return fail('bots_only');
     const mine = this.openByOwner.get(p.id);
     if (mine && mine.size >= this.config.maxOpenSeeksPerCaller) {
       return rateLimited(
@@ -155,14 +153,14 @@ export class LobbyService {
   cancel(id: string, secret: string): ServiceResult<null> {
     const s = this.withSecret(id, secret);
     if (!s) return unknownSeek();
-    if (s.state !== 'open') return fail('conflict', 'seek_not_open', `this seek is no longer open (${s.state})`);
+    if (s.state !== 'open') return fail('seek_not_open', `this seek is no longer open (${s.state})`);
     this.close(s, 'cancelled');
     return ok(null);
   }
 
   /** POST /bot/seeks/{id}/accept. */
   async acceptAsBot(p: Principal, id: string): Promise<ServiceResult<{ gameId: string }>> {
-    if (p.tier === 'guest') return fail('forbidden', 'bots_only', BOTS_ONLY);
+    if (p.tier === 'guest') return fail('bots_only');
     const me = seatPlayerOf(p);
     const claimed = this.claim(id, p.id, me, null);
     if (!claimed.ok) return claimed;
@@ -259,13 +257,13 @@ export class LobbyService {
    */
   private claim(id: string, claimantId: string | null, seated: SeatPlayer, guestAddress: string | null): ServiceResult<{ seek: Seek; holds: GameHold[] }> {
     const s = this.find(id);
-    if (!s) return fail('not_found', 'unknown_seek', 'no such open seek');
+    if (!s) return fail('unknown_seek', 'no such open seek');
     const taken = s.state === 'claiming' || s.state === 'matched';
-    if (s.state !== 'open' && !taken) return fail('not_found', 'unknown_seek', `no such open seek (it is ${s.state})`);
+    if (s.state !== 'open' && !taken) return fail('unknown_seek', `no such open seek (it is ${s.state})`);
     if (claimantId !== null && s.owner.id === claimantId) {
-      return fail('bad_request', 'own_seek', 'you cannot accept your own seek');
+      return fail('own_seek');
     }
-    if (taken) return fail('conflict', 'seek_taken', 'this seek was claimed by someone else first');
+    if (taken) return fail('seek_taken');
     // The accepting guest's address and a guest owner's address each hold a place for the game.
     const { guestQuota: quota, admission } = this.deps;
     const addresses = [s.address, guestAddress].filter((a): a is string => a !== null);

@@ -15,7 +15,7 @@ export type Remote<T, K extends keyof T> = {
 
 /** The value a call resolves with when the service could not be reached (503, retry after a second). */
 export function serviceUnavailable(detail: string): Unavailable {
-  const f = fail('unavailable', 'service_unavailable', detail);
+  const f = fail('service_unavailable', detail);
   f.error.retryAfterSeconds = 1;
   return f;
 }

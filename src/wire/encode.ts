@@ -10,6 +10,7 @@ import type {
 import type { z } from 'zod';
 import type * as R from './responses.js';
 import { PUBLIC_GAMES_MAX } from './responses.js';
+import { PROBLEMS, type ProblemCode, type ProblemSpec } from './problems.js';
 
 /** One ndjson line: the event as JSON, then a newline (game streams, the account stream). */
 export function eventLine(event: GameEvent | AccountEvent): string {
@@ -105,9 +106,13 @@ export class StateTemplate {
 
 export type ProblemBody = z.output<typeof R.Problem>;
 
-/** An RFC 9457 body (docs/API.md, "Errors and limits"); the title is the status's HTTP reason phrase. */
-export function problemJson(status: number, code: string, detail: string): string {
-  const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Unknown', status, detail, code };
+/**
+ * An RFC 9457 body (docs/API.md, "Errors and limits"): the status is the code's (problems.ts), the
+ * title the status's HTTP reason phrase, and without a detail the code's default one is sent.
+ */
+export function problemJson(code: ProblemCode, detail?: string): string {
+  const { status, detail: fallback }: ProblemSpec = PROBLEMS[code];
+  const body: ProblemBody = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Unknown', status, detail: detail ?? fallback, code };
   return JSON.stringify(body);
 }
 

@@ -12,7 +12,7 @@ async function toy(t: Parameters<typeof serve>[0]) {
     t,
     (r) => {
       r.get('/games', () => json(200, { games: [] }), { cors: 'public' });
-      r.get('/bot/account', (ctx) => (ctx.headers.authorization ? json(200, { id: 'me' }) : unauthorized()));
+      r.get('/bot/account', (ctx) => (ctx.headers.authorization ? json(200, { id: 'me' }) : unauthorized('missing_token')));
       r.post('/bot/account', () => json(200, {}));
       r.post('/bot/anon', () => json(201, {}), { cors: 'public' });
     },

@@ -27,9 +27,9 @@ async function toy(t: Parameters<typeof serve>[0], observe?: (o: ObservedRespons
       r.get('/unserialisable', () => json(200, { n: 1n }));
       r.get('/me', (ctx) => {
         const token = bearerToken(ctx);
-        return token === undefined ? unauthorized() : json(200, { token });
+        return token === undefined ? unauthorized('missing_token') : json(200, { token });
       });
-      r.get('/limited', () => tooManyRequests(2.2));
+      r.get('/limited', () => tooManyRequests('game_busy', 2.2));
       r.get('/zipped/:how', (ctx) => {
         const text = Buffer.from('{"zipped":true}');
         const how = ctx.params.how;
@@ -151,7 +151,7 @@ t.test('401 carries the Bearer challenge; bearer tokens are read from Authorizat
   t.equal(none.status, 401);
   t.equal(none.headers['www-authenticate'], 'Bearer realm="dicechess"');
   t.equal(none.headers['content-type'], PROBLEM);
-  t.match(none.json, { status: 401, title: 'Unauthorized', code: 'unauthorized' });
+  t.match(none.json, { status: 401, title: 'Unauthorized', code: 'missing_token' });
   const basic = await request('GET', s.base + '/me', { headers: { authorization: 'Basic abc' } });
   t.equal(basic.status, 401);
   const ok = await request('GET', s.base + '/me', { headers: { authorization: 'bearer dcb_tok' } });
@@ -163,7 +163,7 @@ t.test('429 carries Retry-After in whole seconds', async (t) => {
   const r = await request('GET', s.base + '/limited');
   t.equal(r.status, 429);
   t.equal(r.headers['retry-after'], '3');
-  t.match(r.json, { status: 429, title: 'Too Many Requests', code: 'rate_limited' });
+  t.match(r.json, { status: 429, title: 'Too Many Requests', code: 'game_busy' });
 });
 
 t.test('the observer sees every response the toolkit sends', async (t) => {

@@ -5,6 +5,7 @@ import {
   diceRolledGlance, diceRolledLine, eventLine, lineIs, movesJson, myGame, problemJson, publicGameList, snapshotLine, StateTemplate, yourTurnJson,
 } from '../../src/wire/encode.js';
 import { reasonPhrase } from '../../src/edge/reply.js';
+import { PROBLEMS, type ProblemCode } from '../../src/wire/problems.js';
 import type { ListedGame } from '../../src/wire/encode.js';
 import { createConformance } from '../helpers/conformance.js';
 import * as X from '../helpers/wire-examples.js';
@@ -61,17 +62,19 @@ t.test('game templates write what JSON.stringify would', async (t) => {
 });
 
 t.test('problems', async (t) => {
-  t.same(JSON.parse(problemJson(409, 'identity_taken', 'this bot identity is already taken')), {
+  t.same(JSON.parse(problemJson('identity_taken', 'this bot identity is already taken')), {
     type: 'about:blank', title: 'Conflict', status: 409, detail: 'this bot identity is already taken', code: 'identity_taken',
   });
-  t.equal(JSON.parse(problemJson(429, 'rate_limited', 'x')).title, 'Too Many Requests');
-  t.equal(JSON.parse(problemJson(599, 'odd', 'x')).title, 'Unknown', 'an unlisted status still has a title');
-  for (const status of [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503]) {
-    t.equal(JSON.parse(problemJson(status, 'c', 'd')).title, reasonPhrase(status), `${status}: the same title as the edge sends`);
+  t.equal(JSON.parse(problemJson('game_busy', 'x')).title, 'Too Many Requests');
+  t.equal(JSON.parse(problemJson('unknown_game')).detail, PROBLEMS.unknown_game.detail, "without a detail, the catalogue's");
+  for (const code of Object.keys(PROBLEMS) as ProblemCode[]) {
+    const { status } = PROBLEMS[code];
+    t.equal(JSON.parse(problemJson(code, 'd')).title, reasonPhrase(status), `${code}: the same title as the edge sends`);
   }
   const c = createConformance();
+  const withStatus = (status: number) => (Object.keys(PROBLEMS) as ProblemCode[]).find((code) => PROBLEMS[code].status === status)!;
   for (const status of [400, 401, 403, 413, 422, 429, 500, 503]) {
-    c.check({ method: 'POST', pattern: '/bot/webhook', status, contentType: 'application/problem+json', body: problemJson(status, 'some_code', 'why') });
+    c.check({ method: 'POST', pattern: '/bot/webhook', status, contentType: 'application/problem+json', body: problemJson(withStatus(status), 'why') });
   }
   t.same(c.mismatches(), [], 'problem bodies conform');
 });

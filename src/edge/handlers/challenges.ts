@@ -18,7 +18,7 @@ export function challengeHandlers(deps: ChallengeRouteDeps): Handlers<ChallengeO
     createChallenge: async (call) => {
       // Every attempt counts, as for anonymous mints: hammering a cap is itself what is limited.
       const budget = deps.limits.challenges.take(rateLimitKey(call.ctx.ip));
-      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, 'too many challenges from this address', 'too_many_challenge_requests');
+      if (!budget.ok) return tooManyRequests('too_many_challenge_requests', budget.retryAfterSeconds);
       const r = await deps.challenges.create(call.principal, call.body);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);
     },

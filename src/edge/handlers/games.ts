@@ -9,8 +9,8 @@ import { JSON_TYPE, json, jsonBytes, problem, tooManyRequests, type Reply } from
 import { pickEncoding } from '../web.js';
 
 import { GAME_OVER } from '../../domain/rules.js';
-const unknownGame = (): Reply => problem(404, 'unknown_game', 'no game with this id');
-const notSeated = (): Reply => problem(403, 'not_seated', 'you are not seated in this game');
+const unknownGame = (): Reply => problem('unknown_game');
+const notSeated = (): Reply => problem('not_seated');
 
 /** What the game routes use. */
 export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'gameGate' | 'store' | 'clock' | 'meter' | 'verdictWaitMs'> & {
@@ -63,7 +63,7 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       const verdict = await Promise.race([pending, late]);
       timer?.cancel();
       if (verdict === 'late') return json(202, {});
-      if (verdict === 'busy') return tooManyRequests(1, 'this game is busy; retry shortly', 'game_busy');
+      if (verdict === 'busy') return tooManyRequests('game_busy', 1);
       return json(verdict.applied ? 200 : 409, verdict);
     },
 
@@ -123,7 +123,7 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       if (large === null) return send(bodies.keep(game.id, version, game.movesJson()));
       return large.then(
         (b) => send(bodies.keepBytes(game.id, b.version, b.bytes)),
-        () => problem(503, 'tree_unavailable', 'the legal-move tree could not be read now; retry shortly', { 'retry-after': '1' }),
+        () => problem('tree_unavailable', undefined, { 'retry-after': '1' }),
       );
     },
 

@@ -19,13 +19,13 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
     if (principal.tier !== 'registered') return null;
     const b = deps.limits.ladderChanges.take(principal.id);
     if (b.ok) return null;
-    return tooManyRequests(b.retryAfterSeconds, `at most ${deps.limits.ladderChanges.limit} ladder joins and leaves per hour`, 'too_many_ladder_changes');
+    return tooManyRequests('too_many_ladder_changes', b.retryAfterSeconds, `at most ${deps.limits.ladderChanges.limit} ladder joins and leaves per hour`);
   };
 
   return {
     mintAnonymous: ({ ctx, query }) => {
       const budget = deps.limits.anonMints.take(rateLimitKey(ctx.ip));
-      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, `at most ${deps.limits.anonMints.limit} anonymous mints per hour per address`, 'too_many_mints');
+      if (!budget.ok) return tooManyRequests('too_many_mints', budget.retryAfterSeconds, `at most ${deps.limits.anonMints.limit} anonymous mints per hour per address`);
       return json(201, deps.identity.mintAnon(query.name));
     },
 
@@ -34,7 +34,7 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
       // Only successful registrations use the budget: take first (so racing attempts can't all slip
       // through), give it back when the registration is refused.
       const budget = deps.limits.registrations.take(rateLimitKey(ctx.ip));
-      if (!budget.ok) return tooManyRequests(budget.retryAfterSeconds, `at most ${deps.limits.registrations.limit} registrations per hour per address`, 'too_many_registrations');
+      if (!budget.ok) return tooManyRequests('too_many_registrations', budget.retryAfterSeconds, `at most ${deps.limits.registrations.limit} registrations per hour per address`);
       const r = await deps.identity.register(team, name);
       if (!r.ok) {
         deps.limits.registrations.refund(rateLimitKey(ctx.ip));

@@ -28,10 +28,10 @@ export function ladderHandlers(deps: LadderRouteDeps): Handlers<LadderOps> {
       const limit = number(query.limit, LEADERBOARD_DEFAULT_LIMIT);
       const provisionalLimit = number(query.provisionalLimit, LEADERBOARD_DEFAULT_LIMIT);
       if (limit < 1 || limit > LEADERBOARD_MAX_LIMIT) {
-        return problem(400, 'invalid_query', `limit must be 1..${LEADERBOARD_MAX_LIMIT}`);
+        return problem('invalid_query', `limit must be 1..${LEADERBOARD_MAX_LIMIT}`);
       }
       if (provisionalLimit > LEADERBOARD_MAX_LIMIT) {
-        return problem(400, 'invalid_query', `provisionalLimit must be 0..${LEADERBOARD_MAX_LIMIT}`);
+        return problem('invalid_query', `provisionalLimit must be 0..${LEADERBOARD_MAX_LIMIT}`);
       }
       const offset = number(query.offset, 0);
       const provisionalOffset = number(query.provisionalOffset, 0);

@@ -25,13 +25,13 @@ export function lobbyHandlers(deps: LobbyRouteDeps): Handlers<LobbyOps> {
   /** Guests have no token, so their lobby actions are budgeted per address. */
   const guestBudget = (ctx: RequestContext): Reply | null => {
     const b = deps.limits.guests.take(rateLimitKey(ctx.ip));
-    return b.ok ? null : tooManyRequests(b.retryAfterSeconds, 'too many guest lobby requests from this address', 'too_many_guest_requests');
+    return b.ok ? null : tooManyRequests('too_many_guest_requests', b.retryAfterSeconds);
   };
 
   /** Lobby reads (the list, seek polls) are budgeted per address too. */
   const pollBudget = (ctx: RequestContext): Reply | null => {
     const b = deps.limits.lobbyPolls.take(ctx.addressKey);
-    return b.ok ? null : tooManyRequests(b.retryAfterSeconds, 'too many lobby reads from this address', 'too_many_polls');
+    return b.ok ? null : tooManyRequests('too_many_polls', b.retryAfterSeconds);
   };
 
   return {

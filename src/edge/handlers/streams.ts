@@ -30,7 +30,7 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
   const openCounted = (ctx: RequestContext, identity: string): { stream: NdjsonStream } | { refused: Reply } => {
     if (!open.tryOpen(identity)) {
       const detail = `at most ${open.limit} streams open per identity; close one first`;
-      return { refused: tooManyRequests(STREAM_RETRY_SECONDS, detail, 'too_many_streams') };
+      return { refused: tooManyRequests('too_many_streams', STREAM_RETRY_SECONDS, detail) };
     }
     const stream = ctx.ndjson();
     stream.onClose(() => open.close(identity));
@@ -52,10 +52,10 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
 
     streamGameEvents: (call) => {
       const game = deps.games.find(call.params.id);
-      if (!game) return problem(404, 'unknown_game', 'no game with this id');
+      if (!game) return problem('unknown_game');
       // Any bot may watch any game; a guest's seat token is good for its own game only.
       if (call.principal.tier === 'guest' && game.seatOf(call.principal.id) === null) {
-        return problem(403, 'not_seated', 'a seat token only works on the routes of its own game');
+        return problem('not_seated', 'a seat token only works on the routes of its own game');
       }
       const opened = openCounted(call.ctx, call.principal.id);
       if ('refused' in opened) return opened.refused;
@@ -68,9 +68,9 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
     // Without a token to budget, the streams themselves are counted (per game and in all).
     streamPublicGameEvents: (call) => {
       const game = deps.games.find(call.params.id);
-      if (!game) return problem(404, 'unknown_game', 'no game with this id');
+      if (!game) return problem('unknown_game');
       const release = deps.spectators.take(call.params.id, call.ctx.addressKey);
-      if (typeof release !== 'function') return tooManyRequests(5, SPECTATOR_REFUSALS[release], 'too_many_spectators');
+      if (typeof release !== 'function') return tooManyRequests('too_many_spectators', 5, SPECTATOR_REFUSALS[release]);
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));

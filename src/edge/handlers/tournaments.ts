@@ -15,7 +15,7 @@ type EventOps =
   | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
   | 'acceptEvent' | 'declineEvent' | 'startEvent' | 'cancelEvent' | 'myEvents' | 'setEventHosts';
 
-const UNKNOWN = () => problem(404, 'unknown_event', 'no event with this id');
+const UNKNOWN = () => problem('unknown_event');
 
 export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
   const ev = deps.tournaments;
@@ -26,11 +26,11 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
       // given back when it is refused. Others than registered bots are refused by the service anyway.
       const { eventCreatesPerAddress: perAddress, eventCreatesPerHost: perHost } = deps.limits;
       const byAddress = perAddress.take(rateLimitKey(call.ctx.ip));
-      if (!byAddress.ok) return tooManyRequests(byAddress.retryAfterSeconds, `at most ${perAddress.limit} event creations per hour per address`, 'too_many_event_requests');
+      if (!byAddress.ok) return tooManyRequests('too_many_event_requests', byAddress.retryAfterSeconds, `at most ${perAddress.limit} event creations per hour per address`);
       const hosted = call.principal.tier === 'registered';
       if (hosted) {
         const byHost = perHost.take(call.principal.id);
-        if (!byHost.ok) return tooManyRequests(byHost.retryAfterSeconds, `at most ${perHost.limit} events created per hour per host`, 'too_many_events_created');
+        if (!byHost.ok) return tooManyRequests('too_many_events_created', byHost.retryAfterSeconds, `at most ${perHost.limit} events created per hour per host`);
       }
       const r = await ev.create(call.principal, call.body, rateLimitKey(call.ctx.ip));
       if (r.ok) return json(201, r.value);
@@ -68,7 +68,7 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
     streamEvent: (call) => {
       if (!ev.exists(call.params.id)) return UNKNOWN();
       const release = deps.spectators.take(`event:${call.params.id}`, call.ctx.addressKey);
-      if (typeof release !== 'function') return tooManyRequests(5, SPECTATOR_REFUSALS[release], 'too_many_spectators');
+      if (typeof release !== 'function') return tooManyRequests('too_many_spectators', 5, SPECTATOR_REFUSALS[release]);
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));

@@ -10,17 +10,17 @@ export type WebhookRouteDeps = Pick<EdgeDeps, 'webhooks'> & {
 };
 
 export function webhookHandlers(deps: WebhookRouteDeps): Handlers<'registerWebhook' | 'getWebhook' | 'deleteWebhook'> {
-  const off = () => problem(503, 'webhooks_disabled', 'webhooks are disabled on this server');
+  const off = () => problem('webhooks_disabled');
   return {
     registerWebhook: async (call) => {
       const hooks = deps.webhooks;
       if (!hooks) return off();
       const p = call.principal;
-      if (p.tier !== 'registered') return problem(403, 'registered_only', 'only registered bots can hold a webhook');
+      if (p.tier !== 'registered') return problem('registered_only', 'only registered bots can hold a webhook');
       // Every attempt counts, failed handshakes included: each one makes the server call out.
       const budget = deps.limits.webhookRegistrations.take(rateLimitKey(call.ctx.ip));
       if (!budget.ok) {
-        return tooManyRequests(budget.retryAfterSeconds, `at most ${deps.limits.webhookRegistrations.limit} webhook registrations per hour per address`, 'too_many_webhook_registrations');
+        return tooManyRequests('too_many_webhook_registrations', budget.retryAfterSeconds, `at most ${deps.limits.webhookRegistrations.limit} webhook registrations per hour per address`);
       }
       const r = await hooks.register(p, call.body.url);
       return r.ok ? json(201, r.value) : serviceProblem(r.error);

@@ -32,8 +32,8 @@ export async function setEventHosts(
   who: Principal,
   input: EventHostsInput,
 ): Promise<ServiceResult<EventHostsView>> {
-  if (who.tier !== 'registered') return fail('forbidden', 'registered_only', 'only registered bots are invited to events');
-  const bad = (detail: string) => fail('bad_request', 'invalid_event_hosts', detail);
+  if (who.tier !== 'registered') return fail('registered_only', 'only registered bots are invited to events');
+  const bad = (detail: string) => fail('invalid_event_hosts', detail);
   if (input.hosts.length > EVENT_HOSTS_MAX) return bad(`at most ${EVENT_HOSTS_MAX} hosts`);
   const ids = input.hosts.map((h) => botExternalId(h.team, h.name));
   if (new Set(ids).size !== ids.length) return bad('a host is named twice');

@@ -85,9 +85,9 @@ export class TournamentService {
 
   /** `address`: where the request came from (its rate-limit key), kept so the events of one address share a bound. */
   async create(host: Principal, input: CreateTournamentInput, address?: string): Promise<ServiceResult<unknown>> {
-    if (host.tier !== 'registered') return fail('forbidden', 'registered_only', 'only registered bots can host events');
+    if (host.tier !== 'registered') return fail('registered_only', 'only registered bots can host events');
     const n = input.players.length;
-    const bad = (detail: string) => fail('bad_request', 'invalid_event', detail);
+    const bad = (detail: string) => fail('invalid_event', detail);
     if (n > this.limits.playersPerEvent) return bad(`at most ${this.limits.playersPerEvent} players per event`);
     if ((input.format === 'match' || input.format === 'sprt') && n !== 2) return bad(`a ${input.format} takes exactly two players`);
     if (n < 2) return bad('an event takes at least two players');
@@ -190,7 +190,7 @@ export class TournamentService {
   /** The public view of an event, or 404. */
   get(id: string): ServiceResult<unknown> {
     const ev = this.deps.followers.get(id);
-    return ev ? ok(this.view(ev)) : fail('not_found', 'unknown_event', 'no event with this id');
+    return ev ? ok(this.view(ev)) : fail('unknown_event');
   }
 
   list(): unknown {
@@ -222,13 +222,13 @@ export class TournamentService {
   private async answer(who: Principal, id: string, yes: boolean): Promise<ServiceResult<unknown>> {
     const r = await this.deps.followers.modify(id, (ev) => {
       const i = ev.players.findIndex((p) => p.id === who.id);
-      if (i < 0) return { next: null, value: fail('not_found', 'not_invited', 'the caller is not a player of this event') };
-      if (ev.state !== 'pending') return { next: null, value: fail('conflict', 'event_started', `the event is ${ev.state}`) };
+      if (i < 0) return { next: null, value: fail('not_invited') };
+      if (ev.state !== 'pending') return { next: null, value: fail('event_started', `the event is ${ev.state}`) };
       const players = ev.players.map((p, j) => (j === i ? { ...p, accepted: yes } : p));
       const next = { ...ev, players };
       return { next: players.every((p) => p.accepted === true) ? this.started(next) : next, value: null };
     });
-    if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
+    if (!r.ev) return fail('unknown_event');
     if (r.value) return r.value;
     if (r.ev.state === 'running') this.deps.kick();
     return ok(this.view(r.ev));
@@ -237,13 +237,13 @@ export class TournamentService {
   /** The host starts a pending event with the players who have accepted. */
   async start(who: Principal, id: string): Promise<ServiceResult<unknown>> {
     const r = await this.deps.followers.modify(id, (ev) => {
-      if (ev.host !== who.id) return { next: null, value: fail('forbidden', 'not_host', 'only the host can start this event') };
-      if (ev.state !== 'pending') return { next: null, value: fail('conflict', 'event_started', `the event is ${ev.state}`) };
+      if (ev.host !== who.id) return { next: null, value: fail('not_host', 'only the host can start this event') };
+      if (ev.state !== 'pending') return { next: null, value: fail('event_started', `the event is ${ev.state}`) };
       const why = cannotStart(ev);
-      if (why) return { next: null, value: fail('conflict', 'too_few_players', why) };
+      if (why) return { next: null, value: fail('too_few_players', why) };
       return { next: this.started(ev), value: null };
     });
-    if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
+    if (!r.ev) return fail('unknown_event');
     if (r.value) return r.value;
     this.deps.kick();
     return ok(this.view(r.ev));
@@ -256,14 +256,14 @@ export class TournamentService {
    */
   async cancel(who: Principal, id: string): Promise<ServiceResult<unknown>> {
     const r = await this.deps.followers.modify(id, (ev) => {
-      if (ev.host !== who.id) return { next: null, value: fail('forbidden', 'not_host', 'only the host can cancel this event') };
-      if (!isOpen(ev)) return { next: null, value: fail('conflict', 'event_over', `the event is ${ev.state}`) };
+      if (ev.host !== who.id) return { next: null, value: fail('not_host', 'only the host can cancel this event') };
+      if (!isOpen(ev)) return { next: null, value: fail('event_over', `the event is ${ev.state}`) };
       const next: TournamentRecord = ev.state === 'pending'
         ? { ...ev, state: 'cancelled', finishedAt: this.deps.clock.now(), queue: [] }
         : { ...ev, state: 'cancelling', queue: [] };
       return { next, value: null };
     });
-    if (!r.ev) return fail('not_found', 'unknown_event', 'no event with this id');
+    if (!r.ev) return fail('unknown_event');
     if (r.value) return r.value;
     if (seedRevealed(r.ev)) {
       this.deps.followers.publish(id, endedLine(r.ev), true);

@@ -60,30 +60,28 @@ export class WebhookRegistry {
   constructor(private readonly d: WebhookRegistryDeps) {}
 
   async register(p: Principal, url: string): Promise<ServiceResult<{ url: string; secret: string }>> {
-    if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
+    if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
     const secret = newSecret();
     const nonce = newNonce();
     const body = verificationJson(nonce);
     const res = await this.d.client.post(url, body, signatureHeaders(secret, this.d.clock.now(), body), this.d.answerCapMs);
     const problem = handshakeProblem(res, nonce, this.d.answerCapMs);
-    if (problem !== null) {
-      return fail('unprocessable', res.kind === 'blocked' ? 'webhook_url_refused' : 'webhook_handshake_failed', problem);
-    }
+    if (problem !== null) return res.kind === 'blocked' ? fail('webhook_url_refused', problem) : fail('webhook_handshake_failed', problem);
     await this.d.setWebhook(p.id, { url, secret, verifiedAt: new Date(this.d.clock.now()).toISOString() });
     this.d.stats.reset(p.id);
     return ok({ url, secret });
   }
 
   info(p: Principal): ServiceResult<WebhookInfo> {
-    if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
+    if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
     const hook = this.d.store.getBot(p.id)?.webhook;
-    if (!hook) return fail('not_found', 'no_webhook', 'this bot has no webhook');
+    if (!hook) return fail('no_webhook');
     return ok({ url: hook.url, verifiedAt: hook.verifiedAt, stats: this.d.stats.view(p.id) });
   }
 
   async remove(p: Principal): Promise<ServiceResult<null>> {
-    if (p.tier !== 'registered') return fail('forbidden', 'registered_only', REGISTERED_ONLY);
-    if (!(await this.d.setWebhook(p.id, null))) return fail('not_found', 'no_webhook', 'this bot has no webhook');
+    if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
+    if (!(await this.d.setWebhook(p.id, null))) return fail('no_webhook');
     return ok(null);
   }
 }
