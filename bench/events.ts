@@ -69,7 +69,7 @@ async function barePairs(s: RunningServer, n: number): Promise<{ wall: number; c
   const worker = async () => {
     while (started < n) {
       started++;
-      const games = await s.registry.createMirrorPair({
+      const games = await s.games.createMirrorPair({
         white: botSeat('house', 'greedy'), black: botSeat('house', 'random'), timeControl: UNLIMITED, rated: false,
       });
       await Promise.all(games.map((g: GameHandle) => new Promise<void>((resolve) => {

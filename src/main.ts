@@ -82,7 +82,7 @@ export interface StartOptions {
 export interface RunningServer {
   port: number;
   url: string;
-  registry: ShardedGames;
+  games: ShardedGames;
   /** The ladder's pairing rounds (tests run one at will with round()). */
   scheduler: LadderScheduler;
   store: Store;
@@ -119,20 +119,20 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     if (!opened.ok) return { ok: false, error: opened.error };
     openedStore = opened.value;
   }
-  // The gauges read the registry (made below) only when /metrics is scraped.
+  // The gauges read the sharded games (made below) only when /metrics is scraped.
   const metrics: ServiceMetrics = new ServiceMetrics({
-    liveGames: (): number => registry.liveCount(),
+    liveGames: (): number => sharded.liveCount(),
     threadCpu: () => [
       { thread: 'main', seconds: threadCpuSeconds() },
-      ...registry.shardCpuSeconds().map((seconds, i) => ({ thread: `shard-${i}`, seconds })),
+      ...sharded.shardCpuSeconds().map((seconds, i) => ({ thread: `shard-${i}`, seconds })),
     ],
     threadHeap: () => [
       { thread: 'main', ...threadHeapBytes() },
-      ...registry.shardHeapBytes().map((heap, i) => ({ thread: `shard-${i}`, ...heap })),
+      ...sharded.shardHeapBytes().map((heap, i) => ({ thread: `shard-${i}`, ...heap })),
     ],
     unsentBytes: () => edge.sendBudget?.unsent() ?? 0,
-    shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: registry.applySeconds }),
-    replicas: () => registry.replicaStats(),
+    shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: sharded.applySeconds }),
+    replicas: () => sharded.replicaStats(),
   });
   const store = metrics.timedStore(openedStore);
 
@@ -146,7 +146,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     maxAnonIdentities: config.identity.maxAnonIdentities,
     staticBots: houseBots.value,
   }, tokenBus);
-  // Guest games per address and guest clocks (the registry tells it when a game ends).
+  // Guest games per address and guest clocks (the games tell it when a game ends).
   const guestQuota = new GuestQuota(
     {
       gamesPerAddress: config.limits.guestGamesPerAddress,
@@ -191,8 +191,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     });
   }
   // Large moves bodies kept on main, one per live game: a game's goes when it ends.
-  const movesBodies = new EncodedBodies({}, (id) => registry.get(id) !== undefined);
-  const registry: ShardedGames = new ShardedGames({
+  const movesBodies = new EncodedBodies({}, (id) => sharded.get(id) !== undefined);
+  const sharded: ShardedGames = new ShardedGames({
     transport,
     shards: shardCount,
     // Untimed: the shards report their game writes themselves (onStoreWrite), a forwarded ending included.
@@ -210,16 +210,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     cluster: cluster ? clusterGames({ idleMs: config.cluster.followIdleMs, max: config.cluster.followMax }) : undefined,
     ...(cluster ? { requestTimeoutMs: 30_000 } : {}), // across a network, an answer may be lost
   });
-  const guestAbandonment = new GuestAbandonment({ games: registry, clock }, config.limits.guestAbandonAfterMs);
+  const guestAbandonment = new GuestAbandonment({ games: sharded, clock }, config.limits.guestAbandonAfterMs);
   // One guard for every way a game is made for players (challenges, the lobby, the ladder).
   const admission = new GameAdmission(
-    { live: registry, tierOf: (id) => identity.tierOf(id), hostedBy: (id) => tournamentScheduler.hostedBy(id) },
+    { live: sharded, tierOf: (id) => identity.tierOf(id), hostedBy: (id) => tournamentScheduler.hostedBy(id) },
     { perIdentity: config.limits.liveGamesPerIdentity, maxLiveGames: config.limits.maxLiveGames },
   );
   const presence = new Presence(clock, undefined, undefined, seenBus);
   const scheduler: LadderScheduler = new LadderScheduler(
     {
-      store, identity, games: registry, hub, presence, admission, clock, random: opts.random ?? Math.random, log,
+      store, identity, games: sharded, hub, presence, admission, clock, random: opts.random ?? Math.random, log,
       webhooksEnabled: config.webhooks.enabled,
     },
     { pairIntervalMs: config.ladder.pairIntervalMs },
@@ -229,7 +229,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   tournamentBus?.bind(tournamentFollowers);
   const tournamentScheduler: TournamentScheduler = new TournamentScheduler(
     {
-      followers: tournamentFollowers, games: registry, admission, clock, log,
+      followers: tournamentFollowers, games: sharded, admission, clock, log,
       seatsOf: (id) => (houseIds.has(id) ? Infinity : Math.max(2, store.getBot(id)?.capacity ?? 2)),
       isHouse: (id) => identity.tierOf(id) === 'static',
     },
@@ -249,13 +249,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     config.events,
   );
   const makeChallenges = () => new ChallengeService(
-    { identity, hub, games: registry, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
+    { identity, hub, games: sharded, clock, admission, onInternalError: (err) => log.error({ err }, 'house bot could not accept') },
     { ttlMs: config.challenges.ttlMs, maxPendingPerChallenger: config.challenges.maxPendingPerChallenger, houseBotIds: builtInHouseBotIds() },
   );
-  const makeLobby = () => new LobbyService({ identity, games: registry, clock, admission, guestQuota }, config.lobby);
+  const makeLobby = () => new LobbyService({ identity, games: sharded, clock, admission, guestQuota }, config.lobby);
   const { challenges, lobby, held } = coordinatedServices(cluster, clock, log, { challenges: makeChallenges, lobby: makeLobby });
 
-  const ladder = new LadderService({ store, games: registry, identity });
+  const ladder = new LadderService({ store, games: sharded, identity });
   const ratings = new RatingBatcher(
     store,
     clock,
@@ -271,14 +271,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     clock,
     log,
     store,
-    games: registry,
-    gameGate: cluster ? clusterGameGate(registry) : undefined,
+    games: sharded,
+    gameGate: cluster ? clusterGameGate(sharded) : undefined,
     identity,
     hub,
     challenges,
     lobby,
     ladder,
-    houseGames: new HouseGameService({ identity, games: registry, admission, guestQuota }),
+    houseGames: new HouseGameService({ identity, games: sharded, admission, guestQuota }),
     spectators,
     guestAbandonment,
     presence,
@@ -306,7 +306,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   if (cluster) {
     // Each shard's owner resumes its games; the ladder, the rating batch and the events run on one node.
     await cluster.start({
-      registry, clock, games: config.games, housePlayers, random: opts.random,
+      sharded, clock, games: config.games, housePlayers, random: opts.random,
       singletons: [
         { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
         { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
@@ -315,7 +315,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ],
     });
   } else {
-    await registry.resume();
+    await sharded.resume();
     ratings.start();
     scheduler.start();
     await tournamentScheduler.start();
@@ -335,7 +335,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     await tournamentScheduler.stop();
     await webhooks?.stop();
     await cluster?.close();
-    await registry.stop();
+    await sharded.stop();
     await store.close();
     await cluster?.disconnect();
     return { ok: false, error: (e as Error).message };
@@ -352,7 +352,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     value: {
       port: listening.port,
       url,
-      registry,
+      games: sharded,
       scheduler,
       tournaments: tournamentScheduler,
       store: s,
@@ -372,7 +372,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
           // Deliveries in flight are cut off first, not marked finished: after a restart they go again.
           await webhooks?.stop();
           await cluster?.close(); // its shards handed back (drained) for other nodes to resume
-          await registry.stop();
+          await sharded.stop();
           // After the games: a game that ended while stopping is pending and rated at the next start.
           await ratings.stop();
           edge.closeConnections(); // anything opened while the games stopped

@@ -28,7 +28,7 @@ import type { ShardReply } from '../shard/protocol/messages.js';
 import type { GameRecord } from '../domain/records.js';
 
 export interface ClusterParts {
-  registry: ShardedGames;
+  sharded: ShardedGames;
   clock: Clock;
   games: GameConfig;
   housePlayers: Map<string, HouseKind>;
@@ -105,7 +105,7 @@ export class ClusterNode {
 
   /** True when this node owns the game's shard now. */
   ownsGame(g: GameHandle): boolean {
-    return this.ownership?.owns(this.parts?.registry.shardOfGame(g.id) ?? -1) === true;
+    return this.ownership?.owns(this.parts?.sharded.shardOfGame(g.id) ?? -1) === true;
   }
 
   /**
@@ -131,7 +131,7 @@ export class ClusterNode {
     const missing: string[] = [];
     const resumed: string[] = [];
     for (const id of ids) {
-      const g = this.parts?.registry.find(id);
+      const g = this.parts?.sharded.find(id);
       if (g === undefined) missing.push(id);
       else if (g.isActive() && this.ownsGame(g)) {
         resumed.push(id);
@@ -154,7 +154,7 @@ export class ClusterNode {
       served: (_shard, ids) => this.tookOver(ids),
       open: async (shard, post, fenced) => {
         // Every update of the shard's games comes here from now on (before the host announces them).
-        await parts.registry.followShard(shard, true);
+        await parts.sharded.followShard(shard, true);
         // Taking the shard over: a marker after each live game's last version, then its replay.
         const games = await LogGameStore.open(this.gameLog, {
           node: config.node,
@@ -171,7 +171,7 @@ export class ClusterNode {
           clock,
           log,
         }).catch(async (e: unknown) => {
-          await parts.registry.followShard(shard, false);
+          await parts.sharded.followShard(shard, false);
           throw e;
         });
         const host = new ShardHost({
@@ -199,7 +199,7 @@ export class ClusterNode {
           live: games.listLiveGames(),
           close: async () => {
             await games.close();
-            await parts.registry.followShard(shard, false);
+            await parts.sharded.followShard(shard, false);
           },
         };
       },
@@ -225,7 +225,7 @@ export class ClusterNode {
     // The games live now on any shard: this node keeps a record of each (asked of its owner), and
     // follows their updates only while it is asked about them or owns their shard.
     for (let shard = 0; shard < config.shards; shard++) {
-      for (const id of await this.liveIndex.list(shard)) parts.registry.adopt(id, shard);
+      for (const id of await this.liveIndex.list(shard)) parts.sharded.adopt(id, shard);
     }
     const singletonKv = leaseBucket(await retryTransient(() => openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }), OPEN_RETRY_MS));
     this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);

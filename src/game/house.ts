@@ -109,7 +109,7 @@ export class HousePlayer implements GameSubscriber {
   private closed = false;
   private timer: { cancel(): void } | null = null;
 
-  constructor(private readonly d: HouseDeps) {}
+  constructor(private readonly deps: HouseDeps) {}
 
   /** Subscribes to the game and acts on a roll already pending (after a restart, say). */
   static attach(d: HouseDeps): HousePlayer {
@@ -131,12 +131,12 @@ export class HousePlayer implements GameSubscriber {
     const ev = frame.event;
     if ('DiceRolled' in ev) {
       const r = ev.DiceRolled;
-      if (r.seat === this.d.seat && (r.legalMoves === null || Object.keys(r.legalMoves).length > 0)) {
+      if (r.seat === this.deps.seat && (r.legalMoves === null || Object.keys(r.legalMoves).length > 0)) {
         this.plan(r.v, r.dfen, r.legalMoves);
       }
     } else if ('Snapshot' in ev) {
       const s = ev.Snapshot.state;
-      if ('Active' in s.status && s.dicePending && s.activeSeat === this.d.seat) this.plan(s.version, s.dfen, s.legalMoves);
+      if ('Active' in s.status && s.dicePending && s.activeSeat === this.deps.seat) this.plan(s.version, s.dfen, s.legalMoves);
     }
   }
 
@@ -153,12 +153,12 @@ export class HousePlayer implements GameSubscriber {
       if (!this.closed) this.act(version, dfen, inline);
     };
     // A zero delay still never answers inside the actor's publish call.
-    if (this.d.delayMs <= 0) queueMicrotask(act);
-    else this.timer = this.d.clock.schedule(this.d.delayMs, act);
+    if (this.deps.delayMs <= 0) queueMicrotask(act);
+    else this.timer = this.deps.clock.schedule(this.deps.delayMs, act);
   }
 
   private act(version: number, dfen: string, inline: LegalMoveTree | null): void {
-    const { handle, seat } = this.d;
+    const { handle, seat } = this.deps;
     let tree = inline;
     if (tree === null) {
       // Over the inline cap: read the full tree, provided it still answers the same roll.
@@ -166,15 +166,15 @@ export class HousePlayer implements GameSubscriber {
       if (!m.dicePending || m.dfen !== dfen) return;
       tree = JSON.parse(m.legalMovesJson) as LegalMoveTree;
     }
-    const moves = chooseTurn(this.d.kind, dfen, tree, this.d.random);
+    const moves = chooseTurn(this.deps.kind, dfen, tree, this.deps.random);
     if (!moves) return;
     handle.move(seat, moves, version).then(
       (v) => {
         if (v === 'busy' || !v.applied) {
-          this.d.log.warn({ gameId: handle.id, seat, verdict: v, moves }, 'house move not applied');
+          this.deps.log.warn({ gameId: handle.id, seat, verdict: v, moves }, 'house move not applied');
         }
       },
-      (e: unknown) => this.d.log.error({ gameId: handle.id, seat, err: String(e) }, 'house move failed'),
+      (e: unknown) => this.deps.log.error({ gameId: handle.id, seat, err: String(e) }, 'house move failed'),
     );
   }
 }

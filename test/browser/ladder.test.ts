@@ -28,7 +28,7 @@ t.test('the ladder page lists the rated bots; a profile links its games to their
   }
   const { app, page, foreign, errors } = await rig(t, { store });
   // One finished game between two of them, for the profile's recent games.
-  const game = await app.server.registry.create({ white: seat('alpha'), black: seat('beta'), timeControl: UNLIMITED, rated: false });
+  const game = await app.server.games.create({ white: seat('alpha'), black: seat('beta'), timeControl: UNLIMITED, rated: false });
   // The end is awaited on the game's own events (published once persisted), not polled: an LMDB write
   // under load can outlast any fixed number of event-loop turns.
   const ended = new Promise<void>((resolve) => {

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     });
   }
   const { app, page } = await rig(t, { store: opened.value, overrides: { 'games.houseMoveDelayMs': 400 } });
-  const registry = app.server.registry;
+  const registry = app.server.games;
   const fischer = { Fischer: { initialSeconds: 300, incrementSeconds: 3 } };
 
   // Finished games for the profile, then live ones for the front page.

@@ -43,7 +43,7 @@ export async function directGame(
   black: Bot,
   o: { timeControl?: TimeControl; startFen?: string } = {},
 ): Promise<string> {
-  const h = await app.server.registry.create({
+  const h = await app.server.games.create({
     white: white.seat,
     black: black.seat,
     timeControl: o.timeControl ?? UNLIMITED,
@@ -55,7 +55,7 @@ export async function directGame(
 
 /** The server seed of a live game (read from the server's own record: a test-only back door). */
 export function serverSeedOf(app: TestApp, gameId: string): string {
-  const h = app.server.registry.get(gameId);
+  const h = app.server.games.get(gameId);
   if (!h) throw new Error(`no live game ${gameId}`);
   return h.record().serverSeed;
 }

@@ -38,10 +38,10 @@ t.test('mid-pair, no route or stream leaks the seed or an unpublished roll; the 
   };
   const ids = await starts(acctA);
   t.same(await starts(acctB), ids, 'both bots get GameStart for both games');
-  const recs = ids.map((id) => app.server.registry.find(id)!.record());
+  const recs = ids.map((id) => app.server.games.find(id)!.record());
   const g1 = recs.find((r) => r.white.id === alpha.id)!.id; // alpha White
   const g2 = recs.find((r) => r.white.id === beta.id)!.id; // beta White
-  const rec = app.server.registry.find(g1)!.record();
+  const rec = app.server.games.find(g1)!.record();
   const secrets = [rec.serverSeed, rec.clientSeeds.white!, rec.clientSeeds.black!];
 
   const streams: EventStream[] = [];
@@ -51,11 +51,11 @@ t.test('mid-pair, no route or stream leaks the seed or an unpublished roll; the 
   // both games alike); g1 then waits for g2 to reach the same roll.
   const tree = (await app.req('GET', `/games/${g1}/moves`)).json as { legalMoves: Tree; dicePending: boolean };
   t.ok(tree.dicePending, 'g1 has a roll pending');
-  const before = app.server.registry.find(g1)!.record();
+  const before = app.server.games.find(g1)!.record();
   const mover = before.activeSeat === 'White' ? alpha : beta;
   const played = await mover.move(g1, randomPath(tree.legalMoves, random));
   t.equal(played.status, 200, `the mover played in g1: ${played.text}`);
-  const after = app.server.registry.find(g1)!.record();
+  const after = app.server.games.find(g1)!.record();
   if ('Ended' in after.status) return t.fail('king captured at once (choose another rng seed)');
   const [s0, cw, cb] = secrets;
   const future = withDice(after.fen, rollDice(hexToSeed(s0)!, cw, cb, before.ply));
@@ -94,7 +94,7 @@ t.test('mid-pair, no route or stream leaks the seed or an unpublished roll; the 
     await s.until((e: Ev) => kindOf(e) === 'Rejected' && e.Rejected.seat === betaSeat && !/seed/.test(e.Rejected.reason), 'the walk’s refusals');
   }
   for (const s of [...streams, acctA, acctB]) leaks('a stream', JSON.stringify(s.seen));
-  t.same(app.server.registry.find(g1)!.record().clientSeeds, after.clientSeeds, 'submitted client seeds were ignored');
+  t.same(app.server.games.find(g1)!.record().clientSeeds, after.clientSeeds, 'submitted client seeds were ignored');
 
   // g1 ends first: its reveal is withheld everywhere.
   t.equal((await alpha.resign(g1)).status, 202);

@@ -20,7 +20,7 @@ interface Played { gameId: string; white: string; black: string; whiteWon: boole
 
 /** A rated game made as the scheduler makes it, ended over HTTP by the loser's resignation. */
 async function playRated(app: TestApp, white: Bot, black: Bot, whiteWon: boolean): Promise<Played> {
-  const h = await app.server.registry.create({ white: white.seat, black: black.seat, timeControl: FISCHER, rated: true });
+  const h = await app.server.games.create({ white: white.seat, black: black.seat, timeControl: FISCHER, rated: true });
   // The subscription closes once GameEnded is out, which comes after the final record is stored.
   const over = new Promise<void>((resolve) => h.subscribe({ deliver: () => {}, close: resolve }));
   const loser = whiteWon ? black : white;
@@ -186,9 +186,9 @@ t.test('capacity: default 1, set within 1..32, registered bots only, live rated 
   t.equal(app.server.store.getBot(a.id)?.capacity, 6, 'a refused value changes nothing');
 
   // A mirror pair is two rated games: it counts 2. Unrated games do not count.
-  const g1 = await app.server.registry.create({ white: a.seat, black: b.seat, timeControl: FISCHER, rated: true });
-  await app.server.registry.create({ white: b.seat, black: a.seat, timeControl: FISCHER, rated: true });
-  await app.server.registry.create({ white: a.seat, black: b.seat, timeControl: FISCHER, rated: false });
+  const g1 = await app.server.games.create({ white: a.seat, black: b.seat, timeControl: FISCHER, rated: true });
+  await app.server.games.create({ white: b.seat, black: a.seat, timeControl: FISCHER, rated: true });
+  await app.server.games.create({ white: a.seat, black: b.seat, timeControl: FISCHER, rated: false });
   t.same((await a.req('GET', '/bot/capacity')).json, { capacity: 6, inGames: 2 });
   await a.resign(g1.id);
   await until(async () => (((await a.req('GET', '/bot/capacity')).json as Json).inGames === 1 ? true : undefined), 'the ended game to stop counting');

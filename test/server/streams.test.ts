@@ -46,7 +46,7 @@ async function floodMoves(app: TestApp, token: string, gameId: string, moves: st
 
 /** Subscribers of a live game (a test-only look inside the actor: the wire has no such signal). */
 const subscribers = (app: TestApp, gameId: string): number =>
-  (app.server.registry.get(gameId) as unknown as { subs: Set<unknown> } | undefined)?.subs.size ?? -1;
+  (app.server.games.get(gameId) as unknown as { subs: Set<unknown> } | undefined)?.subs.size ?? -1;
 
 t.test('401 without a token, 404 for an unknown game, 200 ndjson otherwise', async (t) => {
   const app = await bootApp(t);

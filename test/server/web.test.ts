@@ -155,7 +155,7 @@ t.test('the live list carries rated and the seats’ ratings on ladder games onl
     });
   }
   const seat = (name: string) => ({ id: `bot:team:acme:${name}`, face: { kind: 'Bot' as const, name: `acme ${name}` }, participant: { Bot: { team: 'acme', name } } });
-  const game = await app.server.registry.create({ white: seat('ra'), black: seat('rb'), timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } }, rated: true });
+  const game = await app.server.games.create({ white: seat('ra'), black: seat('rb'), timeControl: { Fischer: { initialSeconds: 300, incrementSeconds: 3 } }, rated: true });
   const list = (await app.req('GET', '/games')).json as { games: { gameId: string; rated?: boolean; ratings?: unknown }[] };
   const row = list.games.find((g) => g.gameId === game.id);
   t.same(row && { rated: row.rated, ratings: row.ratings }, { rated: true, ratings: { white: 1734, black: 1734 } });

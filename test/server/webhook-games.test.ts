@@ -31,7 +31,7 @@ const LOCAL = { 'webhooks.enabled': true, 'webhooks.allowInsecureLocalTargets': 
 
 /** Seeds White so that its opening roll offers a move; the house seeded Black when the game began. */
 async function seedWhite(t: Test, app: TestApp, bot: Bot, gameId: string): Promise<void> {
-  const black = await until(() => app.server.registry.get(gameId)?.record().clientSeeds.black ?? undefined, 'the house seeding Black');
+  const black = await until(() => app.server.games.get(gameId)?.record().clientSeeds.black ?? undefined, 'the house seeding Black');
   const { white } = seedsFor(serverSeedOf(app, gameId), movableAtStart, 1, black);
   t.equal((await bot.seed(gameId, white)).status, 202, 'White seeded so that its opening roll offers a move');
 }

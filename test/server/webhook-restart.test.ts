@@ -70,7 +70,7 @@ t.test('a delivery cut off by a restart is delivered once after the resume', asy
 t.test('a roll whose delivery finished before the restart is not delivered again', async (t) => {
   const { open, rx, app1, bot1, gameId } = await firstRun(t, 33, () => ({ status: 200, json: { moves: [] } }));
   await until(async () => (((await bot1.req('GET', '/bot/webhook')).json as Json).stats.declined === 1 ? true : undefined), 'the declined answer', 2_000);
-  const ply = app1.server.registry.get(gameId)!.record().ply;
+  const ply = app1.server.games.get(gameId)!.record().ply;
   t.equal(app1.server.store.webhookDelivered(gameId), ply, 'the finished delivery is recorded with its roll');
   await app1.server.close();
 
@@ -78,7 +78,7 @@ t.test('a roll whose delivery finished before the restart is not delivered again
   const app2 = await bootApp(t, { clock, store: await open(), overrides: LOCAL });
   const bot = new Bot(app2, bot1.creds);
   t.equal(app2.server.store.webhookDelivered(gameId), ply, 'the record survived the restart');
-  t.equal(app2.server.registry.get(gameId)!.record().ply, ply, 'the same roll is pending');
+  t.equal(app2.server.games.get(gameId)!.record().ply, ply, 'the same roll is pending');
   t.equal(app2.server.webhooks?.deliverer.pending(), 0, 'the resume started no delivery');
   const before = yourTurns(rx).length;
   const stream = await bot.gameStream(gameId);

@@ -56,7 +56,7 @@ for (const kind of ['memory', 'lmdb'] as const) {
     t.equal((await stream.next())?.Snapshot !== undefined, true, 'a stream of that game is open');
     t.equal(await metric(app, 'dicechess_shard_restarts_total'), 0);
 
-    app.server.registry.crash(0);
+    app.server.games.crash(0);
     await until(async () => ((await metric(app, 'dicechess_shard_restarts_total')) === 1 ? true : undefined), 'the restart', 20_000);
     const rest = await stream.rest();
     t.notOk(rest.some((e) => 'GameEnded' in e), 'the stream of the crashed shard’s game was closed without an ending');
@@ -86,7 +86,7 @@ t.test('worker shards of one server', async (t) => {
   t.test('a mirror pair shares one shard and plays the same dice in worker threads', async (t) => {
     const alice = await Bot.anon(app, 'alice');
     const bob = await Bot.anon(app, 'bob');
-    const [a, b] = await app.server.registry.createMirrorPair({ white: alice.seat, black: bob.seat, timeControl: { Unlimited: {} }, rated: false });
+    const [a, b] = await app.server.games.createMirrorPair({ white: alice.seat, black: bob.seat, timeControl: { Unlimited: {} }, rated: false });
     t.equal(shardIndex(shardKey(a.id, b.id), SHARDS), shardIndex(shardKey(b.id, a.id), SHARDS), 'one shard for both');
     const [sa, sb] = await Promise.all([pendingOrOver(app, a.id), pendingOrOver(app, b.id)]);
     t.equal(sa.dfen, sb.dfen, 'the opening position and roll are the same in both games');

@@ -43,8 +43,8 @@ export class GameInterest {
   follows = 0;
   drops = 0;
 
-  constructor(private readonly d: GameInterestDeps) {
-    if (!(d.idleMs > 0) || !(d.max >= 1)) throw new Error(`game interest: idleMs and max must be positive, got ${d.idleMs}, ${d.max}`);
+  constructor(private readonly deps: GameInterestDeps) {
+    if (!(deps.idleMs > 0) || !(deps.max >= 1)) throw new Error(`game interest: idleMs and max must be positive, got ${deps.idleMs}, ${deps.max}`);
   }
 
   /** Games followed one by one now (those of the shards this node owns are not counted). */
@@ -54,13 +54,13 @@ export class GameInterest {
 
   /** True while the game's updates reach this node. */
   has(id: string): boolean {
-    return this.followed.has(id) || this.d.owned(id);
+    return this.followed.has(id) || this.deps.owned(id);
   }
 
   /** Someone asks about the game: undefined when its replica is current, else a promise that it will be. */
   touch(id: string): Promise<void> | undefined {
-    if (this.stopped || this.d.owned(id)) return undefined;
-    const now = this.d.clock.now();
+    if (this.stopped || this.deps.owned(id)) return undefined;
+    const now = this.deps.clock.now();
     const known = this.followed.get(id);
     if (known) {
       this.followed.delete(id);
@@ -71,7 +71,7 @@ export class GameInterest {
     const f: Followed = { lastUse: now, ready: null };
     this.followed.set(id, f);
     this.follows++;
-    const ready = this.d.catchUp(id)
+    const ready = this.deps.catchUp(id)
       .catch(() => {})
       .finally(() => {
         if (f.ready === ready) f.ready = null;
@@ -85,24 +85,24 @@ export class GameInterest {
   /** The game's updates reach this node already and its replica is current (its shard was owned here). */
   keep(id: string): void {
     if (this.stopped || this.followed.has(id)) return;
-    this.followed.set(id, { lastUse: this.d.clock.now(), ready: null });
-    void this.d.subscribe(id, true).catch(() => {});
+    this.followed.set(id, { lastUse: this.deps.clock.now(), ready: null });
+    void this.deps.subscribe(id, true).catch(() => {});
     this.trim();
     this.arm();
   }
 
   /** The game ended: nothing more to follow. */
   ended(id: string): void {
-    if (this.followed.delete(id)) void this.d.subscribe(id, false).catch(() => {});
+    if (this.followed.delete(id)) void this.deps.subscribe(id, false).catch(() => {});
   }
 
   /** Drops the games nobody asked about for `idleMs` (a subscriber counts as asking). */
   sweep(): void {
-    const now = this.d.clock.now();
+    const now = this.deps.clock.now();
     for (const [id, f] of this.followed) {
       if (f.ready) continue;
-      if (this.d.subscribers(id) > 0) f.lastUse = now;
-      else if (now - f.lastUse >= this.d.idleMs) this.drop(id);
+      if (this.deps.subscribers(id) > 0) f.lastUse = now;
+      else if (now - f.lastUse >= this.deps.idleMs) this.drop(id);
     }
   }
 
@@ -115,21 +115,21 @@ export class GameInterest {
   private drop(id: string): void {
     this.followed.delete(id);
     this.drops++;
-    void this.d.subscribe(id, false).catch(() => {});
+    void this.deps.subscribe(id, false).catch(() => {});
   }
 
   /** Over `max`: the least recently asked go first. */
   private trim(): void {
     for (const [id, f] of this.followed) {
-      if (this.followed.size <= this.d.max) return;
-      if (f.ready || this.d.subscribers(id) > 0) continue;
+      if (this.followed.size <= this.deps.max) return;
+      if (f.ready || this.deps.subscribers(id) > 0) continue;
       this.drop(id);
     }
   }
 
   private arm(): void {
     if (this.timer || this.stopped || this.followed.size === 0) return;
-    this.timer = this.d.clock.schedule(Math.max(1, Math.floor(this.d.idleMs / 2)), () => {
+    this.timer = this.deps.clock.schedule(Math.max(1, Math.floor(this.deps.idleMs / 2)), () => {
       this.timer = undefined;
       this.sweep();
       this.arm();

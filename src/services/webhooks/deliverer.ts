@@ -74,7 +74,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
   private readonly delivering = new Map<string, number>();
   private stopped = false;
 
-  constructor(private readonly d: DelivererDeps) {}
+  constructor(private readonly deps: DelivererDeps) {}
 
   gameStarted(game: GameHandle): void {
     this.watch(game);
@@ -107,13 +107,13 @@ export class WebhookDeliverer implements GameLifecycleListener {
     this.ready.clear();
     this.queued = 0;
     for (const w of [...this.watches.values()]) w.stop();
-    await this.d.client.close();
+    await this.deps.client.close();
   }
 
   private watch(game: GameHandle): void {
     if (this.stopped || this.watches.has(game.id)) return;
     // Only registered bots can hold a webhook; games without one are never watched.
-    const seats = SEATS.filter((s) => this.d.store.getBot(s === 'White' ? game.white.id : game.black.id) !== undefined);
+    const seats = SEATS.filter((s) => this.deps.store.getBot(s === 'White' ? game.white.id : game.black.id) !== undefined);
     if (seats.length === 0) return;
     const w = new GameWatch(game, seats, this);
     this.watches.set(game.id, w);
@@ -130,16 +130,16 @@ export class WebhookDeliverer implements GameLifecycleListener {
    * while this node delivers the game's rolls (a node that took the game over is told so by gameResumed).
    */
   keepsWatching(game: GameHandle, w: GameWatch): boolean {
-    return !this.stopped && this.watches.get(game.id) === w && (this.d.delivers?.(game) ?? true);
+    return !this.stopped && this.watches.get(game.id) === w && (this.deps.delivers?.(game) ?? true);
   }
 
   /** @internal A roll for `seat` at `ply` was published: deliver it once, if the bot has a webhook. */
   rolled(game: GameHandle, seat: Seat, ply: number): void {
     if (this.stopped) return;
     const botId = seat === 'White' ? game.white.id : game.black.id;
-    if (!this.d.store.getBot(botId)?.webhook) return;
-    if (this.d.delivers && !this.d.delivers(game)) return; // another node owns the game: it delivers
-    const done = this.d.store.webhookDelivered(game.id);
+    if (!this.deps.store.getBot(botId)?.webhook) return;
+    if (this.deps.delivers && !this.deps.delivers(game)) return; // another node owns the game: it delivers
+    const done = this.deps.store.webhookDelivered(game.id);
     if (done !== undefined && done >= ply) return; // delivered before a restart
     if (this.delivering.get(game.id) === ply) return; // on its way (the game watched afresh meanwhile)
     let q = this.bots.get(botId);
@@ -147,15 +147,15 @@ export class WebhookDeliverer implements GameLifecycleListener {
       q = { waiting: new Map(), inFlight: 0 };
       this.bots.set(botId, q);
     }
-    const task: Task = { botId, gameId: game.id, ply, queuedAt: this.d.clock.now(), run: (queuedMs) => this.deliver(game, seat, botId, ply, queuedMs) };
+    const task: Task = { botId, gameId: game.id, ply, queuedAt: this.deps.clock.now(), run: (queuedMs) => this.deliver(game, seat, botId, ply, queuedMs) };
     if (q.waiting.has(game.id)) {
       // A newer roll of a game still waiting replaces the older one (which could only be refused): its place in line is kept.
       q.waiting.set(game.id, task);
-    } else if (q.waiting.size >= this.d.maxQueuedPerBot || this.queued >= this.d.maxQueued) {
+    } else if (q.waiting.size >= this.deps.maxQueuedPerBot || this.queued >= this.deps.maxQueued) {
       // Past a bound the roll is not delivered; the bot still sees it on its game stream and its clock runs.
       this.dropped++;
       if (q.inFlight === 0 && q.waiting.size === 0) this.bots.delete(botId);
-      this.d.log.warn({ gameId: game.id, botId, queued: this.queued }, 'webhook queue full: roll not delivered');
+      this.deps.log.warn({ gameId: game.id, botId, queued: this.queued }, 'webhook queue full: roll not delivered');
       return;
     } else {
       q.waiting.set(game.id, task);
@@ -172,13 +172,13 @@ export class WebhookDeliverer implements GameLifecycleListener {
    * hold at most half the slots beyond one each, and a bot with nothing in flight starts at once.
    */
   private dispatch(): void {
-    const extraCap = Math.floor(this.d.maxInFlight / 2);
+    const extraCap = Math.floor(this.deps.maxInFlight / 2);
     let progress = true;
-    while (progress && this.inFlight < this.d.maxInFlight && !this.stopped) {
+    while (progress && this.inFlight < this.deps.maxInFlight && !this.stopped) {
       progress = false;
       for (const [botId, q] of [...this.ready]) {
-        if (this.inFlight >= this.d.maxInFlight) break;
-        if (q.inFlight >= this.d.maxInFlightPerBot) continue;
+        if (this.inFlight >= this.deps.maxInFlight) break;
+        if (q.inFlight >= this.deps.maxInFlightPerBot) continue;
         if (q.inFlight > 0 && this.extraInFlight >= extraCap) continue;
         const [gameId, task] = q.waiting.entries().next().value as [string, Task];
         q.waiting.delete(gameId);
@@ -197,11 +197,11 @@ export class WebhookDeliverer implements GameLifecycleListener {
     if (q.inFlight > 0) this.extraInFlight++;
     q.inFlight++;
     this.delivering.set(task.gameId, task.ply);
-    const queuedMs = Math.max(0, this.d.clock.now() - task.queuedAt);
+    const queuedMs = Math.max(0, this.deps.clock.now() - task.queuedAt);
     // Never inside the caller's stack (the actor's publish): start on a later microtask.
     void Promise.resolve()
       .then(() => task.run(queuedMs))
-      .catch((e: unknown) => this.d.log.warn({ err: String(e) }, 'webhook delivery failed'))
+      .catch((e: unknown) => this.deps.log.warn({ err: String(e) }, 'webhook delivery failed'))
       .finally(() => {
         if (this.delivering.get(task.gameId) === task.ply) this.delivering.delete(task.gameId);
         this.inFlight--;
@@ -215,29 +215,29 @@ export class WebhookDeliverer implements GameLifecycleListener {
   private async deliver(game: GameHandle, seat: Seat, botId: string, ply: number, queuedMs: number): Promise<void> {
     const rec = game.record();
     if (this.stopped || !game.isActive() || rec.ply !== ply || rec.dice === null || rec.activeSeat !== seat) return;
-    const hook = this.d.store.getBot(botId)?.webhook;
+    const hook = this.deps.store.getBot(botId)?.webhook;
     if (!hook) return; // removed while waiting: deliveries stop from this turn
-    const now = this.d.clock.now();
+    const now = this.deps.clock.now();
     const bank = rec.clocks ? (seat === 'White' ? rec.clocks.white : rec.clocks.black) : Infinity;
     const left = bank - (rec.clockStartedAt === null ? 0 : now - rec.clockStartedAt);
-    const waitMs = Math.min(this.d.answerCapMs, left);
+    const waitMs = Math.min(this.deps.answerCapMs, left);
     if (waitMs <= 0) return;
     const body = yourTurnJson(game.id, seat, game.stateJson());
-    const res = await this.d.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs, botId);
+    const res = await this.deps.client.post(hook.url, body, signatureHeaders(hook.secret, now, body), waitMs, botId);
     if (res.kind === 'closed') return; // cut off by shutdown: delivered again after the restart
     const verdict = await this.settle(game, seat, res, queuedMs);
     const outcome = verdict === 'busy' ? 'refused' : verdict;
     if (verdict === 'busy') {
       // The move got no verdict (the game's owner busy, or gone with its node): the roll is not
       // marked, and is delivered again unless the game has moved on (by whichever node owns it then).
-      this.d.clock.schedule(this.d.retryBusyMs ?? 1000, () => this.rolled(game, seat, ply));
+      this.deps.clock.schedule(this.deps.retryBusyMs ?? 1000, () => this.rolled(game, seat, ply));
     } else if (outcome !== 'applied') {
       // An applied turn leaves no roll to re-deliver; anything else is remembered across a restart
       // (persisted before the outcome is counted where the bot can read it).
-      await this.d.store.markWebhookDelivered(game.id, ply);
+      await this.deps.store.markWebhookDelivered(game.id, ply);
     }
-    this.d.stats.record(botId, outcome, res.ms);
-    this.d.observe?.(outcome, res.ms);
+    this.deps.stats.record(botId, outcome, res.ms);
+    this.deps.observe?.(outcome, res.ms);
   }
 
   private async settle(game: GameHandle, seat: Seat, res: Exclude<PostResult, { kind: 'closed' }>, queuedMs: number): Promise<Outcome | 'busy'> {
@@ -251,7 +251,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
         return 'malformed';
       case 'answer': {
         if (res.status !== 200) return 'httpError';
-        const answer = this.d.parseMoves(res.body);
+        const answer = this.deps.parseMoves(res.body);
         if (answer === null) return 'malformed';
         if (answer.moves.length === 0) return 'declined';
         // The time the roll waited in this server's queue is not the bot's: the owner credits it back.

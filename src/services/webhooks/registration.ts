@@ -57,31 +57,31 @@ function handshakeProblem(res: PostResult, nonce: string, capMs: number): string
 }
 
 export class WebhookRegistry {
-  constructor(private readonly d: WebhookRegistryDeps) {}
+  constructor(private readonly deps: WebhookRegistryDeps) {}
 
   async register(p: Principal, url: string): Promise<ServiceResult<{ url: string; secret: string }>> {
     if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
     const secret = newSecret();
     const nonce = newNonce();
     const body = verificationJson(nonce);
-    const res = await this.d.client.post(url, body, signatureHeaders(secret, this.d.clock.now(), body), this.d.answerCapMs);
-    const problem = handshakeProblem(res, nonce, this.d.answerCapMs);
+    const res = await this.deps.client.post(url, body, signatureHeaders(secret, this.deps.clock.now(), body), this.deps.answerCapMs);
+    const problem = handshakeProblem(res, nonce, this.deps.answerCapMs);
     if (problem !== null) return res.kind === 'blocked' ? fail('webhook_url_refused', problem) : fail('webhook_handshake_failed', problem);
-    await this.d.setWebhook(p.id, { url, secret, verifiedAt: new Date(this.d.clock.now()).toISOString() });
-    this.d.stats.reset(p.id);
+    await this.deps.setWebhook(p.id, { url, secret, verifiedAt: new Date(this.deps.clock.now()).toISOString() });
+    this.deps.stats.reset(p.id);
     return ok({ url, secret });
   }
 
   info(p: Principal): ServiceResult<WebhookInfo> {
     if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
-    const hook = this.d.store.getBot(p.id)?.webhook;
+    const hook = this.deps.store.getBot(p.id)?.webhook;
     if (!hook) return fail('no_webhook');
-    return ok({ url: hook.url, verifiedAt: hook.verifiedAt, stats: this.d.stats.view(p.id) });
+    return ok({ url: hook.url, verifiedAt: hook.verifiedAt, stats: this.deps.stats.view(p.id) });
   }
 
   async remove(p: Principal): Promise<ServiceResult<null>> {
     if (p.tier !== 'registered') return fail('registered_only', REGISTERED_ONLY);
-    if (!(await this.d.setWebhook(p.id, null))) return fail('no_webhook');
+    if (!(await this.deps.setWebhook(p.id, null))) return fail('no_webhook');
     return ok(null);
   }
 }

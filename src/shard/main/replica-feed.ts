@@ -69,11 +69,11 @@ export class ReplicaFeed {
    */
   private readonly behind = new Map<string, { seq: number; done(): void }[]>();
 
-  constructor(private readonly d: ReplicaFeedDeps) {}
+  constructor(private readonly deps: ReplicaFeedDeps) {}
 
   /** A game's whole record, announced (or fetched) at its `seq`: a new replica, or one started over. */
   announced(rec: GameRecord, tree: TreeWire | null, hook: 'gameStarted' | 'gameResumed', seq = 0): void {
-    const gameIndex = this.d.gameIndex;
+    const gameIndex = this.deps.gameIndex;
     let g = gameIndex.get(rec.id);
     if (g) {
       g.seq = seq;
@@ -83,7 +83,7 @@ export class ReplicaFeed {
       if (g.record().version !== rec.version) g.closeSubscribers();
       g.reset(rec, tree);
     } else {
-      g = new GameReplica(rec, tree, this.d.link, this.d.clock, this.d.inlineLeafCap, this.d.log);
+      g = new GameReplica(rec, tree, this.deps.link, this.deps.clock, this.deps.inlineLeafCap, this.deps.log);
       g.seq = seq;
       if (!isEnded(rec)) gameIndex.add(g);
     }
@@ -109,37 +109,37 @@ export class ReplicaFeed {
 
   private ended(g: GameReplica, rec: GameRecord): void {
     this.caughtUp(g.id, Infinity);
-    this.d.retired?.(g.id); // before the game index forgets which shard the game is on
-    this.d.gameIndex.retire(g, rec);
+    this.deps.retired?.(g.id); // before the game index forgets which shard the game is on
+    this.deps.gameIndex.retire(g, rec);
     // The second game of a mirror pair ended: the first one's read handle may hold its reveal back.
-    if (rec.mirrorOf !== null) this.d.gameIndex.forget(rec.mirrorOf);
-    this.d.gameIndex.notify('gameEnded', g, rec);
+    if (rec.mirrorOf !== null) this.deps.gameIndex.forget(rec.mirrorOf);
+    this.deps.gameIndex.notify('gameEnded', g, rec);
   }
 
   update(u: Extract<ShardReply, { t: 'update' }>, shard: number): void {
-    const g = this.d.gameIndex.get(u.id);
+    const g = this.deps.gameIndex.get(u.id);
     if (!g) {
       this.noteEarly(u.id, u.seq);
-      return this.d.adopt?.(u.id, shard);
+      return this.deps.adopt?.(u.id, shard);
     }
     // A game this node stopped following: one still on its way is not applied (its replica stays as it was).
-    if (this.d.followed && !this.d.followed(u.id)) return;
+    if (this.deps.followed && !this.deps.followed(u.id)) return;
     // Only on top of the update before: an old or repeated one is dropped, a gap asks for the whole state.
     if (u.seq <= g.seq || g.syncing) return;
     if (u.seq !== g.seq + 1) return this.resync(g);
     g.seq = u.seq;
     this.applied++;
     const rec = g.recordOf(u);
-    if (u.wrote) this.d.onStoreWrite?.(u.wrote[0], u.wrote[1]);
-    if (u.treeSeconds !== undefined) this.d.onTree?.(u.treeSeconds);
+    if (u.wrote) this.deps.onStoreWrite?.(u.wrote[0], u.wrote[1]);
+    if (u.treeSeconds !== undefined) this.deps.onTree?.(u.treeSeconds);
     // Written before published: nobody sees a version the store does not hold.
-    if (u.write) this.d.write(this.d.store.finishGame(rec, u.write.results), u.id);
+    if (u.write) this.deps.write(this.deps.store.finishGame(rec, u.write.results), u.id);
     g.apply(u, rec);
     this.caughtUp(g.id, u.seq);
-    for (let i = 0; i < u.turns; i++) this.d.gameIndex.notify('turnApplied', g);
+    for (let i = 0; i < u.turns; i++) this.deps.gameIndex.notify('turnApplied', g);
     for (const [, line] of u.lines) {
       const seat = refusedMoveSeat(line);
-      if (seat !== null) this.d.gameIndex.notify('moveRefused', g, seat);
+      if (seat !== null) this.deps.gameIndex.notify('moveRefused', g, seat);
     }
     if (isEnded(rec)) this.ended(g, rec);
   }
@@ -151,9 +151,9 @@ export class ReplicaFeed {
   private resync(g: GameReplica): void {
     g.syncing = true;
     g.closeSubscribers();
-    this.d.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
+    this.deps.log.warn({ gameId: g.id, seq: g.seq }, 'gap in a game\'s updates: resyncing it from its shard');
     const id = g.id;
-    const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.synced(r) : this.d.gameIndex.get(id)?.syncDone()));
+    const sent = this.askSync(id, this.deps.shardOf(id), (r) => (r ? this.synced(r) : this.deps.gameIndex.get(id)?.syncDone()));
     if (!sent) g.syncDone();
   }
 
@@ -163,14 +163,14 @@ export class ReplicaFeed {
    * at start, for the live games the cluster lists. Until the replica is made the game is awaited here.
    */
   adoptUnknown(id: string, index: number): void {
-    if (this.d.gameIndex.get(id)) return;
+    if (this.deps.gameIndex.get(id)) return;
     this.await(id, index);
     this.ask(id, index);
   }
 
   /** Asks the owner for an awaited game's whole state (one request at a time). */
   private ask(id: string, index: number): void {
-    if (this.d.gameIndex.get(id) || this.adopting.has(id)) return;
+    if (this.deps.gameIndex.get(id) || this.adopting.has(id)) return;
     let done!: () => void;
     const a = { settled: new Promise<void>((r) => (done = r)), done: () => done() };
     this.adopting.set(id, a);
@@ -180,7 +180,7 @@ export class ReplicaFeed {
     };
     const sent = this.askSync(id, index, (r) => {
       if (r && isEnded(r.rec)) this.awaited.delete(id);
-      if (r && !this.d.gameIndex.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
+      if (r && !this.deps.gameIndex.get(r.rec.id) && !isEnded(r.rec)) this.announced(r.rec, r.tree, 'gameResumed', r.seq);
       over();
     });
     if (!sent) over();
@@ -188,15 +188,15 @@ export class ReplicaFeed {
 
   private await(id: string, shard: number): void {
     this.awaited.delete(id);
-    this.awaited.set(id, { shard, at: this.d.clock.now() });
+    this.awaited.set(id, { shard, at: this.deps.clock.now() });
     if (this.awaited.size > AWAITED_KEPT) this.awaited.delete(this.awaited.keys().next().value!);
   }
 
   /** The awaited entry of a game with no replica here, unless it has lapsed. */
   private awaitedEntry(id: string): { shard: number; at: number } | undefined {
     const e = this.awaited.get(id);
-    if (e === undefined || this.d.gameIndex.get(id)) return undefined;
-    if (this.d.clock.now() - e.at < AWAITED_MS) return e;
+    if (e === undefined || this.deps.gameIndex.get(id)) return undefined;
+    if (this.deps.clock.now() - e.at < AWAITED_MS) return e;
     this.awaited.delete(id);
     return undefined;
   }
@@ -223,13 +223,13 @@ export class ReplicaFeed {
    * owner; resolves when done, also when that failed (the replica then stays as it was).
    */
   refresh(id: string): Promise<void> {
-    const g = this.d.gameIndex.get(id);
+    const g = this.deps.gameIndex.get(id);
     if (!g) return Promise.resolve();
     g.syncing = true;
     return new Promise((resolve) => {
-      const sent = this.askSync(id, this.d.shardOf(id), (r) => {
+      const sent = this.askSync(id, this.deps.shardOf(id), (r) => {
         if (r) this.synced(r);
-        else this.d.gameIndex.get(id)?.syncDone();
+        else this.deps.gameIndex.get(id)?.syncDone();
         resolve();
       });
       if (!sent) {
@@ -248,22 +248,22 @@ export class ReplicaFeed {
    * updates on their way, up to `syncTimeoutMs`. Resolves in every case, at worst as the replica was.
    */
   current(id: string): Promise<void> {
-    const g = this.d.gameIndex.get(id);
+    const g = this.deps.gameIndex.get(id);
     if (!g || g.syncing) return Promise.resolve();
     return new Promise((resolve) => {
-      const sent = this.askSync(id, this.d.shardOf(id), (r) => (r ? this.waitFor(id, isEnded(r.rec) ? Infinity : r.seq, resolve) : resolve()));
+      const sent = this.askSync(id, this.deps.shardOf(id), (r) => (r ? this.waitFor(id, isEnded(r.rec) ? Infinity : r.seq, resolve) : resolve()));
       if (!sent) resolve();
     });
   }
 
   private waitFor(id: string, seq: number, done: () => void): void {
-    const g = this.d.gameIndex.get(id);
+    const g = this.deps.gameIndex.get(id);
     if (!g || g.seq >= seq) return done();
     const list = this.behind.get(id) ?? [];
     const entry = { seq, done };
     list.push(entry);
     this.behind.set(id, list);
-    this.d.clock.schedule(this.d.syncTimeoutMs, () => {
+    this.deps.clock.schedule(this.deps.syncTimeoutMs, () => {
       const now = this.behind.get(id);
       const at = now?.indexOf(entry) ?? -1;
       if (at < 0) return;
@@ -289,7 +289,7 @@ export class ReplicaFeed {
    */
   endedElsewhere(rec: GameRecord): void {
     if (isEnded(rec)) this.awaited.delete(rec.id);
-    const g = this.d.gameIndex.get(rec.id);
+    const g = this.deps.gameIndex.get(rec.id);
     if (!g || !isEnded(rec)) return;
     if (g.record().version !== rec.version) g.closeSubscribers();
     g.reset(rec, null);
@@ -298,10 +298,10 @@ export class ReplicaFeed {
 
   /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
   refetchTree(id: string): void {
-    const g = this.d.gameIndex.get(id);
+    const g = this.deps.gameIndex.get(id);
     if (!g) return;
-    const sent = this.askSync(id, this.d.shardOf(id), (r) => {
-      const now = this.d.gameIndex.get(id);
+    const sent = this.askSync(id, this.deps.shardOf(id), (r) => {
+      const now = this.deps.gameIndex.get(id);
       if (!r || !now) return now?.treeArrived();
       // Only the tree was asked: it is taken at the version main holds; a newer update carried its own.
       now.treeArrived(r.seq === now.seq && !now.syncing && r.rec.version === now.record().version ? r.tree : undefined);
@@ -316,14 +316,14 @@ export class ReplicaFeed {
     // still being synced is checked again at the next report (its sync may predate the update).
     const again: string[] = [];
     for (const id of shard.reported) {
-      const g = this.d.gameIndex.get(id);
-      if (!g || g.headSeq <= g.seq || (this.d.followed && !this.d.followed(id))) continue;
+      const g = this.deps.gameIndex.get(id);
+      if (!g || g.headSeq <= g.seq || (this.deps.followed && !this.deps.followed(id))) continue;
       if (g.syncing) again.push(id);
       else this.resync(g);
     }
     shard.reported = again;
     for (const [id, seq, ended] of seqs) {
-      const g = this.d.gameIndex.get(id);
+      const g = this.deps.gameIndex.get(id);
       if (!g) {
         // An ended game with no live replica here: nothing to catch up (it was retired, or never
         // followed); the owner names it only so that a replica still live here ends.
@@ -332,10 +332,10 @@ export class ReplicaFeed {
           continue;
         }
         this.noteEarly(id, seq);
-        this.d.adopt?.(id, shard.index);
+        this.deps.adopt?.(id, shard.index);
         continue;
       }
-      if (this.d.followed && !this.d.followed(id)) continue;
+      if (this.deps.followed && !this.deps.followed(id)) continue;
       // The owner's seq now (a report names a game again and again): not the greatest ever seen, so
       // a late report from an earlier instance of the shard cannot keep a replica resyncing.
       g.headSeq = seq;
@@ -349,14 +349,14 @@ export class ReplicaFeed {
    * (too many requests waiting), and then `done` is never called.
    */
   private askSync(id: string, index: number, done: (r: Extract<ShardReply, { t: 'synced' }> | undefined) => void): boolean {
-    return this.d.requests.open(index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.d.syncTimeoutMs }, {
+    return this.deps.requests.open(index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.deps.syncTimeoutMs }, {
       settle: (r) => done(r.t === 'synced' ? r : undefined),
       fail: () => done(undefined),
     });
   }
 
   private synced(r: Extract<ShardReply, { t: 'synced' }>): void {
-    const g = this.d.gameIndex.get(r.rec.id);
+    const g = this.deps.gameIndex.get(r.rec.id);
     if (!g) return;
     g.syncDone();
     if (r.seq < g.seq) return; // older than what main already applied (a sync overtaken by updates)
@@ -368,7 +368,7 @@ export class ReplicaFeed {
     if (g.record().version !== r.rec.version) g.closeSubscribers();
     g.reset(r.rec, r.tree);
     if (isEnded(r.rec)) {
-      if (r.results) this.d.write(this.d.store.finishGame(r.rec, r.results), r.rec.id);
+      if (r.results) this.deps.write(this.deps.store.finishGame(r.rec, r.results), r.rec.id);
       this.ended(g, r.rec);
       return;
     }

@@ -48,14 +48,14 @@ export class Requests {
   private sweeping: TimerHandle | null = null;
   private stopped = false;
 
-  constructor(private readonly d: RequestsDeps) {}
+  constructor(private readonly deps: RequestsDeps) {}
 
   get size(): number {
     return this.waiting.size;
   }
 
   full(): boolean {
-    return this.waiting.size >= this.d.max;
+    return this.waiting.size >= this.deps.max;
   }
 
   /**
@@ -71,12 +71,12 @@ export class Requests {
     if (this.full()) return false;
     const rid = this.nextRid++;
     const cmd = make(rid);
-    const now = this.d.clock.now();
+    const now = this.deps.clock.now();
     this.waiting.set(rid, {
-      shard, cmd, deadline: now + opts.timeoutMs, sends: 1, nextSend: now + this.d.resendMs, announced: opts.announces ? new Set() : null, bypass: opts.bypass ?? false, ...on,
+      shard, cmd, deadline: now + opts.timeoutMs, sends: 1, nextSend: now + this.deps.resendMs, announced: opts.announces ? new Set() : null, bypass: opts.bypass ?? false, ...on,
     });
-    this.sweeping ??= this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
-    this.d.send(shard, cmd, false, opts.bypass ?? false);
+    this.sweeping ??= this.deps.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
+    this.deps.send(shard, cmd, false, opts.bypass ?? false);
     return true;
   }
 
@@ -123,17 +123,17 @@ export class Requests {
 
   private sweep(): void {
     this.sweeping = null;
-    const now = this.d.clock.now();
+    const now = this.deps.clock.now();
     for (const [rid, w] of this.waiting) {
       if (w.deadline <= now) {
         this.waiting.delete(rid);
         w.fail(`shard ${w.shard} did not answer in time`);
-      } else if (w.nextSend <= now && w.sends < this.d.maxSends) {
+      } else if (w.nextSend <= now && w.sends < this.deps.maxSends) {
         w.sends++;
-        w.nextSend = now + Math.min(RESEND_MAX_MS, this.d.resendMs * 2 ** (w.sends - 1));
-        this.d.send(w.shard, w.cmd, true, w.bypass);
+        w.nextSend = now + Math.min(RESEND_MAX_MS, this.deps.resendMs * 2 ** (w.sends - 1));
+        this.deps.send(w.shard, w.cmd, true, w.bypass);
       }
     }
-    if (this.waiting.size > 0 && !this.stopped) this.sweeping = this.d.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
+    if (this.waiting.size > 0 && !this.stopped) this.sweeping = this.deps.clock.schedule(SWEEP_EVERY_MS, () => this.sweep());
   }
 }

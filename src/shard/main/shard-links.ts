@@ -52,15 +52,15 @@ export interface ShardLinksDeps {
 export class ShardLinks {
   readonly all: ShardLink[];
 
-  constructor(private readonly d: ShardLinksDeps) {
-    this.all = Array.from({ length: d.count }, (_, index) => ({
+  constructor(private readonly deps: ShardLinksDeps) {
+    this.all = Array.from({ length: deps.count }, (_, index) => ({
       index, channel: this.open(index), out: [], flushing: false, cpuSeconds: 0, heap: { used: 0, total: 0 }, deaths: 0, lastDeath: 0, restarting: false, held: [], generation: 0, reported: [],
     }));
   }
 
   private open(index: number): ShardChannel {
-    return this.d.transport.open(index, {
-      replies: (batch) => this.d.replies(index, batch),
+    return this.deps.transport.open(index, {
+      replies: (batch) => this.deps.replies(index, batch),
       died: (err) => this.died(index, err),
     });
   }
@@ -70,7 +70,7 @@ export class ShardLinks {
     if (shard.restarting && !bypass) {
       // Sent once the shard has its games back; past the bound, answered at once instead.
       if (shard.held.length < HELD_MAX) shard.held.push(c);
-      else this.d.refuse(c, shard.index);
+      else this.deps.refuse(c, shard.index);
       return;
     }
     shard.out.push(c);
@@ -94,13 +94,13 @@ export class ShardLinks {
     const shard = this.all[index];
     shard.restarting = true;
     shard.generation++;
-    this.d.log.error({ shard: index, err: err.stack ?? err.message }, 'shard died; restarting it');
+    this.deps.log.error({ shard: index, err: err.stack ?? err.message }, 'shard died; restarting it');
     shard.out = [];
     shard.held = [];
     shard.channel.close().catch(() => {});
-    this.d.lost(index, err);
-    if (this.d.stopping()) return;
-    const now = this.d.clock.now();
+    this.deps.lost(index, err);
+    if (this.deps.stopping()) return;
+    const now = this.deps.clock.now();
     shard.deaths = now - shard.lastDeath < RESTART_WINDOW_MS ? shard.deaths + 1 : 1;
     shard.lastDeath = now;
     const delay = shard.deaths <= 1 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 250 * 2 ** shard.deaths);
@@ -109,9 +109,9 @@ export class ShardLinks {
   }
 
   private async restart(shard: ShardLink, err: Error, generation: number): Promise<void> {
-    if (this.d.stopping() || generation !== shard.generation) return;
+    if (this.deps.stopping() || generation !== shard.generation) return;
     shard.channel = this.open(shard.index);
-    await this.d.reopened(shard.index, err);
+    await this.deps.reopened(shard.index, err);
     // Died again meanwhile: the newer restart takes over.
     if (generation !== shard.generation) return;
     // Its games are back: what waited meanwhile goes now, in the order it came.
@@ -119,6 +119,6 @@ export class ShardLinks {
     const held = shard.held;
     shard.held = [];
     for (const c of held) this.enqueue(shard, c);
-    this.d.log.info({ shard: shard.index }, 'shard restarted');
+    this.deps.log.info({ shard: shard.index }, 'shard restarted');
   }
 }

@@ -46,26 +46,26 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
   private readonly interest: FollowedGames | undefined;
   private readonly ownedShards = new Set<number>();
 
-  constructor(private readonly d: ShardedGamesDeps) {
+  constructor(private readonly deps: ShardedGamesDeps) {
     super();
-    if (!Number.isInteger(d.shards) || d.shards < 1) throw new Error(`shards must be a positive integer, got ${d.shards}`);
-    this.cfg = withDefaults(d.config);
-    this.verdictTimeoutMs = d.verdictTimeoutMs ?? 30_000;
-    this.requestTimeoutMs = d.requestTimeoutMs ?? 300_000;
+    if (!Number.isInteger(deps.shards) || deps.shards < 1) throw new Error(`shards must be a positive integer, got ${deps.shards}`);
+    this.cfg = withDefaults(deps.config);
+    this.verdictTimeoutMs = deps.verdictTimeoutMs ?? 30_000;
+    this.requestTimeoutMs = deps.requestTimeoutMs ?? 300_000;
     this.requests = new Requests({
-      clock: d.clock,
-      max: d.pendingMax ?? PENDING_MAX,
-      resendMs: d.resendMs ?? 1000,
-      maxSends: d.maxSends ?? 8,
+      clock: deps.clock,
+      max: deps.pendingMax ?? PENDING_MAX,
+      resendMs: deps.resendMs ?? 1000,
+      maxSends: deps.maxSends ?? 8,
       // A resend to a restarting shard is not held again: the first send is, and its rid is the same.
       send: (index, c, again, bypass) => {
         const shard = this.shards[index];
         if (!again || bypass || !shard.restarting) this.links.enqueue(shard, c, bypass);
       },
     });
-    this.gameIndex = new GameIndex(d.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, d.listeners, d.log);
+    this.gameIndex = new GameIndex(deps.store, { size: this.cfg.archiveSize, bytes: this.cfg.archiveBytes }, deps.listeners, deps.log);
     this.links = new ShardLinks({
-      transport: d.transport, count: d.shards, clock: d.clock, log: d.log,
+      transport: deps.transport, count: deps.shards, clock: deps.clock, log: deps.log,
       replies: (index, batch) => this.receive(index, batch),
       lost: (index) => this.lost(index),
       refuse: (c, index) => void ('rid' in c && this.requests.fail(c.rid, `shard ${index} is restarting`)),
@@ -73,8 +73,8 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
       stopping: () => this.stopping,
     });
     this.shards = this.links.all;
-    this.interest = d.cluster?.follow({
-      clock: d.clock,
+    this.interest = deps.cluster?.follow({
+      clock: deps.clock,
       owned: (id) => this.ownedShards.has(this.shardOfLive(id).index),
       subscribers: (id) => this.gameIndex.get(id)?.subscriberCount ?? 0,
       subscribe: (id, on) => this.shardOfLive(id).channel.follow?.(id, on) ?? Promise.resolve(),
@@ -89,14 +89,14 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
       },
     });
     this.feed = new ReplicaFeed({
-      gameIndex: this.gameIndex, store: d.store, clock: d.clock, log: d.log, link: this, requests: this.requests,
+      gameIndex: this.gameIndex, store: deps.store, clock: deps.clock, log: deps.log, link: this, requests: this.requests,
       inlineLeafCap: this.cfg.inlineLeafCap, syncTimeoutMs: this.verdictTimeoutMs,
       shardOf: (id) => this.shardOfLive(id).index,
       write: (p, id) => this.write(p, id),
-      adopt: d.cluster ? (id, index) => this.adopt(id, index) : undefined,
+      adopt: deps.cluster ? (id, index) => this.adopt(id, index) : undefined,
       followed: this.interest ? (id) => this.interest!.has(id) : undefined,
       retired: (id) => this.interest?.ended(id),
-      onTree: d.onTree, onStoreWrite: d.onStoreWrite,
+      onTree: deps.onTree, onStoreWrite: deps.onStoreWrite,
     });
   }
 
@@ -126,8 +126,8 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
 
   /** Cluster mode: a live game with no replica here (ReplicaFeed.adoptUnknown), also each one the cluster lists at start. */
   adopt(id: string, index?: number): void {
-    if (!this.d.cluster || this.stopping) return;
-    this.feed.adoptUnknown(id, index ?? this.shardOf(id, this.d.store.getGame(id)?.mirrorOf ?? null).index);
+    if (!this.deps.cluster || this.stopping) return;
+    this.feed.adoptUnknown(id, index ?? this.shardOf(id, this.deps.store.getGame(id)?.mirrorOf ?? null).index);
   }
 
   /** Cluster mode (the game gate's wait): a game followed again, or one with no replica here yet (its shard between owners), is asked for. */
@@ -164,21 +164,21 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
 
   async create(spec: NewGameSpec): Promise<GameHandle> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const id = this.d.newId();
+    const id = this.deps.newId();
     await this.made(() => this.appear(this.shardOf(id, null), (rid) => ({ t: 'create', rid, id, spec }), [id], 'gameStarted'));
     return this.created(id);
   }
 
   async createMirrorPair(spec: NewGameSpec): Promise<[GameHandle, GameHandle]> {
     if (this.stopping) throw new Error('game registry is stopping');
-    const ids: [string, string] = [this.d.newId(), this.d.newId()];
+    const ids: [string, string] = [this.deps.newId(), this.deps.newId()];
     await this.made(() => this.appear(this.shardOf(ids[0], ids[1]), (rid) => ({ t: 'pair', rid, ids, spec }), ids, 'gameStarted'));
     return [this.created(ids[0]), this.created(ids[1])];
   }
 
   /** Cluster mode: a create caught by a shard move is sent again (the cluster's create retry: ShardedGamesDeps.cluster). */
   private made(create: () => Promise<void>): Promise<void> {
-    return this.d.cluster ? this.d.cluster.createAgainIfMoved(create, { log: this.d.log, stopping: () => this.stopping }) : create();
+    return this.deps.cluster ? this.deps.cluster.createAgainIfMoved(create, { log: this.deps.log, stopping: () => this.stopping }) : create();
   }
 
   /** The handle of a game the shard announced; an ended one is read from the directory. */
@@ -190,9 +190,9 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
 
   /** Hands every live game of the store to its shard; resolves once each has settled. */
   async resume(): Promise<number> {
-    const recs = this.d.store.listLiveGames().filter((r) => !isEnded(r));
+    const recs = this.deps.store.listLiveGames().filter((r) => !isEnded(r));
     await Promise.all(this.shards.map((s) => this.resumeShard(s, recs)));
-    if (recs.length > 0) this.d.log.info({ games: recs.length, shards: this.shards.length }, 'live games resumed');
+    if (recs.length > 0) this.deps.log.info({ games: recs.length, shards: this.shards.length }, 'live games resumed');
     return recs.length;
   }
 
@@ -214,7 +214,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
     const announced = await this.request(shard, make, { announces: true, bypass });
     const missed = ids.filter((id) => !announced.has(id));
     if (missed.length === 0) return;
-    this.d.log.warn({ shard: shard.index, games: missed.length }, 'games announced by no message: asking their shard');
+    this.deps.log.warn({ shard: shard.index, games: missed.length }, 'games announced by no message: asking their shard');
     const got = await Promise.allSettled(missed.map((id) => this.fetch(shard, id, hook, bypass)));
     const failed = got.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
@@ -226,7 +226,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
       const sent = this.requests.open(shard.index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.requestTimeoutMs, bypass }, {
         settle: (r) => {
           if (r.t !== 'synced') return reject(new Error(r.t === 'failed' ? r.error : `unexpected ${r.t}`));
-          if (isEnded(r.rec) && r.results) this.write(this.d.store.finishGame(r.rec, r.results), id);
+          if (isEnded(r.rec) && r.results) this.write(this.deps.store.finishGame(r.rec, r.results), id);
           this.feed.announced(r.rec, r.tree, hook, r.seq);
           resolve();
         },
@@ -297,7 +297,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
 
   private receive(index: number, batch: readonly ShardReply[]): void {
     const t0 = performance.now();
-    if (this.d.aroundBatch) this.d.aroundBatch(() => this.replies(index, batch));
+    if (this.deps.aroundBatch) this.deps.aroundBatch(() => this.replies(index, batch));
     else this.replies(index, batch);
     this.applySeconds += (performance.now() - t0) / 1000;
   }
@@ -307,7 +307,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
       try {
         this.reply(index, r);
       } catch (e) {
-        this.d.log.error({ shard: index, reply: r.t, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'shard reply failed');
+        this.deps.log.error({ shard: index, reply: r.t, err: e instanceof Error ? e.stack ?? e.message : String(e) }, 'shard reply failed');
       }
     }
   }
@@ -322,7 +322,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
         // Cluster mode: rid 0 is an owner's announcement to every node (a game created for another
         // node, or taken over): a new replica, or one that starts over from the owner's state.
         if (r.rid === 0) {
-          if (!this.d.cluster || (r.t === 'started' && this.gameIndex.get(r.rec.id))) return;
+          if (!this.deps.cluster || (r.t === 'started' && this.gameIndex.get(r.rec.id))) return;
           return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed', r.seq ?? 0);
         }
         const w = this.requests.peek(r.rid);
@@ -331,7 +331,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
         return this.feed.announced(r.rec, r.t === 'resumed' ? r.tree : null, r.t === 'started' ? 'gameStarted' : 'gameResumed', r.seq ?? 0);
       }
       case 'write':
-        this.write(r.results ? this.d.store.finishGame(r.rec, r.results) : this.d.store.putGame(r.rec), r.rec.id);
+        this.write(r.results ? this.deps.store.finishGame(r.rec, r.results) : this.deps.store.putGame(r.rec), r.rec.id);
         return;
       case 'answer':
       case 'synced':
@@ -352,7 +352,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
 
   /** A forwarded write: the memory store applies it at once; a failure is logged (it cannot be undone). */
   private write(p: Promise<void>, id: string): void {
-    p.catch((e: unknown) => this.d.log.error({ gameId: id, err: String(e) }, 'could not store a shard write'));
+    p.catch((e: unknown) => this.deps.log.error({ gameId: id, err: String(e) }, 'could not store a shard write'));
   }
 
   // ---- a shard dies ---------------------------------------------------------------------------
@@ -373,18 +373,18 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
   /** The shard is open again: its live games handed back; those whose end the store holds end here too. */
   private async reopened(index: number, err: Error): Promise<void> {
     const shard = this.shards[index];
-    this.d.onRestart?.(index, err);
+    this.deps.onRestart?.(index, err);
     try {
       // A memory server's live versions are its replicas' records; LMDB's are in the store.
-      const live = this.d.forwarded ? this.gameIndex.live().map((g) => g.record()) : this.d.store.listLiveGames();
+      const live = this.deps.forwarded ? this.gameIndex.live().map((g) => g.record()) : this.deps.store.listLiveGames();
       await this.resumeShard(shard, live.filter((r) => !isEnded(r)));
     } catch (e) {
-      this.d.log.error({ shard: index, err: String(e) }, 'restarted shard could not resume its games');
+      this.deps.log.error({ shard: index, err: String(e) }, 'restarted shard could not resume its games');
     }
     // A game main still shows live whose end the store holds (the update was lost with the thread).
     for (const g of this.gameIndex.live()) {
       if (this.shardOfLive(g.id) !== shard) continue;
-      const stored = this.d.store.getGame(g.id);
+      const stored = this.deps.store.getGame(g.id);
       if (stored && isEnded(stored)) {
         g.reset(stored, null);
         this.gameIndex.retire(g, stored);

@@ -136,17 +136,17 @@ export class ShardHost {
   /** Games a running create, pair or resume is making appear, and its rid (bounded by those commands). */
   private readonly announcing = new Map<string, number>();
 
-  constructor(private readonly d: ShardHostDeps) {
-    this.fwd = d.store.mode === 'forwarding' ? d.store.games : null;
-    this.timed = new TimedStore(d.store.games);
+  constructor(private readonly deps: ShardHostDeps) {
+    this.fwd = deps.store.mode === 'forwarding' ? deps.store.games : null;
+    this.timed = new TimedStore(deps.store.games);
     this.registry = new GameRegistry({
       store: this.timed,
-      clock: d.clock,
-      config: d.config,
-      log: d.log,
-      housePlayers: d.housePlayers,
-      random: d.random,
-      serverSeed: d.serverSeed,
+      clock: deps.clock,
+      config: deps.config,
+      log: deps.log,
+      housePlayers: deps.housePlayers,
+      random: deps.random,
+      serverSeed: deps.serverSeed,
       // Ids are chosen by main, which routes by them; a shard never makes one up.
       newId: () => {
         throw new Error('a shard is always given its game ids');
@@ -170,7 +170,7 @@ export class ShardHost {
       // Timed here, in the thread that owns the game; reported with the version the tree belongs to.
       onTree: (id, seconds) => this.treeTimes.set(id, seconds),
     });
-    this.stats = d.statsEveryMs > 0 ? setInterval(() => this.emitStats(), d.statsEveryMs) : null;
+    this.stats = deps.statsEveryMs > 0 ? setInterval(() => this.emitStats(), deps.statsEveryMs) : null;
     this.stats?.unref();
   }
 
@@ -251,7 +251,7 @@ export class ShardHost {
     if (spec === undefined) return this.reply({ t: 'failed', rid: c.rid, error: `unknown game command ${c.name}` });
     const actor = this.registry.get(c.id);
     if (actor === undefined) return this.reply({ t: 'answer', rid: c.rid, reply: this.ended.has(c.id) ? spec.over : spec.lost });
-    runCommand(actor, c.name, c.payload, this.d.clock.now()).then(
+    runCommand(actor, c.name, c.payload, this.deps.clock.now()).then(
       (reply) => this.reply({ t: 'answer', rid: c.rid, reply }),
       () => this.reply({ t: 'answer', rid: c.rid, reply: spec.lost }),
     );
@@ -278,7 +278,7 @@ export class ShardHost {
 
   /** Tells main of a game, tagged with the command that made it appear (0: none, main ignores it). */
   private announce(r: Extract<ShardReply, { t: 'started' | 'resumed' }>): void {
-    const seq = this.d.seqBase?.() ?? 0;
+    const seq = this.deps.seqBase?.() ?? 0;
     this.known.set(r.rec.id, { hist: r.rec.history.length, seq });
     this.emit(seq === 0 ? r : { ...r, seq });
   }
@@ -317,7 +317,7 @@ export class ShardHost {
     if (seqs.seqs.length === 0) return;
     let off = false;
     this.heads = { cancel: () => void (off = true) };
-    this.d.later(() => void (off || this.halted || (this.heads = this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads()))));
+    this.deps.later(() => void (off || this.halted || (this.heads = this.deps.clock.schedule(this.deps.headsEveryMs ?? 1000, () => this.sendHeads()))));
   }
 
   /** A game's whole state again, for main after a gap (see the `sync` command). */
@@ -378,14 +378,14 @@ export class ShardHost {
     known.hist = rec.history.length;
     this.emit(update);
     this.touched.set(game.id, HEADS_REPEAT);
-    if (!this.halted) this.heads ??= this.d.clock.schedule(this.d.headsEveryMs ?? 1000, () => this.sendHeads());
+    if (!this.halted) this.heads ??= this.deps.clock.schedule(this.deps.headsEveryMs ?? 1000, () => this.sendHeads());
   }
 
   private emit(r: ShardReply): void {
     this.out.push(r);
     if (this.flushing) return;
     this.flushing = true;
-    this.d.later(() => this.flush());
+    this.deps.later(() => this.flush());
   }
 
   private flush(): void {
@@ -394,6 +394,6 @@ export class ShardHost {
     const batch = this.out;
     this.out = [];
     // Bounded in bytes and count: a turn that made a lot (a resume, many endings) goes as several.
-    for (const part of chunked(batch)) this.d.post(part);
+    for (const part of chunked(batch)) this.deps.post(part);
   }
 }

@@ -25,7 +25,7 @@ function refused(t: Test, r: HttpResult, status: number, code: string, what: str
 type Lists = { in: unknown[]; out: unknown[] };
 const challengeLists = async (bot: Bot): Promise<Lists> => (await bot.req('GET', '/bot/challenges')).json as Lists;
 
-const liveCount = (app: TestApp): number => app.server.registry.live().length;
+const liveCount = (app: TestApp): number => app.server.games.live().length;
 
 /** Waits until the registry holds `n` live games (house bots accept on the next turn of the loop). */
 const liveGames = (app: TestApp, n: number) => until(() => (liveCount(app) === n ? true : undefined), `${n} live games`);

@@ -26,7 +26,7 @@ t.test('a house-only event stops at its host\'s house-only limit', async (t) => 
   const other = await host.req('POST', '/events', { name: 'more self-play', ...houseMatch });
   await app.server.tournaments.round();
   t.equal(await pairsOf(host, (other.json as Json).eventId), 0, 'the limit is over all of the host\'s events');
-  t.equal(app.server.registry.liveCount(), 2, 'the server holds two house games for this host');
+  t.equal(app.server.games.liveCount(), 2, 'the server holds two house games for this host');
 });
 
 t.test('event games count against the host\'s live-game cap, whoever plays them', async (t) => {
@@ -77,7 +77,7 @@ t.test('hosts registered from one address share one bound on their events\' live
   await app.server.tournaments.round();
   const pairs = await Promise.all(ids.map((id) => pairsOf(hosts[0], id)));
   t.equal(pairs.reduce((a, b) => a + b, 0), 2, `two pairs over the three hosts' events (${pairs.join(', ')}), not six`);
-  t.equal(app.server.registry.liveCount(), 4, 'the server holds four games for the address');
+  t.equal(app.server.games.liveCount(), 4, 'the server holds four games for the address');
   const view = (await app.req('GET', `/events/${ids[0]}`)).text;
   t.notMatch(view, /127\.0\.0\.1|hostAddress/, 'the address is never shown');
 });
