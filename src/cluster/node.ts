@@ -142,7 +142,7 @@ export class ClusterNode {
     if (missing.length > 0 && tries < 10) this.clock.schedule(500, () => this.tookOver(missing, tries + 1));
   }
 
-  /** Joins shard ownership, adopts the cluster's live games, and runs the singletons on the leader. */
+  /** Joins shard ownership, asks for the cluster's live games, and runs the singletons on the leader. */
   async start(parts: ClusterParts): Promise<void> {
     this.parts = parts;
     const { config, nc, clock, log } = this;
@@ -225,7 +225,7 @@ export class ClusterNode {
     // The games live now on any shard: this node keeps a record of each (asked of its owner), and
     // follows their updates only while it is asked about them or owns their shard.
     for (let shard = 0; shard < config.shards; shard++) {
-      for (const id of await this.liveIndex.list(shard)) parts.sharded.adopt(id, shard);
+      for (const id of await this.liveIndex.list(shard)) parts.sharded.requestGame(id, shard);
     }
     const singletonKv = leaseBucket(await retryTransient(() => openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }), OPEN_RETRY_MS));
     this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);

@@ -45,7 +45,7 @@ export interface ActorDeps {
   /** Called after each Rejected event that refuses a move (not a seed) is published, with its seat. */
   onRefused?: (seat: Seat) => void;
   /**
-   * Called at every adopted version, before its frames reach this actor's subscribers: a shard
+   * Called at every committed version, before its frames reach this actor's subscribers: a shard
    * forwards the version to the main thread from here. `treeChanged`: the pending tree is not the
    * previous version's.
    */
@@ -60,7 +60,7 @@ type Message =
   /** A seat's client seed (the `seed` command). */
   | { t: 'seed'; seat: Seat; seed: string }
   /** A turn (the `move` command); `reply` takes its verdict. See onMove. */
-  | { t: 'move'; seat: Seat; moves: readonly string[]; at: number; seen: number | null; version: number | undefined; creditMs: number; reply: GiveVerdict }
+  | { t: 'move'; seat: Seat; moves: readonly string[]; at: number; rollPly: number | null; version: number | undefined; creditMs: number; reply: GiveVerdict }
   /** A seat resigns (the `resign` command). */
   | { t: 'resign'; seat: Seat }
   /** Both seeds are in, or the seed grace is over: the opening roll. */
@@ -124,10 +124,10 @@ export class GameActor extends GameHandleBase implements GameHandle, CommandTarg
 
   /**
    * The `move` command: `at` is when the move reaches this actor, on the owner's clock, which charges
-   * the mover; `seen` the roll pending where the move was received (null when none was), `version`
+   * the mover; `rollPly` the roll pending where the move was received (null when none was), `version`
    * the roll the mover says it answers (see onMove), `creditMs` see GameHandle.move.
    */
-  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number, creditMs = 0): Promise<MoveVerdict | 'busy'> {
+  moveAt(seat: Seat, moves: readonly string[], at: number, rollPly: number | null, version?: number, creditMs = 0): Promise<MoveVerdict | 'busy'> {
     if (isEnded(this.rec)) return Promise.resolve(GAME_OVER);
     if (this.stopping) return Promise.resolve('busy');
     return new Promise((resolve) => {
@@ -138,7 +138,7 @@ export class GameActor extends GameHandleBase implements GameHandle, CommandTarg
           resolve(v);
         }
       };
-      if (!this.post({ t: 'move', seat, moves, at, seen, version, creditMs, reply }, true)) reply('busy');
+      if (!this.post({ t: 'move', seat, moves, at, rollPly, version, creditMs, reply }, true)) reply('busy');
     });
   }
 
@@ -263,7 +263,7 @@ export class GameActor extends GameHandleBase implements GameHandle, CommandTarg
       // Not the pending roll: never judged against a later one, and nothing is published.
       return reply(NOT_YOUR_TURN);
     }
-    if (!tree || rec.dice === null || !pending || (version === undefined && m.seen !== rec.ply)) {
+    if (!tree || rec.dice === null || !pending || (version === undefined && m.rollPly !== rec.ply)) {
       await this.rejected(seat, NOT_YOUR_TURN.reason!);
       return reply(NOT_YOUR_TURN);
     }
@@ -443,7 +443,7 @@ export class GameActor extends GameHandleBase implements GameHandle, CommandTarg
   // ---- persistence and publication ----------------------------------------------------------------
 
   /**
-   * Persist, adopt, then publish: nobody sees an event the store does not hold. Every change of
+   * Persist, commit, then publish: nobody sees an event the store does not hold. Every change of
    * record goes through here. A final record is written with its result lines in one store call, and
    * its GameEnded follows `events`. `clockFromPublication`: the mover's clock starts when the roll is
    * published, not when its write began.

@@ -17,11 +17,11 @@ import { GAME_OVER } from '../domain/rules.js';
 export interface GameCommandMap {
   /**
    * A turn. `at`: when the caller received it (information only: the owner's clock charges the
-   * mover); `seen`: the ply of the roll pending where it was received (null: none); `version` and
+   * mover); `rollPly`: the ply of the roll pending where it was received (null: none); `version` and
    * `credit`: see GameHandle.move.
    */
   move: {
-    payload: { seat: Seat; moves: string[]; at: number; seen: number | null; version?: number; credit?: number };
+    payload: { seat: Seat; moves: string[]; at: number; rollPly: number | null; version?: number; credit?: number };
     reply: MoveVerdict | 'busy';
   };
   /** A seat's client seed (the first valid one before the opening roll counts). */
@@ -44,7 +44,7 @@ export interface CommandTarget {
   /** The current record, as the store holds it. Read-only. */
   record(): GameRecord;
   /** `move`: queued, answered with the verdict (`at`: when it reached the owner, on the owner's clock). */
-  moveAt(seat: Seat, moves: readonly string[], at: number, seen: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
+  moveAt(seat: Seat, moves: readonly string[], at: number, rollPly: number | null, version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'>;
   /** `seed`: queued, answered at once. */
   takeSeed(seat: Seat, seed: string): void;
   /** `resign`: queued (never dropped), answered at once. */
@@ -85,7 +85,7 @@ export async function runCommand(actor: CommandTarget, name: string, payload: un
 }
 
 defineCommand('move', {
-  run: (actor, p, now) => actor.moveAt(p.seat, p.moves, now, p.seen, p.version, p.credit ?? 0),
+  run: (actor, p, now) => actor.moveAt(p.seat, p.moves, now, p.rollPly, p.version, p.credit ?? 0),
   over: GAME_OVER,
   lost: 'busy',
 });

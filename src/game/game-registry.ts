@@ -30,7 +30,7 @@ export interface RegistryDeps {
   random?: () => number;
   /** Where new games' server seeds come from (fresh random bytes unless a test injects its own, to replay a game). */
   serverSeed?: () => Uint8Array;
-  /** Sees every adopted version of every game (a shard forwards them to the main thread). */
+  /** Sees every committed version of every game (a shard forwards them to the main thread). */
   onShow?: ActorDeps['onShow'];
   /** Hears how long each roll's tree took to build (the shard reports it with the version). */
   onTree?: ActorDeps['onTree'];

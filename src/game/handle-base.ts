@@ -55,7 +55,7 @@ export abstract class GameHandleBase {
 
   move(seat: Seat, moves: readonly string[], version?: number, creditMs?: number): Promise<MoveVerdict | 'busy'> {
     // Received now; the roll pending here is the one the mover answers (the owner's clock charges it).
-    const payload: PayloadOf<'move'> = { seat, moves: [...moves], at: this.now(), seen: this.view.tree ? this.view.rec.ply : null };
+    const payload: PayloadOf<'move'> = { seat, moves: [...moves], at: this.now(), rollPly: this.view.tree ? this.view.rec.ply : null };
     if (version !== undefined) payload.version = version;
     if (creditMs !== undefined && creditMs > 0) payload.credit = creditMs;
     return this.command('move', payload);

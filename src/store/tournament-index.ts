@@ -36,7 +36,7 @@ export class TournamentIndex {
   private readonly byBot = new Map<string, Dated[]>();
 
   /** A head was stored (here, or by another node). */
-  seen(h: IndexedHead): void {
+  stored(h: IndexedHead): void {
     if (isOpen(h.state)) {
       this.open.set(h.id, { id: h.id, host: h.host, state: h.state, createdAt: h.createdAt });
       this.revisions.set(h.id, (this.revisions.get(h.id) ?? 0) + 1);

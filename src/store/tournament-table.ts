@@ -47,7 +47,7 @@ export class TournamentTable {
     );
     if (this.ownWrites) {
       this.indexed().touched(ev.id);
-      if (head) this.index.seen(head);
+      if (head) this.index.stored(head);
     }
   }
 
@@ -88,7 +88,7 @@ export class TournamentTable {
   private indexed(): TournamentIndex {
     if (!this.scanned) {
       this.scanned = true;
-      for (const v of this.kv.scan?.() ?? []) this.index.seen(indexedOf(v));
+      for (const v of this.kv.scan?.() ?? []) this.index.stored(indexedOf(v));
     }
     return this.index;
   }

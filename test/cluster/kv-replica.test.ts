@@ -89,7 +89,7 @@ t.test('a watch that stops delivering is replaced and the replica catches up', a
   t.ok(await eventually(() => b.keysOf('x').length === 6), 'every later write reaches the replica');
   t.ok(b.restarts >= 1, `the watch was started again (${b.restarts} times)`);
   // The writer's watch delivered everything: its checks, each one interval apart, leave it alone.
-  const seenOf = (r: KvReplica): number => (r as unknown as { seen: number }).seen;
+  const seenOf = (r: KvReplica): number => (r as unknown as { lastRevision: number }).lastRevision;
   t.ok(await eventually(() => seenOf(a) >= (a.revisionOf('x.after4') ?? Infinity)), 'the writer\'s watch delivered its writes');
   for (let i = 0; i < 3; i++) {
     clockOfA.advance(100);

@@ -64,7 +64,7 @@ async function settled(p: Promise<void>): Promise<boolean> {
 t.test('a listed game with no replica yet is waited for, then served; an unlisted one stays unknown', async (t) => {
   const { transport, games } = node();
   // At start the node lists the cluster's live games (ClusterNode.start); the shard has no owner yet.
-  games.adopt('g1', 0);
+  games.requestGame('g1', 0);
   await until(() => transport.syncs('g1').length > 0 || undefined, 'the owner is asked for g1');
   t.equal(games.find('g1'), undefined, 'no replica yet');
   t.ok(games.awaiting('g1'), 'but the game is awaited: a route answers 503, not 404');
@@ -83,7 +83,7 @@ t.test('a listed game with no replica yet is waited for, then served; an unliste
 
 t.test('an owner that cannot be reached: the read goes on, the game stays awaited until named no more', async (t) => {
   const { transport, clock, games } = node();
-  games.adopt('g2', 0);
+  games.requestGame('g2', 0);
   await until(() => transport.syncs('g2').length > 0 || undefined, 'the owner is asked for g2');
   const read = games.ready('g2')!;
   const ask = transport.syncs('g2')[0];
@@ -103,7 +103,7 @@ t.test('an owner that cannot be reached: the read goes on, the game stays awaite
   t.notOk(games.awaiting('g2'), 'no longer awaited');
 
   // A game named once and never again (its key was dropped: it never had a version) lapses.
-  games.adopt('g3', 0);
+  games.requestGame('g3', 0);
   await until(() => transport.syncs('g3').length > 0 || undefined, 'the owner is asked for g3');
   transport.reply({ t: 'failed', rid: transport.syncs('g3')[0].rid, error: 'game g3 is not on this shard' });
   await tick();
@@ -115,8 +115,8 @@ t.test('an owner that cannot be reached: the read goes on, the game stays awaite
 
 t.test('a game that ended meanwhile is no longer awaited', async (t) => {
   const { transport, games } = node();
-  games.adopt('g4', 0);
-  games.adopt('g5', 0);
+  games.requestGame('g4', 0);
+  games.requestGame('g5', 0);
   await until(() => transport.syncs('g5').length > 0 || undefined, 'the owner is asked');
   transport.reply({ t: 'ended', rec: { ...rec('g4', { Ended: {} } as unknown as GameRecord['status']), version: 9 } });
   t.notOk(games.awaiting('g4'), 'its final record ends the wait');
@@ -129,7 +129,7 @@ t.test('a game that ended meanwhile is no longer awaited', async (t) => {
 t.test('a tree read on a node that does not own the game waits for the owner\'s version', async (t) => {
   const { transport, clock, games } = node();
   const at = (version: number): GameRecord => ({ ...rec('g6'), version });
-  games.adopt('g6', 0);
+  games.requestGame('g6', 0);
   await until(() => transport.syncs('g6').length > 0 || undefined, 'the owner is asked for g6');
   transport.reply({ t: 'synced', rid: transport.syncs('g6')[0].rid, rec: at(1), tree: null, seq: 1 });
   // Read once, so this node follows the game (its updates are applied here from now on).

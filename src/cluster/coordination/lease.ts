@@ -145,8 +145,8 @@ export class Lease {
         throw e;
       }
       // Someone holds it, or an earlier create of ours landed though its answer was lost.
-      const adopted = await this.adoptUnsure();
-      return adopted ? this.gained(adopted.revision, adopted.sentAt) : false;
+      const claimed = await this.claimUnsure();
+      return claimed ? this.gained(claimed.revision, claimed.sentAt) : false;
     }
   }
 
@@ -178,7 +178,7 @@ export class Lease {
   }
 
   /** If the key's current value is one of our unanswered writes, returns its revision and send time. */
-  private async adoptUnsure(): Promise<{ revision: number; sentAt: number } | undefined> {
+  private async claimUnsure(): Promise<{ revision: number; sentAt: number } | undefined> {
     if (this.unsure.length === 0) return undefined;
     const e = await this.kv.get(this.key);
     const v = e && e.operation === 'PUT' ? readLeaseValue(e.value) : undefined;
@@ -227,9 +227,9 @@ export class Lease {
     } catch (e) {
       if (this.state !== 'held') return;
       if (isRevisionConflict(e)) {
-        let adopted: { revision: number; sentAt: number } | undefined;
+        let claimed: { revision: number; sentAt: number } | undefined;
         try {
-          adopted = await this.adoptUnsure();
+          claimed = await this.claimUnsure();
         } catch {
           // The key could not be read (a server failing over): that proves nothing about who holds
           // it. The earlier unanswered attempts stay unsure; try again, the deadline timer decides loss.
@@ -238,9 +238,9 @@ export class Lease {
           return;
         }
         if (this.state !== 'held') return;
-        if (!adopted) return this.lose('taken');
-        this.revision = adopted.revision;
-        this.validUntil = adopted.sentAt + this.ttlMs * this.safety;
+        if (!claimed) return this.lose('taken');
+        this.revision = claimed.revision;
+        this.validUntil = claimed.sentAt + this.ttlMs * this.safety;
         if (!this.held()) return this.lose('expired');
         this.armDeadline();
         this.scheduleRenew(0);

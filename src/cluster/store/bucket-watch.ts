@@ -22,12 +22,12 @@ export interface BucketFollowerOptions {
 
 export class BucketFollower {
   /** Highest revision handed over. */
-  seen = 0;
+  lastRevision = 0;
   /** Watches started again after a stall or a failure (for tests and logs). */
   restarts = 0;
   private watch: { stop(): void } | undefined;
   private watchError: unknown;
-  private checkedSeen = 0;
+  private checkedRevision = 0;
   private closed = false;
   private timer: TimerHandle | undefined;
   private readonly clock: Clock;
@@ -68,8 +68,8 @@ export class BucketFollower {
     void (async () => {
       for await (const e of watch) {
         if (this.watch !== watch) break;
-        if (e.revision <= this.seen) continue;
-        this.seen = e.revision;
+        if (e.revision <= this.lastRevision) continue;
+        this.lastRevision = e.revision;
         this.onEntry(e);
       }
     })().catch((e: unknown) => {
@@ -87,20 +87,20 @@ export class BucketFollower {
   }
 
   private async check(): Promise<void> {
-    const before = this.checkedSeen;
-    this.checkedSeen = this.seen;
-    if (this.seen > before && this.watchError === undefined) return; // following
+    const before = this.checkedRevision;
+    this.checkedRevision = this.lastRevision;
+    if (this.lastRevision > before && this.watchError === undefined) return; // following
     let last: number;
     try {
       last = (await this.kv.status()).streamInfo.state.last_seq;
     } catch {
       return; // the cluster does not answer now: the next check tries again
     }
-    if (this.closed || (last <= this.seen && this.watchError === undefined) || this.seen !== this.checkedSeen) return;
+    if (this.closed || (last <= this.lastRevision && this.watchError === undefined) || this.lastRevision !== this.checkedRevision) return;
     this.restarts++;
     this.o.onRestart?.(this.watchError !== undefined ? String(this.watchError) : 'watch silent');
     this.watchError = undefined;
-    await this.follow(this.seen + 1).catch((e: unknown) => {
+    await this.follow(this.lastRevision + 1).catch((e: unknown) => {
       this.watchError = e;
     });
   }

@@ -117,8 +117,8 @@ export class KvReplica {
   }
 
   /** Highest revision the watch has delivered (for tests). */
-  private get seen(): number {
-    return this.follower?.seen ?? 0;
+  private get lastRevision(): number {
+    return this.follower?.lastRevision ?? 0;
   }
 
   /** Watches started again after a stall or a failure (for tests and logs). */

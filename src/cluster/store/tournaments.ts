@@ -52,7 +52,7 @@ export function clusterTournaments(replica: () => KvReplica): TournamentTable {
 export function tournamentChanged(table: TournamentTable, c: Change): boolean {
   const [kind, id] = c.key.split('.');
   if (kind === 'e') {
-    if (c.after) table.index.seen(indexedOf(decode<unknown>(c.after)));
+    if (c.after) table.index.stored(indexedOf(decode<unknown>(c.after)));
     return true;
   }
   if (kind === 'f' || kind === 'q') {

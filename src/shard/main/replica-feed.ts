@@ -27,7 +27,7 @@ export interface ReplicaFeedDeps {
   shardOf(id: string): number;
   write(p: Promise<void>, id: string): void;
   /** Cluster mode: a game named by its owner that this node has no replica of is asked for. */
-  adopt?: (id: string, shard: number) => void;
+  requestGame?: (id: string, shard: number) => void;
   /** Cluster mode: whether this node follows the game now (the cluster's followed games); else its updates are not applied. */
   followed?: (id: string) => boolean;
   /** A replica retired (its game ended). */
@@ -46,14 +46,14 @@ export const AWAITED_MS = 5 * 60_000;
 export class ReplicaFeed {
   /** Updates applied to replicas since the start (for /metrics: in a cluster, only followed games'). */
   applied = 0;
-  /** Games asked for by `adoptUnknown`, until their answer (reads of the game wait on `settled`). */
-  private readonly adopting = new Map<string, { settled: Promise<void>; done(): void }>();
+  /** Games asked for by `fetchUnknown`, until their answer (reads of the game wait on `settled`). */
+  private readonly fetching = new Map<string, { settled: Promise<void>; done(): void }>();
   /**
    * Cluster mode: the games the cluster says are live (its live index, listed at start, or their
    * owner naming them) that have no replica here yet, with their shard and when they were last
    * named. Such a game is not unknown: its shard may be between two owners (after a whole-cluster
    * restart, until the dead owner's lease runs out), so its reads wait for it rather than answer
-   * 404 (see `adoption`). Bounded, oldest first out; an entry goes when the replica is made or the
+   * 404 (see `fetched`). Bounded, oldest first out; an entry goes when the replica is made or the
    * game is known to have ended, or AWAITED_MS after it was last named.
    */
   private readonly awaited = new Map<string, { shard: number; at: number }>();
@@ -90,8 +90,8 @@ export class ReplicaFeed {
     const early = this.early.get(rec.id);
     this.early.delete(rec.id);
     this.awaited.delete(rec.id);
-    // Reads waiting for this game's adoption go on now (the owner's announcement came first).
-    this.adopting.get(rec.id)?.done();
+    // Reads waiting for this game's fetched go on now (the owner's announcement came first).
+    this.fetching.get(rec.id)?.done();
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
     if (isEnded(rec)) return this.ended(g, rec);
     gameIndex.notify(hook, g);
@@ -120,7 +120,7 @@ export class ReplicaFeed {
     const g = this.deps.gameIndex.get(u.id);
     if (!g) {
       this.noteEarly(u.id, u.seq);
-      return this.deps.adopt?.(u.id, shard);
+      return this.deps.requestGame?.(u.id, shard);
     }
     // A game this node stopped following: one still on its way is not applied (its replica stays as it was).
     if (this.deps.followed && !this.deps.followed(u.id)) return;
@@ -162,7 +162,7 @@ export class ReplicaFeed {
    * its announcement lost) is asked of its owner (shard `index`); the answer makes its replica. Also
    * at start, for the live games the cluster lists. Until the replica is made the game is awaited here.
    */
-  adoptUnknown(id: string, index: number): void {
+  fetchUnknown(id: string, index: number): void {
     if (this.deps.gameIndex.get(id)) return;
     this.await(id, index);
     this.ask(id, index);
@@ -170,12 +170,12 @@ export class ReplicaFeed {
 
   /** Asks the owner for an awaited game's whole state (one request at a time). */
   private ask(id: string, index: number): void {
-    if (this.deps.gameIndex.get(id) || this.adopting.has(id)) return;
+    if (this.deps.gameIndex.get(id) || this.fetching.has(id)) return;
     let done!: () => void;
     const a = { settled: new Promise<void>((r) => (done = r)), done: () => done() };
-    this.adopting.set(id, a);
+    this.fetching.set(id, a);
     const over = (): void => {
-      if (this.adopting.get(id) === a) this.adopting.delete(id);
+      if (this.fetching.get(id) === a) this.fetching.delete(id);
       a.done();
     };
     const sent = this.askSync(id, index, (r) => {
@@ -206,11 +206,11 @@ export class ReplicaFeed {
    * game is live, a promise that settles once its owner was asked for it (the replica is then made,
    * unless the owner could not be reached: its shard not served yet); undefined otherwise.
    */
-  adoption(id: string): Promise<void> | undefined {
+  fetched(id: string): Promise<void> | undefined {
     const e = this.awaitedEntry(id);
     if (e === undefined) return undefined;
     this.ask(id, e.shard);
-    return this.adopting.get(id)?.settled;
+    return this.fetching.get(id)?.settled;
   }
 
   /** Cluster mode: true while game `id` is live in the cluster and not on this node's replicas yet. */
@@ -332,7 +332,7 @@ export class ReplicaFeed {
           continue;
         }
         this.noteEarly(id, seq);
-        this.deps.adopt?.(id, shard.index);
+        this.deps.requestGame?.(id, shard.index);
         continue;
       }
       if (this.deps.followed && !this.deps.followed(id)) continue;

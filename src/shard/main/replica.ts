@@ -60,7 +60,7 @@ const REFETCH_TRIES = 3;
 
 export class GameReplica extends GameHandleBase implements GameHandle {
   protected view: GameView;
-  /** The `seq` of the last update adopted (0 at the announcement): the next one must be seq + 1. */
+  /** The `seq` of the last update applied (0 at the announcement): the next one must be seq + 1. */
   seq = 0;
   /** A `sync` is on its way: updates wait for it (they are dropped; the sync covers them). */
   syncing = false;

@@ -93,7 +93,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
       inlineLeafCap: this.cfg.inlineLeafCap, syncTimeoutMs: this.verdictTimeoutMs,
       shardOf: (id) => this.shardOfLive(id).index,
       write: (p, id) => this.write(p, id),
-      adopt: deps.cluster ? (id, index) => this.adopt(id, index) : undefined,
+      requestGame: deps.cluster ? (id, index) => this.requestGame(id, index) : undefined,
       followed: this.interest ? (id) => this.interest!.has(id) : undefined,
       retired: (id) => this.interest?.ended(id),
       onTree: deps.onTree, onStoreWrite: deps.onStoreWrite,
@@ -124,14 +124,14 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
     return this.shardOfLive(id).index;
   }
 
-  /** Cluster mode: a live game with no replica here (ReplicaFeed.adoptUnknown), also each one the cluster lists at start. */
-  adopt(id: string, index?: number): void {
+  /** Cluster mode: a live game with no replica here (ReplicaFeed.fetchUnknown), also each one the cluster lists at start. */
+  requestGame(id: string, index?: number): void {
     if (!this.deps.cluster || this.stopping) return;
-    this.feed.adoptUnknown(id, index ?? this.shardOf(id, this.deps.store.getGame(id)?.mirrorOf ?? null).index);
+    this.feed.fetchUnknown(id, index ?? this.shardOf(id, this.deps.store.getGame(id)?.mirrorOf ?? null).index);
   }
 
   /** Cluster mode (the game gate's wait): a game followed again, or one with no replica here yet (its shard between owners), is asked for. */
-  ready = (id: string): Promise<void> | undefined => (this.gameIndex.get(id) ? this.interest?.touch(id) : this.feed.adoption(id));
+  ready = (id: string): Promise<void> | undefined => (this.gameIndex.get(id) ? this.interest?.touch(id) : this.feed.fetched(id));
   /** Cluster mode (the game gate's wait for a tree): a live game owned elsewhere, as its owner has it now. */
   current = (id: string): Promise<void> | undefined =>
     this.interest && this.gameIndex.get(id)?.isActive() && !this.ownedShards.has(this.shardOfLive(id).index) ? this.feed.current(id) : undefined;
@@ -220,7 +220,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
     if (failed) throw failed.reason;
   }
 
-  /** A game's whole state, asked of its shard, adopted as if announced. */
+  /** A game's whole state, asked of its shard, taken as if announced. */
   private fetch(shard: ShardLink, id: string, hook: 'gameStarted' | 'gameResumed', bypass: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
       const sent = this.requests.open(shard.index, (rid) => ({ t: 'sync', rid, id }), { timeoutMs: this.requestTimeoutMs, bypass }, {

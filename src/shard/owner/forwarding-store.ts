@@ -21,7 +21,7 @@ export class ForwardingStore implements GameStore {
   private readonly rewritten = new Set<string>();
 
   /** Records handed over by main (resume): already stored there. */
-  adopt(recs: readonly GameRecord[]): void {
+  hold(recs: readonly GameRecord[]): void {
     for (const r of recs) this.live.set(r.id, r);
   }
 

@@ -1,6 +1,6 @@
 // One shard: the game actors of the games whose ids map to it, behind a command/reply channel. It
 // runs a GameRegistry of its own (actors, clocks, rules in-thread, house players, mirror pairs, the
-// store writes) and reports every adopted version to the main thread as an `update`: the record's
+// store writes) and reports every committed version to the main thread as an `update`: the record's
 // head, the history entries main lacks, the pending tree when it changed and the already-encoded
 // event lines. Replies are batched: one array per event-loop turn.
 import type { Clock } from '../../domain/clock.js';
@@ -30,7 +30,7 @@ export type ShardStore = { mode: 'shared'; games: GameStore } | { mode: 'forward
 /** Recently ended games a shard keeps for a late `sync`. */
 const ENDED_KEPT = 256;
 /** Command ids a shard remembers (with their replies) to answer a repeat without acting twice. */
-export const SEEN_MAX = 10_000;
+export const REPLIES_KEPT = 10_000;
 const RUNNING = 'running' as const;
 /** How many `heads` in a row name a game after its last update. */
 const HEADS_REPEAT = 3;
@@ -131,8 +131,8 @@ export class ShardHost {
   private readonly stats: NodeJS.Timeout | null;
   /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
   private readonly treeTimes = new Map<string, number>();
-  /** Commands seen, by rid: the first reply of each (RUNNING until it is made), for a repeat. */
-  private readonly seen = new LRUCache<number, ShardReply | typeof RUNNING>({ max: SEEN_MAX });
+  /** Commands taken, by rid: the first reply of each (RUNNING until it is made), for a repeat. */
+  private readonly replies = new LRUCache<number, ShardReply | typeof RUNNING>({ max: REPLIES_KEPT });
   /** Games a running create, pair or resume is making appear, and its rid (bounded by those commands). */
   private readonly announcing = new Map<string, number>();
 
@@ -182,7 +182,7 @@ export class ShardHost {
   /** Commands still running and games still being announced (tests check that both empty). */
   busy(): number {
     let running = 0;
-    for (const v of this.seen.values()) if (v === RUNNING) running++;
+    for (const v of this.replies.values()) if (v === RUNNING) running++;
     return running + this.announcing.size;
   }
 
@@ -202,12 +202,12 @@ export class ShardHost {
     // A read, answered afresh every time (a repeat gets the newer state, which is what it wants).
     if (c.t === 'sync') return this.sync(c.rid, c.id);
     // Seen before (main sent it again): its first reply again, or nothing while it still runs.
-    const seen = this.seen.get(c.rid);
+    const seen = this.replies.get(c.rid);
     if (seen !== undefined) {
       if (seen !== RUNNING) this.emit(seen);
       return;
     }
-    this.seen.set(c.rid, RUNNING);
+    this.replies.set(c.rid, RUNNING);
     switch (c.t) {
       case 'create':
         // Made once: a create the shard no longer remembers (its rid forgotten) finds its game.
@@ -219,7 +219,7 @@ export class ShardHost {
       case 'game':
         return this.game(c);
       case 'resume':
-        this.fwd?.adopt(c.recs);
+        this.fwd?.hold(c.recs);
         this.request(c.rid, c.recs.map((r) => r.id), () => this.registry.resumeRecords(c.recs));
         return;
       case 'idle':
@@ -272,7 +272,7 @@ export class ShardHost {
 
   /** A command's reply, kept for a repeat of the command. */
   private reply(r: ShardReply & { rid: number }): void {
-    if (this.seen.has(r.rid)) this.seen.set(r.rid, r);
+    if (this.replies.has(r.rid)) this.replies.set(r.rid, r);
     this.emit(r);
   }
 
