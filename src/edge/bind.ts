@@ -6,7 +6,7 @@ import { ROUTES, toUwsPattern, type RouteSpec } from '../wire/routes.js';
 import { bearerToken, readJson, type RequestContext } from './context.js';
 import type { Principal } from '../domain/types.js';
 import type { EdgeDeps, HandlerTable, OperationId } from './deps.js';
-import { problem, unauthorized, type Reply } from './reply.js';
+import { json, problem, unauthorized, type Reply } from './reply.js';
 import type { Router } from './router.js';
 
 /**
@@ -45,13 +45,13 @@ const handlerOf = (table: HandlerTable, operationId: string): BoundHandler | und
 
 /** Binds every catalogued route to its handler; routes whose catalogue auth says public may be read from any origin. */
 export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable): void {
-  const missing = ROUTES.filter((r) => !handlerOf(table, r.operationId)).map((r) => r.operationId);
+  const missing = ROUTES.filter((r) => !r.command && !handlerOf(table, r.operationId)).map((r) => r.operationId);
   const extra = Object.keys(table).filter((id) => !ROUTES.some((r) => r.operationId === id));
   if (missing.length || extra.length) {
     throw new Error(`route table mismatch: missing ${missing.join(',') || '-'}; unknown ${extra.join(',') || '-'}`);
   }
   for (const spec of ROUTES) {
-    const handler = handlerOf(table, spec.operationId)!;
+    const handler = spec.command ? commandHandler(deps, spec.command) : handlerOf(table, spec.operationId)!;
     const route = `${spec.method} ${spec.path}`;
     const counted = async (ctx: RequestContext): Promise<Reply | void> => {
       const reply = await run(spec, ctx, deps, handler);
@@ -127,3 +127,18 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
   return handler({ ctx, principal, body, query, params: ctx.params });
 }
 
+/**
+ * The handler of a route that carries a player's game command (`command` in the catalogue): the
+ * caller must be seated in the game; the command table makes the payload from the seat and the body,
+ * and the route answers 202 once the command is handed to the game (its owner runs it in turn).
+ */
+function commandHandler(deps: EdgeDeps, name: string): BoundHandler {
+  return (call) => {
+    const game = deps.games.find(call.params.id ?? '');
+    if (!game || call.principal === null) return problem('unknown_game');
+    const seat = game.seatOf(call.principal.id);
+    if (seat === null) return problem('not_seated');
+    if (!game.playerCommand(name, seat, call.body)) throw new Error(`route of game command ${name}: the command table sends no such command from a request`);
+    return json(202, {});
+  };
+}

@@ -137,8 +137,11 @@ export interface Call<Id extends OperationId = OperationId> {
 
 export type OpHandler<Id extends OperationId = OperationId> = (call: Call<Id>) => Reply | void | Promise<Reply | void>;
 
-/** A handler for every route of the catalogue, by operationId; each handler is typed by its route. */
-export type HandlerTable = { [Id in OperationId]: OpHandler<Id> };
+/** Routes that carry a player's game command (`command` in the catalogue): the edge binds them itself. */
+export type CommandOperationId = Extract<CatalogueRoute, { command: string }>['operationId'];
+
+/** A handler for every route of the catalogue but the command routes, by operationId; each typed by its route. */
+export type HandlerTable = { [Id in Exclude<OperationId, CommandOperationId>]: OpHandler<Id> };
 
 /** The handlers of some routes: what a handler group returns. */
-export type Handlers<Id extends OperationId> = Pick<HandlerTable, Id>;
+export type Handlers<Id extends Exclude<OperationId, CommandOperationId>> = Pick<HandlerTable, Id>;

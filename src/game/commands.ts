@@ -58,6 +58,11 @@ export interface CommandSpec<K extends CommandName> {
   over: ReplyOf<K>;
   /** The answer when none can be had: the owner does not hold the game, is lost, or did not answer in time. */
   lost: ReplyOf<K>;
+  /**
+   * A command sent by its own route (the route catalogue's `command`): its payload from the caller's
+   * seat and the request's body, as the route's schema parsed it.
+   */
+  fromRequest?(seat: Seat, body: unknown): PayloadOf<K>;
 }
 
 const specs = new Map<string, CommandSpec<CommandName>>();
@@ -106,4 +111,5 @@ defineCommand('resign', {
   },
   over: null,
   lost: null,
+  fromRequest: (seat) => ({ seat }),
 });

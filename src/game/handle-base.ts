@@ -6,7 +6,7 @@
 // how it holds its view and where its commands go.
 import type { GameRecord } from '../domain/records.js';
 import type { GameState, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl } from '../domain/types.js';
-import type { CommandName, PayloadOf, ReplyOf } from './commands.js';
+import { commandSpec, type CommandName, type PayloadOf, type ReplyOf } from './commands.js';
 import type { GameSummary, MovesView } from './types.js';
 import { isEnded, type GameView } from './view.js';
 
@@ -63,5 +63,12 @@ export abstract class GameHandleBase {
 
   resign(seat: Seat): void {
     void this.command('resign', { seat });
+  }
+
+  playerCommand(name: string, seat: Seat, body: unknown): boolean {
+    const fromRequest = commandSpec(name)?.fromRequest;
+    if (!fromRequest) return false;
+    void this.command(name as CommandName, fromRequest(seat, body) as PayloadOf<CommandName>);
+    return true;
   }
 }

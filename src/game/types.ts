@@ -81,6 +81,12 @@ export interface GameHandle {
    */
   command<K extends CommandName>(name: K, payload: PayloadOf<K>): Promise<ReplyOf<K>>;
   /**
+   * A command sent by its own route, by name (the route catalogue's `command`): its payload made by
+   * the command table from the seat and the body; handed over, not waited for. False when the table
+   * has no such command or it is not sent by a route.
+   */
+  playerCommand(name: string, seat: Seat, body: unknown): boolean;
+  /**
    * Subscribes and returns the Snapshot frame to send first; no event can fall between the two.
    * For an ended game, also returns the GameEnded frame and does not subscribe.
    */

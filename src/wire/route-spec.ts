@@ -67,6 +67,12 @@ export interface RouteSpec {
    * `'tree'` reads the pending roll's tree, which must be the one its owner has now.
    */
   game?: 'state' | 'tree';
+  /**
+   * A seated player's command to the game, by its name in the game's command table: the edge binds
+   * such a route itself (the caller must be seated; the command's payload is made from the seat and
+   * the body by the table) and answers 202 once the command is handed over. No handler is written.
+   */
+  command?: string;
 }
 
 /** The schema stays typed in the catalogue, so the typed client reads each route's answer type from it. */
@@ -128,7 +134,7 @@ export declare const OK_RESPONSES: unique symbol;
  * entries `responses` holds at run time with the same schemas, is typed under OK_RESPONSES.
  */
 export type CatalogueEntry<I extends RouteInput> = RouteSpec &
-  Pick<I, 'operationId' | 'method' | 'path' | 'auth' | 'request'> & { readonly [OK_RESPONSES]?: I['ok'] };
+  Pick<I, 'operationId' | 'method' | 'path' | 'auth' | 'request' | 'command'> & { readonly [OK_RESPONSES]?: I['ok'] };
 
 /** Tokenless writes refuse browser requests from other sites (edge/cors.ts, CorsRules.foreignWrite). */
 const CROSS_SITE_ERRORS: Readonly<Record<number, string>> = {

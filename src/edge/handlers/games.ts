@@ -22,7 +22,7 @@ export type GameRouteDeps = Pick<EdgeDeps, 'games' | 'gameGate' | 'store' | 'clo
 const CAN_COMPRESS = { gzip: new Uint8Array(0), br: new Uint8Array(0) };
 
 type GameOps =
-  | 'submitSeed' | 'submitMove' | 'resign' | 'listMyGames' | 'listGames' | 'getGame' | 'getLegalMoves' | 'getGameHistory';
+  | 'submitSeed' | 'submitMove' | 'listMyGames' | 'listGames' | 'getGame' | 'getLegalMoves' | 'getGameHistory';
 
 /** The game and the caller's seat in it, or the problem to answer. */
 function seated(deps: GameRouteDeps, principal: Principal, gameId: string): { game: GameHandle; seat: Seat } | Reply {
@@ -67,12 +67,6 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
       return json(verdict.applied ? 200 : 409, verdict);
     },
 
-    resign: (call) => {
-      const s = seated(deps, call.principal, call.params.id);
-      if (isReply(s)) return s;
-      s.game.resign(s.seat);
-      return json(202, {});
-    },
 
     listMyGames: async (call) => {
       const id = call.principal.id;

@@ -47,7 +47,7 @@ export const gameplay = [
   }),
   route({
     operationId: 'resign', method: 'POST', path: '/bot/game/{id}/resign', auth: 'seatOrBearer',
-    game: 'state',
+    game: 'state', command: 'resign',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Resign; ignored (still 202) when the game has already ended.',
     ok: { 202: json(R.Empty, 'Received.') },
