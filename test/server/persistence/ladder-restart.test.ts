@@ -62,14 +62,14 @@ t.test('a mirror pair survives restarts: lockstep and withholding resume', async
   t.ok(s1.dicePending && s2.dicePending, 'both publish the next roll');
   t.equal(s1.dfen.split(' ')[6]?.toLowerCase(), s2.dfen.split(' ')[6]?.toLowerCase(), 'the same dice');
   t.equal((await bots[0].resign(g1)).status, 202);
-  for (let i = 0; i < 50 && (await state(app, g1)).status.Active; i++) await new Promise((r) => setImmediate(r));
+  await until(async () => ('Ended' in (await state(app, g1)).status ? true : undefined), 'g1 to end after its resignation');
   t.same([(await state(app, g1)).seed, ((await app.req('GET', `/games/${g1}/history`)).json as Json).seed], [null, null], 'g1 ended: withheld');
 
   app = await restart(app);
   t.same(((await app.req('GET', '/games')).json as Json).games.map((g: Json) => g.gameId), [g2], 'only g2 is live');
   t.equal((await state(app, g1)).seed, null, 'still withheld after the restart');
   t.equal((await bots[1].resign(g2)).status, 202);
-  for (let i = 0; i < 50 && (await state(app, g2)).status.Active; i++) await new Promise((r) => setImmediate(r));
+  await until(async () => ('Ended' in (await state(app, g2)).status ? true : undefined), 'g2 to end after its resignation');
   const seed = (await state(app, g2)).seed as string;
   t.match(seed, /^[0-9a-f]{64}$/, 'g2 ended: revealed');
   t.equal((await state(app, g1)).seed, seed, 'and g1 shows the same reveal');
