@@ -137,12 +137,14 @@ t.test('a node that serves but no longer holds answers "not holder" and the call
   const pending = remote.add('k');
   setTimeout(() => (holds = true), 300);
   t.match(await pending, { ok: true, value: { node: 'late' } }, 'answered once it holds');
-  const refused = await remoteService<Counter, 'add', Fallback>(conns[0], 'counter4', ['add'], { clock: systemClock, unavailable, deadlineMs: 300 })
+  const refused = await remoteService<Counter, 'add', Fallback>(conns[0], 'counter4', ['add'], { clock: systemClock, unavailable, deadlineMs: 2_000 })
     .add('j')
     .then((r) => r);
   t.match(refused, { ok: true }, 'still holding: answered at once');
   holds = false;
-  const never = await remoteService<Counter, 'add', Fallback>(conns[0], 'counter4', ['add'], { clock: systemClock, unavailable, deadlineMs: 300 }).add('j');
+  // Long enough for the stale node's "not holder" to come back on a loaded machine (with 300 ms the
+  // first answer itself could be late, and the caller then reported a timeout instead).
+  const never = await remoteService<Counter, 'add', Fallback>(conns[0], 'counter4', ['add'], { clock: systemClock, unavailable, deadlineMs: 2_000 }).add('j');
   t.match(never, { ok: false, why: 'no-holder' });
   t.match((never as Fallback).error.detail, /not holder/);
 });
