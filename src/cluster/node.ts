@@ -21,7 +21,7 @@ import { LogGameStore } from './log/log-game-store.js';
 import { Singletons, type SingletonService } from './coordination/singletons.js';
 import { ResultsQueue } from './store/results.js';
 import { ResultsFeed } from './store/rating-feed.js';
-import { isTransient, OPEN_RETRY_MS, retryTransient } from './store/kv-replica.js';
+import { isTransient, OPEN_RETRY_MS, retryTransient } from './store/bucket-copy.js';
 import { ShardHost } from '../shard/owner/host.js';
 import type { ShardedGames } from '../shard/main/sharded-games.js';
 import type { ShardReply } from '../shard/protocol/messages.js';

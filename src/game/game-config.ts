@@ -8,7 +8,7 @@ export interface GameConfig {
   unlimitedCapMs: number;
   /** Inline copies of the tree are null above this many leaves (1000; docs/ENGINE.md, the legal-move tree). */
   inlineLeafCap: number;
-  /** Ended records kept in memory for GameDirectory.ended when the store has none. */
+  /** Ended records kept in memory for GameDirectory.finalRecord when the store has none. */
   archiveSize: number;
   /** And their encoded bytes at most (per thread that keeps games: main and each shard). */
   archiveBytes?: number;

@@ -128,7 +128,7 @@ export class GameIndex<G extends GameHandle> {
     });
   }
 
-  ended(id: string): GameRecord | undefined {
+  finalRecord(id: string): GameRecord | undefined {
     const stored = this.store.getGame(id);
     return this.lifted(stored && isEnded(stored) ? stored : this.archived(id));
   }
@@ -147,7 +147,7 @@ export class GameIndex<G extends GameHandle> {
     if (handle) {
       this.endedHandles.delete(id); // re-inserted below: least recently read first
     } else {
-      const rec = this.ended(id);
+      const rec = this.finalRecord(id);
       if (!rec) return undefined;
       handle = new EndedGame(rec);
     }
@@ -200,8 +200,8 @@ export abstract class IndexedGames<G extends GameHandle> {
     return this.gameIndex.liveFor(playerId);
   }
 
-  ended(id: string): GameRecord | undefined {
-    return this.gameIndex.ended(id);
+  finalRecord(id: string): GameRecord | undefined {
+    return this.gameIndex.finalRecord(id);
   }
 
   find(id: string): GameHandle | undefined {

@@ -132,7 +132,7 @@ export interface GameDirectory {
   /** Live games in which this external id is seated. */
   liveFor(playerId: string): GameHandle[];
   /** An ended game's final record (from the store, or the bounded in-memory archive). */
-  ended(id: string): GameRecord | undefined;
+  finalRecord(id: string): GameRecord | undefined;
   /** A live game, or a read-only handle on an ended one. */
   find(id: string): GameHandle | undefined;
 }

@@ -124,7 +124,7 @@ t.test('two scripted random players finish a game', async (t) => {
   t.equal(s.registry.get(h.id), undefined, 'dropped from the live set');
   t.same(s.registry.live(), []);
   t.equal(s.endedRecords.length, 1, 'gameEnded told');
-  t.equal(s.registry.ended(h.id)?.version, final.version);
+  t.equal(s.registry.finalRecord(h.id)?.version, final.version);
   const stored = store.getGame(h.id)!;
   t.same(stored, final, 'store holds the final record');
   const results = store.resultsOf(bot('alpha').id, 10);

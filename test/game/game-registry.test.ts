@@ -35,9 +35,9 @@ t.test('the archive keeps the most recent ended records when the store has none'
     await settle();
     games.push(g);
   }
-  t.equal(s.registry.ended(games[0].id), undefined, 'oldest evicted');
-  t.equal(s.registry.ended(games[1].id)?.id, games[1].id);
-  t.equal(s.registry.ended(games[2].id)?.id, games[2].id);
+  t.equal(s.registry.finalRecord(games[0].id), undefined, 'oldest evicted');
+  t.equal(s.registry.finalRecord(games[1].id)?.id, games[1].id);
+  t.equal(s.registry.finalRecord(games[2].id)?.id, games[2].id);
   t.equal(s.registry.find(games[2].id)?.isActive(), false, 'find serves it read-only');
   t.same(await s.registry.find(games[2].id)!.move('White', ['e2e4']), { applied: false, version: null, reason: 'game is over' });
 });
@@ -70,8 +70,8 @@ t.test('the archive is bounded in encoded bytes and gives back the records it ke
   const use = s.registry.archiveUse();
   t.ok(use.bytes <= bound, `${use.bytes} bytes kept, bound ${bound}`);
   t.equal(use.records, 2, 'two records fit');
-  t.equal(s.registry.ended(ids[2]), undefined, 'older ones went first');
-  t.same(s.registry.ended(ids[4]), s.endedRecords.find((r) => r.id === ids[4]), 'a kept record reads back whole');
+  t.equal(s.registry.finalRecord(ids[2]), undefined, 'older ones went first');
+  t.same(s.registry.finalRecord(ids[4]), s.endedRecords.find((r) => r.id === ids[4]), 'a kept record reads back whole');
 
   const tiny = setup({ store: forgetful(), config: { archiveSize: 100, archiveBytes: Math.floor(one / 2) } });
   await endGames(tiny, 2);

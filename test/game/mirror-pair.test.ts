@@ -120,7 +120,7 @@ t.test('reveal withheld until both ended; the later GameEnded carries it; the su
   t.same([readA.state().seed, readA.state().clientSeeds], [null, null], 'GET /games/{id} of A withholds it');
   t.notOk(readA.stateJson().includes(seed), 'the state JSON does not carry the seed');
   t.same(readA.subscribe(new Recorder()).ended?.event, { GameEnded: endedA }, 'a late stream of A withholds it');
-  t.equal(s.registry.ended(a.id)?.revealHeld, true);
+  t.equal(s.registry.finalRecord(a.id)?.revealHeld, true);
   t.notOk(b.state().seed, 'B runs: no reveal');
   // B is no longer held back: it plays several turns in a row.
   for (let i = 0; i < 4 && b.isActive(); i++) {

@@ -138,5 +138,5 @@ t.test('a resumed pending turn expires on its bank', async (t) => {
   await settle();
   t.equal(rec.last('GameEnded')!.over.termination, 'Timeout');
   t.equal(b.registry.get(h1.id), undefined);
-  t.equal(b.registry.ended(h1.id)!.version, h2.record().version);
+  t.equal(b.registry.finalRecord(h1.id)!.version, h2.record().version);
 });

@@ -1,4 +1,4 @@
-// Players for the hundred-game cluster test (test/cluster/node-hundred.test.ts) that survive the loss
+// Players for the hundred-game cluster test (test/server/cluster/node-hundred.test.ts) that survive the loss
 // of a node: a stream player for either seat (its game stream on one node, its moves posted to
 // another, reconnecting elsewhere when a stream ends or falls quiet), a spectator of a game's public
 // stream with the same reconnects, and one webhook endpoint on 127.0.0.1 serving many webhook bots.

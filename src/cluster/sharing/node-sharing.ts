@@ -10,7 +10,7 @@ import { AccountBus } from './account-bus.js';
 import { TokenBus } from './token-bus.js';
 import { SeenBus } from './seen-bus.js';
 import { TournamentBus } from './tournament-bus.js';
-import { OPEN_RETRY_MS, retryTransient } from '../store/kv-replica.js';
+import { OPEN_RETRY_MS, retryTransient } from '../store/bucket-copy.js';
 import { heldService, remoteService } from './service-proxy.js';
 import type { SingletonService } from '../coordination/singletons.js';
 import { serviceUnavailable, type Unavailable } from '../../services/remote-service.js';

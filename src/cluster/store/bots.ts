@@ -1,5 +1,5 @@
 // Registered bots (identities, token hashes, accounts) shared by every node of a cluster: a key per bot
-// in one replicated bucket, read synchronously from an in-memory replica (KvReplica, kv-replica.ts).
+// in one replicated bucket, read synchronously from an in-memory copy (BucketCopy, bucket-copy.ts).
 // Invariant: creation is a create (one winner), and every read-modify-write first wins a ticket and
 // sends its update only while the ticket is younger than half its life: on nats-server 2.9 two plain
 // updates naming the same revision may both be stored. Open the bucket with `openBucket` (nats.ts),
@@ -12,9 +12,9 @@ import type { Store } from '../../store/types.js';
 import { assertReadable } from '../../store/schema.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
-import { KvReplica, type Change } from './kv-replica.js';
+import { BucketCopy, type Change } from './bucket-copy.js';
 
-export { TICKET_TTL_MS } from './kv-replica.js';
+export { TICKET_TTL_MS } from './bucket-copy.js';
 
 export type BotStore = Pick<
   Store,
@@ -31,7 +31,7 @@ const botIdOfKey = (key: string): string => Buffer.from(key.slice('bot.'.length)
 export class KvBotStore implements BotStore {
   private readonly tokenIndex = new Map<string, string>();
   private revision = 0;
-  private replica!: KvReplica;
+  private replica!: BucketCopy;
 
   private constructor(
     private readonly tickets: KV,
@@ -41,13 +41,13 @@ export class KvBotStore implements BotStore {
   ) {}
 
   /**
-   * Opens the replica (kv-replica.ts): resolves once every bot the bucket held at that moment is
+   * Opens the copy (bucket-copy.ts): resolves once every bot the bucket held at that moment is
    * loaded. `tickets` is a bucket whose TTL is TICKET_TTL_MS.
    */
   static async open(kv: KV, tickets: KV, opts: { maxAttempts?: number; clock?: Clock } = {}): Promise<KvBotStore> {
     const clock = opts.clock ?? systemClock;
     const s = new KvBotStore(tickets, clock, opts.maxAttempts ?? 200);
-    s.replica = await KvReplica.open(kv, (c) => s.changed(c), ['bot'], { clock });
+    s.replica = await BucketCopy.open(kv, (c) => s.changed(c), ['bot'], { clock });
     return s;
   }
 

@@ -7,7 +7,7 @@
 // stream's leader answers); when the watch delivered nothing since the previous check while the bucket
 // holds newer entries, or the watch failed, it starts a new watch from the first revision it has not
 // seen. Entries are thus handed over in revision order, each at most once. The buses that share a
-// bucket between nodes (token-bus.ts, account-bus.ts) and KvReplica (kv-replica.ts) all follow this way.
+// bucket between nodes (token-bus.ts, account-bus.ts) and BucketCopy (bucket-copy.ts) all follow this way.
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { Clock, TimerHandle } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';

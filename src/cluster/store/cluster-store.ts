@@ -1,6 +1,6 @@
 // The Store of a cluster node: everything the LMDB store keeps (games, results, ratings, webhook marks,
 // events; the bots through KvBotStore, bots.ts), kept in replicated key-value buckets and read
-// synchronously from an in-memory replica of them (kv-replica.ts).
+// synchronously from an in-memory copy of them (bucket-copy.ts).
 // Invariant: where LMDB has one transaction this makes several writes, ordered so that every crash
 // point is safe and every repeat harmless. finishGame stores the final head LAST (after the turns, the
 // result lines, the pending-rating create and the queued result): a game never ends without reaching
@@ -22,7 +22,7 @@ import { systemClock } from '../../domain/clock.js';
 import type { Store } from '../../store/types.js';
 import { assertFinishable, assertReadable, liveGamesOf, newestFirstIndex } from '../../store/schema.js';
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
-import { KvReplica, type Change } from './kv-replica.js';
+import { BucketCopy, type Change } from './bucket-copy.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
 import { clusterTournaments, tournamentChanged } from './tournaments.js';
 
@@ -89,7 +89,7 @@ export class ClusterStore implements Store {
   private readonly pending = new Map<string, PendingRating>();
   private statsRevision = 0;
   private listed: { rev: number; listed: string[]; provisional: string[] } | undefined;
-  private store!: KvReplica;
+  private store!: BucketCopy;
   private readonly ratings: RatingApplier;
   private readonly events = clusterTournaments(() => this.store);
 
@@ -119,7 +119,7 @@ export class ClusterStore implements Store {
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock, o.results);
     try {
-      s.store = await KvReplica.open(storeKv, (c) => s.derive(c), ['j'], { clock });
+      s.store = await BucketCopy.open(storeKv, (c) => s.derive(c), ['j'], { clock });
     } catch (e) {
       bots.close();
       throw e;

@@ -9,7 +9,7 @@ import type { Logger } from '../../domain/log.js';
 import type { PendingRating } from '../../domain/ratings.js';
 import type { ClusterStore } from './cluster-store.js';
 import type { ResultsQueue } from './results.js';
-import { eachLimited } from './kv-replica.js';
+import { eachLimited } from './bucket-copy.js';
 
 export interface RatingFeedOptions {
   queue: Pick<ResultsQueue, 'rateOnce' | 'publish'>;

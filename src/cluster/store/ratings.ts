@@ -12,7 +12,7 @@ import type { LadderStats, PendingRating, RatingBatch, RatingPoint, RatingUpdate
 import { NO_STATS, RATING_HISTORY_MAX, addStats } from '../../domain/ratings.js';
 import type { Rating } from '../../domain/records.js';
 import type { KvBotStore } from './bots.js';
-import { eachLimited, type KvReplica } from './kv-replica.js';
+import { eachLimited, type BucketCopy } from './bucket-copy.js';
 
 const { encode, decode } = codec.records;
 
@@ -48,7 +48,7 @@ export interface RatingContext {
   bots: KvBotStore;
   tickets: KV;
   clock: Clock;
-  replica(): KvReplica;
+  replica(): BucketCopy;
   /** The pending games as the replica knows them (kept by the store). */
   pending: ReadonlyMap<string, PendingRating>;
   statsKey(botId: string): string;

@@ -11,7 +11,7 @@ import type { TournamentPairRecord } from '../../domain/tournaments.js';
 import { indexedOf, TournamentTable } from '../../store/tournament-table.js';
 import type { IndexedHead } from '../../store/tournament-index.js';
 import type { QueueEntry } from '../../store/tournament-parts.js';
-import type { Change, KvReplica } from './kv-replica.js';
+import type { Change, BucketCopy } from './bucket-copy.js';
 
 const { encode, decode } = codec.records;
 const b64 = (id: string): string => Buffer.from(id, 'utf8').toString('base64url');
@@ -24,7 +24,7 @@ export const tournamentKeys = {
 };
 
 /** The events of the bucket `replica()` follows (a getter: the replica opens after the store is made). */
-export function clusterTournaments(replica: () => KvReplica): TournamentTable {
+export function clusterTournaments(replica: () => BucketCopy): TournamentTable {
   const read = <T>(key: string): T | undefined => {
     const bytes = replica().get(key);
     return bytes && decode<T>(bytes);

@@ -92,7 +92,7 @@ export class GameInterest {
   }
 
   /** The game ended: nothing more to follow. */
-  ended(id: string): void {
+  retire(id: string): void {
     if (this.followed.delete(id)) void this.deps.subscribe(id, false).catch(() => {});
   }
 

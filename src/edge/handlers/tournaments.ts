@@ -78,7 +78,7 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
 
     // Game by game as the client takes them, through the send budget (ndjson-pump.ts).
     getEventGames: (call) => {
-      const pieces = ev.exportLines(call.params.id, (id) => deps.games.ended(id));
+      const pieces = ev.exportLines(call.params.id, (id) => deps.games.finalRecord(id));
       if (!pieces) return UNKNOWN();
       const stream = call.ctx.ndjson();
       stream.pump(pieces, () => stream.end());

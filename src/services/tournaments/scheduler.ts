@@ -374,7 +374,7 @@ export class TournamentScheduler implements GameLifecycleListener {
 
   /** A game's record wherever it is (ended: the registry's archive; else the store). */
   private recordOf(gameId: string): GameRecord | undefined {
-    return this.deps.games.ended(gameId) ?? this.deps.followers.store.getGame(gameId);
+    return this.deps.games.finalRecord(gameId) ?? this.deps.followers.store.getGame(gameId);
   }
 
   /** The last line of the event's stream: only ever for an event whose seed may be seen. */

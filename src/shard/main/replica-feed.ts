@@ -93,7 +93,7 @@ export class ReplicaFeed {
     // Reads waiting for this game's fetched go on now (the owner's announcement came first).
     this.fetching.get(rec.id)?.done();
     // A game that ended while it was being resumed is announced ended: it goes straight to the archive.
-    if (isEnded(rec)) return this.ended(g, rec);
+    if (isEnded(rec)) return this.endReplica(g, rec);
     gameIndex.notify(hook, g);
     // Updates already came and went for it (no later one may come: the game waits on a move this
     // replica cannot show): ask for the whole state now.
@@ -107,7 +107,7 @@ export class ReplicaFeed {
     if (this.early.size > EARLY_KEPT) this.early.delete(this.early.keys().next().value!);
   }
 
-  private ended(g: GameReplica, rec: GameRecord): void {
+  private endReplica(g: GameReplica, rec: GameRecord): void {
     this.caughtUp(g.id, Infinity);
     this.deps.retired?.(g.id); // before the game index forgets which shard the game is on
     this.deps.gameIndex.retire(g, rec);
@@ -141,7 +141,7 @@ export class ReplicaFeed {
       const seat = refusedMoveSeat(line);
       if (seat !== null) this.deps.gameIndex.notify('moveRefused', g, seat);
     }
-    if (isEnded(rec)) this.ended(g, rec);
+    if (isEnded(rec)) this.endReplica(g, rec);
   }
 
   /**
@@ -293,7 +293,7 @@ export class ReplicaFeed {
     if (!g || !isEnded(rec)) return;
     if (g.record().version !== rec.version) g.closeSubscribers();
     g.reset(rec, null);
-    this.ended(g, rec);
+    this.endReplica(g, rec);
   }
 
   /** A replica's large tree fell out of main's store: its owner sends it again (ReplicaLink). */
@@ -369,7 +369,7 @@ export class ReplicaFeed {
     g.reset(r.rec, r.tree);
     if (isEnded(r.rec)) {
       if (r.results) this.deps.write(this.deps.store.finishGame(r.rec, r.results), r.rec.id);
-      this.ended(g, r.rec);
+      this.endReplica(g, r.rec);
       return;
     }
     // The owner already reported a newer update than this state (made, and lost, while the sync was

@@ -76,6 +76,6 @@ export interface FollowedGames {
   /** Someone asks about the game: undefined when its replica is current, else a promise that it will be. */
   touch(id: string): Promise<void> | undefined;
   keep(id: string): void;
-  ended(id: string): void;
+  retire(id: string): void;
   stop(): void;
 }

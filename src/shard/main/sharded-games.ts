@@ -95,7 +95,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
       write: (p, id) => this.write(p, id),
       requestGame: deps.cluster ? (id, index) => this.requestGame(id, index) : undefined,
       followed: this.interest ? (id) => this.interest!.has(id) : undefined,
-      retired: (id) => this.interest?.ended(id),
+      retired: (id) => this.interest?.retire(id),
       onTree: deps.onTree, onStoreWrite: deps.onStoreWrite,
     });
   }

@@ -53,7 +53,7 @@ t.test('a small event: the export and the stream are byte-identical to the lines
   const { app, id, viewText } = await finishedMatch(t, 3, 2);
   const exported = await app.req('GET', `/events/${id}/games`);
   t.equal(exported.status, 200);
-  t.equal(exported.text, `\n${exportMadeWhole(viewText, (g) => app.server.games.ended(g))}`, 'the export');
+  t.equal(exported.text, `\n${exportMadeWhole(viewText, (g) => app.server.games.finalRecord(g))}`, 'the export');
   t.equal(exported.text.split('\n').filter((l) => l !== '').length, 7, 'the event and its six games');
   const ev = JSON.parse(viewText) as Json;
   const ended = JSON.stringify({ EventEnded: { eventId: id, state: 'finished', verdict: null, seed: ev.seed } });
@@ -67,7 +67,7 @@ t.test('a larger event: its export is written in many chunks, none much larger t
   await until(() => (chunksOf(r.bytes()).complete ? true : undefined), 'the whole export');
   const { chunks } = chunksOf(r.bytes());
   const text = Buffer.concat(chunks).toString();
-  t.equal(text, `\n${exportMadeWhole(viewText, (g) => app.server.games.ended(g))}`, 'byte-identical');
+  t.equal(text, `\n${exportMadeWhole(viewText, (g) => app.server.games.finalRecord(g))}`, 'byte-identical');
   const longest = Math.max(...text.split('\n').map((l) => Buffer.byteLength(l) + 1));
   t.ok(text.length > 4 * DEFAULT_SEND_LIMITS.sliceBytes, `${text.length} bytes`);
   t.ok(chunks.length >= text.length / (DEFAULT_SEND_LIMITS.sliceBytes + longest), `${chunks.length} chunks`);

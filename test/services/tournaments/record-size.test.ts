@@ -67,7 +67,7 @@ class MeasuringStore extends StoreProxy {
 }
 
 /** Pairs that start at once; their games are ended by the test. */
-class InstantPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'ended'> {
+class InstantPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'finalRecord'> {
   readonly started: string[] = [];
   private n = 0;
   async createMirrorPair(): Promise<[GameHandle, GameHandle]> {
@@ -76,7 +76,7 @@ class InstantPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' |
     return [{ id: `g${n}a` } as GameHandle, { id: `g${n}b` } as GameHandle];
   }
   liveFor(): GameHandle[] { return []; }
-  ended(): undefined { return undefined; }
+  finalRecord(): undefined { return undefined; }
 }
 
 const whiteWon = (id: string) => ({ id, status: { Ended: { over: { result: { Win: { side: 'White' } }, termination: 'Resign' } } } }) as unknown as GameRecord;

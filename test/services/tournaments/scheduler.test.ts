@@ -16,7 +16,7 @@ import { MemoryStore } from '../../../src/store/memory.js';
 const TICK_MS = 1000;
 
 /** Pair starts that wait for `release()`; `pending` is how many are waiting now, `most` the peak. */
-class SlowPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'ended'> {
+class SlowPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'finalRecord'> {
   pending = 0;
   most = 0;
   starts = 0;
@@ -47,7 +47,7 @@ class SlowPairs implements MirrorPairFactory, Pick<GameDirectory, 'liveFor' | 'e
     return [];
   }
 
-  ended(): undefined {
+  finalRecord(): undefined {
     return undefined;
   }
 }

@@ -1,0 +1,130 @@
+// The game log on a real three-server cluster (stream with three replicas): appends are fenced by the
+// store once another writer took the game over, a retried append is stored once, and a replay gives
+// back every version in order with the takeover markers between owners.
+import t from 'tap';
+import { connectCluster } from '../../../src/cluster/transport/nats.js';
+import { GameLog, type AppendResult } from '../../../src/cluster/log/game-log.js';
+import { eventually, startNatsCluster } from '../../helpers/nats-cluster.js';
+
+const cluster = await startNatsCluster({ name: 'dc-log' });
+const nc = await connectCluster(cluster.urls, 'log-test');
+t.teardown(async () => {
+  await nc.close();
+  await cluster.stop();
+});
+const log = await GameLog.open(nc, { replicas: 3, timeoutMs: 3000 });
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: Uint8Array) => new TextDecoder().decode(b);
+
+t.test('a second writer fences the first: its appends are refused, whatever their timing', async (t) => {
+  const a = (await log.takeOver('g1', 'node-a')).writer;
+  t.same(await a.append(1, bytes('v1')), { ok: true, seq: a.lastSeq(), duplicate: false });
+  t.ok((await a.append(2, bytes('v2'))).ok);
+  const b = (await log.takeOver('g1', 'node-b')).writer;
+  t.ok(b.epoch > a.lastSeq(), 'the marker comes after the old owner entries');
+  t.same(await a.append(3, bytes('stale')), { ok: false, fenced: true }, 'the old owner cannot append');
+  t.ok(a.fenced());
+  t.ok((await b.append(3, bytes('v3'))).ok, 'the new owner can');
+  // The stale owner retrying the very same version is still refused (no message-id collision).
+  t.same(await a.append(3, bytes('stale')), { ok: false, fenced: true });
+  const entries = await log.replay('g1');
+  t.same(
+    entries.map((e) => (e.kind === 'version' ? `v${e.version}:${text(e.data)}` : `takeover:${e.node}`)),
+    ['takeover:node-a', 'v1:v1', 'v2:v2', 'takeover:node-b', 'v3:v3'],
+  );
+});
+
+t.test('two writers racing on one game: exactly one sequence of appends survives', async (t) => {
+  const a = (await log.takeOver('g2', 'node-a')).writer;
+  const b = (await log.takeOver('g2', 'node-b')).writer;
+  const results = await Promise.all([a.append(1, bytes('a1')), b.append(1, bytes('b1'))]);
+  t.same(
+    results.map((r) => r.ok),
+    [false, true],
+    'the writer that took over last wins; the earlier one is fenced',
+  );
+  t.same(await log.fold('g2', [] as string[], (acc, v, d) => [...acc, `${v}:${text(d)}`]), ['1:b1']);
+});
+
+t.test('an append retried with the same version is stored once', async (t) => {
+  const w = (await log.takeOver('g3', 'node-a')).writer;
+  const first = await w.append(1, bytes('once'));
+  if (!first.ok) return t.fail('first append refused');
+  // A retry after a lost answer: same writer, same version, sent again (the writer's expected last
+  // sequence is rewound as it was before the first answer came back).
+  (w as unknown as { lastStored: number; lastCounting: number }).lastStored = w.epoch;
+  (w as unknown as { lastStored: number; lastCounting: number }).lastCounting = w.epoch;
+  const retry = await w.append(1, bytes('once'));
+  t.same(retry, { ok: true, seq: first.seq, duplicate: true }, 'answered with the first sequence');
+  t.ok((await w.append(2, bytes('two'))).ok, 'and the writer goes on');
+  t.same(await log.fold('g3', [] as number[], (acc, v) => [...acc, v]), [1, 2], 'one entry per version');
+});
+
+t.test('replay of a game with no entries, and of a long game', async (t) => {
+  t.same(await log.replay('nothing-here'), []);
+  const w = (await log.takeOver('g4', 'node-a')).writer;
+  const refused: number[] = [];
+  for (let v = 1; v <= 300; v++) if (!(await w.append(v, bytes(`m${v}`))).ok) refused.push(v);
+  t.same(refused, [], 'every append accepted');
+  const versions = await log.fold('g4', [] as number[], (acc, v) => [...acc, v]);
+  t.equal(versions.length, 300);
+  t.same(versions, Array.from({ length: 300 }, (_, i) => i + 1), 'in order, contiguous');
+});
+
+t.test('an old owner appending while a new owner takes over: what it was told is what the log holds', async (t) => {
+  // nats-server 2.9 may store both of two concurrent writes that expect the same last sequence; the
+  // chain rule decides which one counts, and each writer is told the truth about its own.
+  const ncB = await connectCluster([cluster.urls[2]], 'log-test-b');
+  t.teardown(() => ncB.close());
+  const logB = await GameLog.open(ncB, { replicas: 3, timeoutMs: 3000 });
+  let twins = 0;
+  for (let round = 0; round < 30; round++) {
+    const id = `race-${round}`;
+    // A third party follows the game live from the start, on its own connection.
+    const seen: string[] = [];
+    const follower = await logB.follow(id, 0, (e) => seen.push(e.kind === 'version' ? `v${e.version}@${e.epoch}` : `m${e.seq}`));
+    const { writer: a } = await log.takeOver(id, 'node-a');
+    t.ok((await a.append(1, bytes('a1'))).ok);
+    // The new owner's marker and the old owner's next append both expect the old owner's entry.
+    let late: Promise<AppendResult> | undefined;
+    const taken = await logB.takeOver(id, 'node-b', { beforeMarker: () => (late ??= a.append(2, bytes('a2'))) });
+    const lateResult = await late!;
+    const stored = await log.replay(id);
+    if (stored.filter((e) => e.after === stored[1].seq).length > 1) twins++;
+    const fromA = stored.find((e) => e.kind === 'version' && e.version === 2);
+    t.equal(lateResult.ok, fromA?.counts ?? false, `round ${round}: the old owner was told ok exactly when its append counts`);
+    const b = taken.writer;
+    const next = lateResult.ok ? 3 : 2;
+    t.same(
+      taken.entries.filter((e) => e.counts && e.kind === 'version').map((e) => (e.kind === 'version' ? e.version : 0)),
+      lateResult.ok ? [1, 2] : [1],
+      'the new owner resumes from every counting version',
+    );
+    t.ok((await b.append(next, bytes('b'))).ok, 'the new owner appends');
+    t.same(await log.fold(id, [] as number[], (acc, v) => [...acc, v]), lateResult.ok ? [1, 2, 3] : [1, 2], 'contiguous versions');
+    const after = await a.append(next + 1, bytes('stale'));
+    t.same(after, { ok: false, fenced: true }, 'the old owner is fenced from then on');
+    const counting = (await log.replay(id)).filter((e) => e.counts).map((e) => (e.kind === 'version' ? `v${e.version}@${e.epoch}` : `m${e.seq}`));
+    t.ok(await eventually(() => seen.length === counting.length), 'the follower caught up');
+    t.same(seen, counting, 'a live follower sees exactly the counting entries, in order');
+    follower.stop();
+  }
+  t.comment(`rounds where the server stored both concurrent writes: ${twins} of 30`);
+});
+
+t.test('a follower that starts mid-game gets only what comes after', async (t) => {
+  const { writer: w } = await log.takeOver('g5', 'node-a');
+  for (let v = 1; v <= 5; v++) t.ok((await w.append(v, bytes(`x${v}`))).ok);
+  const seen: number[] = [];
+  const f = await log.follow('g5', w.lastSeq(), (e) => e.kind === 'version' && seen.push(e.version));
+  for (let v = 6; v <= 10; v++) t.ok((await w.append(v, bytes(`x${v}`))).ok);
+  t.ok(await eventually(() => seen.length === 5));
+  t.same(seen, [6, 7, 8, 9, 10]);
+  f.stop();
+});
+
+t.test('a game id that is not one subject token is refused', async (t) => {
+  t.throws(() => log.subject('a.b'));
+  t.throws(() => log.subject('*'));
+  t.throws(() => log.subject(''));
+});
