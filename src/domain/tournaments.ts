@@ -182,3 +182,12 @@ export interface TournamentListing {
   state: TournamentState;
   createdAt: number;
 }
+
+/** A pair whose two games both have a score. */
+export const pairFinished = (p: TournamentPairRecord): boolean => p.scores[0] !== null && p.scores[1] !== null;
+
+/** A pair still being played: not finished, and not void (a game of it lost in a restart). */
+export const pairRunning = (p: TournamentPairRecord): boolean => !pairFinished(p) && p.void !== true;
+
+/** An event whose pairs are looked after: running, or cancelling while its pairs still play. */
+export const inPlay = (state: TournamentState): boolean => state === 'running' || state === 'cancelling';

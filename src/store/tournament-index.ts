@@ -4,7 +4,7 @@
 // (in a cluster) sees another node write. Finished events are read by id, on demand, and only the
 // newest TOURNAMENT_INDEX_DEPTH of each list are remembered, so the memory is bounded by the open
 // events and the bots, not by the events kept.
-import type { TournamentListing, TournamentPlayer, TournamentState } from '../domain/tournaments.js';
+import { inPlay, type TournamentListing, type TournamentPlayer, type TournamentState } from '../domain/tournaments.js';
 
 /** Events remembered per list (all, and each bot's): the most one page of a list shows. */
 export const TOURNAMENT_INDEX_DEPTH = 100;
@@ -24,7 +24,7 @@ interface Dated {
 }
 
 /** Open: pending, running, or cancelling while its pairs still play (the scheduler looks after those). */
-const isOpen = (s: TournamentState): boolean => s === 'pending' || s === 'running' || s === 'cancelling';
+const isOpen = (s: TournamentState): boolean => s === 'pending' || inPlay(s);
 /** Newest first: later creation first, then the larger id (a total order both stores agree on). */
 const before = (a: Dated, b: Dated): boolean => a.createdAt > b.createdAt || (a.createdAt === b.createdAt && a.id > b.id);
 

@@ -9,7 +9,7 @@
 // before it. Counted from the end, the chunks behind a removed entry keep their contents.
 //
 // Pure functions shared by the memory, LMDB and cluster stores (tournament-table.ts uses them).
-import type { TournamentHead, TournamentPairRecord, TournamentRecord } from '../domain/tournaments.js';
+import { pairFinished, pairRunning, type TournamentHead, type TournamentPairRecord, type TournamentRecord } from '../domain/tournaments.js';
 
 /** Queue entries per stored chunk. */
 export const QUEUE_CHUNK = 64;
@@ -31,7 +31,7 @@ export function queueChunk(queue: readonly QueueEntry[], k: number): QueueEntry[
   return queue.slice(Math.max(0, end - QUEUE_CHUNK), Math.max(0, end));
 }
 
-const finished = (p: TournamentPairRecord | undefined): boolean => p !== undefined && p.scores[0] !== null && p.scores[1] !== null;
+const finished = (p: TournamentPairRecord | undefined): boolean => p !== undefined && pairFinished(p);
 
 /** The head of an event: everything but its pairs and its queue, with their counts. */
 export function headOf(ev: TournamentRecord): TournamentHead {
@@ -112,7 +112,7 @@ export function fromWholeRecord(rec: TournamentRecord): TournamentRecord {
     }
     return rest;
   });
-  const running = pairs.some((p) => p.games !== null && p.void !== true && (p.scores[0] === null || p.scores[1] === null));
+  const running = pairs.some((p) => p.games !== null && pairRunning(p));
   const state = rec.state === 'cancelled' && running ? { state: 'cancelling' as const, finishedAt: null } : {};
   return { ...rec, ...state, queue: rec.queue ?? [], pairs, ...(refused ? { refused } : {}) };
 }

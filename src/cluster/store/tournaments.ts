@@ -9,7 +9,6 @@
 import { codec } from '../../domain/codec.js';
 import type { TournamentPairRecord } from '../../domain/tournaments.js';
 import { indexedOf, TournamentTable } from '../../store/tournament-table.js';
-import type { IndexedHead } from '../../store/tournament-index.js';
 import type { QueueEntry } from '../../store/tournament-parts.js';
 import type { Change, BucketCopy } from './bucket-copy.js';
 

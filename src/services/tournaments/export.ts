@@ -2,8 +2,7 @@
 // then one line per game of every finished pair (by pair, then game). A large event's export is
 // hundreds of MB, so it is never built whole.
 import type { GameRecord } from '../../domain/records.js';
-import type { TournamentRecord } from '../../domain/tournaments.js';
-import { pairFinished } from './standings.js';
+import { pairFinished, type TournamentRecord } from '../../domain/tournaments.js';
 import { viewLine, type ViewWithLists } from './view-line.js';
 
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });

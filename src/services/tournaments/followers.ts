@@ -7,12 +7,9 @@
 // while the store's revision of the event is the one seen at its write: in a cluster another node
 // may have written the event since (an accept, a cancel), and then it is read again. Finished events
 // are not kept: they are read from the store when asked for.
-import type { TournamentListing, TournamentRecord, TournamentState } from '../../domain/tournaments.js';
+import { inPlay, type TournamentListing, type TournamentRecord } from '../../domain/tournaments.js';
 import type { Store } from '../../store/types.js';
 
-
-/** Running, or cancelled while pairs still play (their results count, the seed waits for them). */
-const playing = (state: TournamentState): boolean => state === 'running' || state === 'cancelling';
 export interface TournamentSink {
   /** One ndjson line (JSON + '\n'). */
   send(line: string): void;
@@ -70,13 +67,13 @@ export class TournamentFollowers {
     const ids = new Set(listed.map((e) => e.id));
     for (const id of this.open.keys()) if (!ids.has(id)) this.open.delete(id);
     return listed.flatMap((e) => {
-      const ev = playing(e.state) ? this.get(e.id) : undefined;
-      return ev && playing(ev.state) ? [ev] : [];
+      const ev = inPlay(e.state) ? this.get(e.id) : undefined;
+      return ev && inPlay(ev.state) ? [ev] : [];
     });
   }
 
   private keep(id: string, ev: TournamentRecord | undefined): void {
-    if (ev && (ev.state === 'pending' || playing(ev.state))) this.open.set(id, { ev, revision: this.store.tournamentRevision(id) });
+    if (ev && (ev.state === 'pending' || inPlay(ev.state))) this.open.set(id, { ev, revision: this.store.tournamentRevision(id) });
     else this.open.delete(id);
   }
 

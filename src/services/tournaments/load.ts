@@ -4,8 +4,7 @@
 // games of its events it does not sit in (GameAdmission adds them to its own), its pairs between
 // two house bots, and the server all its event games. A game counts from its pair's start until its
 // result is recorded, so the counts may over-state for a moment, never under-state.
-import type { TournamentRecord } from '../../domain/tournaments.js';
-import { pairRunning } from './reveal.js';
+import { pairRunning, type TournamentRecord } from '../../domain/tournaments.js';
 
 interface Weight {
   host: string;

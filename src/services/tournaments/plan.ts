@@ -1,8 +1,8 @@
 // What a running event does next before pairs start, from its record alone: fill its queue (the
 // first start, the next Swiss round, more SPRT pairs) or end it. See docs/DECISIONS.md "Event pairing".
-import type { TournamentPairRecord, TournamentRecord } from '../../domain/tournaments.js';
+import { pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import { cannotStart, fixedEncounters, meetingKey, swissRound } from './pairing.js';
-import { pairRunning, pairsRunning } from './reveal.js';
+import { pairsRunning } from './reveal.js';
 import { tournamentTables } from './standings.js';
 
 /** The event's next state before pairs start: a filled queue, or over. Null: unchanged. `now` dates an end. */

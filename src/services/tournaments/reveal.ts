@@ -3,11 +3,7 @@
 // Like a mirror-pair game whose reveal waits until its twin has ended (src/game/mirror-pair.ts), the
 // event seed waits until the event is over and none of its games runs any more; every place that
 // shows it (GET /events/{id}, the export's first line, the stream's EventEnded) asks here.
-import type { TournamentPairRecord, TournamentRecord } from '../../domain/tournaments.js';
-import { pairFinished } from './standings.js';
-
-/** A pair still being played: not both results in, and not void. */
-export const pairRunning = (p: TournamentPairRecord): boolean => !pairFinished(p) && p.void !== true;
+import { pairRunning, type TournamentRecord } from '../../domain/tournaments.js';
 
 /** How many pairs of the event are still being played. */
 export const pairsRunning = (ev: TournamentRecord): number => ev.pairs.filter(pairRunning).length;

@@ -7,7 +7,7 @@
 import { face, nextPairIndex, pairAt, pairFinishedLine, whiteScore } from './pair-records.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
-import type { TournamentPairRecord, TournamentRecord, GameScore } from '../../domain/tournaments.js';
+import { inPlay, pairRunning, type TournamentPairRecord, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Seat } from '../../domain/types.js';
 import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
@@ -19,7 +19,7 @@ import { expirePending } from './expiry.js';
 import type { TournamentFollowers } from './followers.js';
 import { TournamentLoad } from './load.js';
 import { afterRestart, planNext } from './plan.js';
-import { endedLine, pairRunning, pairsRunning, seedRevealed } from './reveal.js';
+import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { RefusalCounts } from './refusals.js';
 import { Tallies } from './tally.js';
 
@@ -54,8 +54,6 @@ export interface TournamentSchedulerConfig {
 const PAIR_SEATS = 2;
 const PAIR_GAMES = 2;
 
-/** Events whose pairs the scheduler looks after: running ones, and cancelled ones whose pairs still play. */
-const inPlay = (ev: TournamentRecord): boolean => ev.state === 'running' || ev.state === 'cancelling';
 
 export class TournamentScheduler implements GameLifecycleListener {
   private readonly ticks: Periodic;
@@ -144,7 +142,7 @@ export class TournamentScheduler implements GameLifecycleListener {
     // Not in play (the store's index has no revision for events over): nothing is counted.
     if (!where || this.deps.followers.store.tournamentRevision(where.eventId) === undefined) return;
     const ev = this.deps.followers.get(where.eventId);
-    const pair = ev && inPlay(ev) ? ev.pairs[pairAt(ev, where.index)] : undefined;
+    const pair = ev && inPlay(ev.state) ? ev.pairs[pairAt(ev, where.index)] : undefined;
     const k = pair?.games?.indexOf(game.id) ?? -1;
     if (!pair || k < 0) return;
     // Game 0: the first player (a) is White; game 1: a is Black.

@@ -14,7 +14,7 @@ import { entersAtOnce, setEventHosts, type EventHostsInput, type EventHostsView 
 import { TOURNAMENT_INDEX_DEPTH } from '../../store/tournament-index.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
 import { TournamentPlaces, type InvitationBudget } from './places.js';
-import { tournamentTables, pairFinished } from './standings.js';
+import { tournamentTables } from './standings.js';
 import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';

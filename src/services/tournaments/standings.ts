@@ -1,7 +1,7 @@
 // Standings and per-encounter statistics of an event, recomputed from its pair list (the server's
 // views and `dicechess verify-event` both call this, so they cannot disagree by construction; the
 // statistics themselves are checked against an independent implementation in the tests).
-import type { TournamentRecord, GameScore } from '../../domain/tournaments.js';
+import { pairFinished, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
 import { pairStats, sprtReport, type PairStats, type SprtReport } from './stats.js';
 
 export interface StandingRow {
@@ -34,7 +34,6 @@ export interface TournamentTables {
 }
 
 /** A pair is finished once both of its games have a result. */
-export const pairFinished = (p: TournamentRecord['pairs'][number]): boolean => p.scores[0] !== null && p.scores[1] !== null;
 
 const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
 

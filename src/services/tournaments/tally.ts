@@ -2,8 +2,8 @@
 // pair is added once, instead of counting every pair again at each result (which made a 20,000-pair
 // event quadratic). They give what tournamentTables (standings.ts) gives for the same pairs — the
 // views and `dicechess verify-event` keep using that one, and a test holds the two equal.
-import type { GameScore, TournamentPairRecord, TournamentRecord } from '../../domain/tournaments.js';
-import { pairFinished, type StandingRow } from './standings.js';
+import { pairFinished, type GameScore, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
+import { type StandingRow } from './standings.js';
 import { sprtReport, type SprtReport } from './stats.js';
 
 type Counted = Omit<StandingRow, 'player' | 'byes' | 'refusedMoves'>;
