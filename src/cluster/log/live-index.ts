@@ -27,7 +27,8 @@ const keyOf = (shard: number, gameId: string): string => `s${shard}.${subjectTok
 /** Opens (creating on first use) the live-games bucket. */
 export async function openLiveIndex(nc: NatsConnection, o: LiveIndexOptions): Promise<LiveIndex> {
   const kv = await openBucket(nc, { bucket: o.bucket ?? 'dc-live', replicas: o.replicas, timeoutMs: o.timeoutMs });
-  const b = leaseBucket(kv);
+  // Listing writes the `barrier` key first (one value, overwritten): see subjectKeys.
+  const b = leaseBucket(kv, { barrierKey: 'barrier' });
   const ONE = new Uint8Array([49]);
   return {
     add: async (shard, gameId) => {

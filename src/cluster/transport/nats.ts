@@ -58,22 +58,40 @@ export async function openBucket(nc: NatsConnection, o: BucketOptions): Promise<
  * made: on 2.9 a consumer may be placed on a server that is down, and then its creation goes
  * unanswered until it times out. Meant for buckets whose keys are removed by purging (leaseBucket).
  */
-export async function subjectKeys(kv: KV, filter = '>'): Promise<string[]> {
+export async function subjectKeys(
+  kv: KV,
+  filter = '>',
+  o: { barrierKey?: string; pause?: (ms: number) => Promise<void> } = {},
+): Promise<string[]> {
+  const pause = o.pause ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const b = kv as Bucket;
   const prefix = b.subjectForKey('');
-  const info = await b.jsm.streams.info(b.stream, { subjects_filter: `${prefix}${filter}` });
-  return Object.keys(info.state.subjects ?? {}).map((s) => s.slice(prefix.length));
+  // A server elected leader right after a restart of the whole cluster may answer (on 2.9) before it
+  // has applied every write the old cluster acknowledged, and list too few keys. With a barrier, a
+  // write is made first and its sequence awaited: a state that holds it holds everything before it.
+  const barrier = o.barrierKey === undefined ? 0 : await kv.put(o.barrierKey, BARRIER_VALUE);
+  for (let attempt = 1, wait = 50; ; attempt++, wait = Math.min(wait * 2, 500)) {
+    const info = await b.jsm.streams.info(b.stream, { subjects_filter: `${prefix}${filter}` });
+    if (info.state.last_seq >= barrier) return Object.keys(info.state.subjects ?? {}).map((s) => s.slice(prefix.length));
+    if (attempt >= BARRIER_ATTEMPTS) throw new Error(`${b.stream}: the leader's state stayed before write ${barrier} (at ${info.state.last_seq})`);
+    await pause(wait);
+  }
 }
 
+/** About ten seconds of asking (50 ms doubling to 500 ms). */
+const BARRIER_ATTEMPTS = 24;
+
+const BARRIER_VALUE = new Uint8Array([48]);
+
 /** A bucket as leases and shard ownership use it: removing a key purges its subject (no marker). */
-export function leaseBucket(kv: KV): LeaseKv & { keys(filter?: string): Promise<AsyncIterable<string>> } {
+export function leaseBucket(kv: KV, o: { barrierKey?: string } = {}): LeaseKv & { keys(filter?: string): Promise<AsyncIterable<string>> } {
   const b = kv as Bucket;
   return {
     create: (k, v) => kv.create(k, v),
     update: (k, v, rev, timeoutMs) => kv.update(k, v, rev, timeoutMs),
     get: (k) => kv.get(k),
     // Every removal purges, so the stream's subjects are the live keys (and no consumer is needed).
-    keys: async (filter) => toAsync(await subjectKeys(kv, filter)),
+    keys: async (filter) => toAsync(await subjectKeys(kv, filter, o)),
     remove: async (k) => {
       await b.jsm.streams.purge(b.stream, { filter: b.subjectForKey(k) });
     },
