@@ -30,6 +30,8 @@ export interface RegistryDeps {
   random?: () => number;
   /** Where new games' server seeds come from (fresh random bytes unless a test injects its own, to replay a game). */
   serverSeed?: () => Uint8Array;
+  /** Where a mirror pair's server-chosen client seeds come from (random hex unless a test injects its own). */
+  clientSeed?: () => string;
   /** Sees every committed version of every game (a shard forwards them to the main thread). */
   onShow?: ActorDeps['onShow'];
   /** Hears how long each roll's tree took to build (the shard reports it with the version). */
@@ -78,7 +80,7 @@ export class GameRegistry extends IndexedGames<GameActor> implements GameFactory
   ): Promise<[GameActor, GameActor]> {
     if (this.stopping) throw new Error('game registry is stopping');
     const seed = (spec.fair && hexToSeed(spec.fair.serverSeed)) || this.newSeed();
-    const clientSeeds = spec.fair?.clientSeeds ?? { white: randomBytes(16).toString('hex'), black: randomBytes(16).toString('hex') };
+    const clientSeeds = spec.fair?.clientSeeds ?? { white: this.newClientSeed(), black: this.newClientSeed() };
     const recs = [
       { ...this.newRecord(spec, ids[0], seed), clientSeeds, mirrorOf: ids[1] },
       { ...this.newRecord({ ...spec, white: spec.black, black: spec.white }, ids[1], seed), clientSeeds, mirrorOf: ids[0] },
@@ -94,6 +96,10 @@ export class GameRegistry extends IndexedGames<GameActor> implements GameFactory
 
   private newSeed(): Uint8Array {
     return this.deps.serverSeed?.() ?? newServerSeed();
+  }
+
+  private newClientSeed(): string {
+    return this.deps.clientSeed?.() ?? randomBytes(16).toString('hex');
   }
 
   private newRecord(spec: NewGameSpec, id: string, seed: Uint8Array): GameRecord {

@@ -109,7 +109,7 @@ t.test('lockstep: the game ahead waits with its clock stopped; identical dice pl
 t.test('reveal withheld until both ended; the later GameEnded carries it; the survivor runs free', async (t) => {
   const s = setup();
   const random = rng(7);
-  const [a, b, ra, rb] = await pair(s);
+  const [a, b, ra, rb] = await pair(s, FIXED);
   const seed = a.record().serverSeed;
   a.resign('White');
   await settle();
@@ -143,7 +143,7 @@ t.test('reveal withheld until both ended; the later GameEnded carries it; the su
 
 t.test('both resign in the same instant: exactly the later GameEnded reveals', async (t) => {
   const s = setup();
-  const [a, b, ra, rb] = await pair(s);
+  const [a, b, ra, rb] = await pair(s, FIXED);
   a.resign('Black');
   b.resign('White');
   await settle();
@@ -154,7 +154,7 @@ t.test('both resign in the same instant: exactly the later GameEnded reveals', a
 t.test('the partner losing on time wakes the game that waits, and its clock starts then', async (t) => {
   const s = setup();
   const random = rng(9);
-  const [a, b, ra] = await pair(s);
+  const [a, b, ra] = await pair(s, FIXED);
   await playRandom(a, random);
   await settle();
   if (!a.isActive()) return t.fail('king captured at once');
@@ -174,7 +174,7 @@ t.test('restart: both games resume in lockstep and still withhold', async (t) =>
   const store = new MemoryStore();
   const s1 = setup({ store });
   const random = rng(3);
-  const [a1, b1] = await pair(s1);
+  const [a1, b1] = await pair(s1, FIXED);
   s1.clock.advance(1000);
   await playRandom(a1, random, { spareKing: true });
   await settle();
@@ -221,7 +221,7 @@ t.test('restart: both games resume in lockstep and still withhold', async (t) =>
 t.test('a partner not live at resume (ended, or never stored after a crash) holds nothing back', async (t) => {
   const store = new MemoryStore();
   const s1 = setup({ store });
-  const [a1, b1] = await pair(s1);
+  const [a1, b1] = await pair(s1, FIXED);
   await s1.registry.stop();
   // B is not live any more: the same resume path as a B that was never stored.
   await store.putGame({ ...store.getGame(b1.id)!, status: { Ended: { over: { result: { Draw: {} }, termination: 'Aborted' } } } });

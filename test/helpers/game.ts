@@ -1,5 +1,6 @@
 // Shared set-up for the game-actor tests: a registry on a ManualClock and a memory store; scripted players; a subscriber that records frames; seeds chosen so the opening roll
 // has the dice a test needs.
+import { createHash } from 'node:crypto';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { GameRecord, ResultRecord } from '../../src/domain/records.js';
 import {
@@ -116,6 +117,7 @@ export function setup(o: SetupOptions = {}): Setup {
   const logs = new Logs();
   const started: GameHandle[] = [];
   const endedRecords: GameRecord[] = [];
+  let seeds = 0;
   const registry = new GameRegistry({
     store,
     clock,
@@ -129,6 +131,9 @@ export function setup(o: SetupOptions = {}): Setup {
     log: logs,
     housePlayers: o.housePlayers,
     random: o.random,
+    // Seeds from a counter, not the system's randomness: a test's dice are the same on every run.
+    serverSeed: () => createHash('sha256').update(`test server seed ${++seeds}`).digest(),
+    clientSeed: () => `test-client-seed-${++seeds}`,
   });
   return { clock, store, logs, registry, started, endedRecords };
 }
