@@ -36,6 +36,7 @@ export function planNext(ev: TournamentRecord, now: number): TournamentRecord | 
       standings: playing.map((p) => ({ player: p, points: points.get(p) ?? 0 })),
       met,
       hadBye: new Set(ev.byes.map(([, p]) => p)),
+      roundsAfter: ev.rounds - round - 1,
     });
     if (!r) return finish(`no pairing without a repeat exists for round ${round + 1}`);
     const queue: [number, number, number][] = [];
