@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { commitOf, hexToSeed } from '../fair/index.js';
-import type { TournamentRecord, GameScore } from '../domain/tournaments.js';
+import type { TournamentRecord, TournamentSeed, GameScore } from '../domain/tournaments.js';
 import { tournamentTables } from '../services/tournaments/standings.js';
 import type { GameTask } from './verify-game.js';
 
@@ -95,7 +95,7 @@ function checkTables(ev: Json, games: Json[]): string[] {
     pairsPerEncounter: ev.pairsPerEncounter, rounds: ev.rounds, sprt: ev.sprt, maxPairs: ev.maxPairs, concurrency: ev.concurrency,
     rated: ev.rated, state: ev.state, createdAt: 0, startedAt: null, finishedAt: null, commit: ev.commit, seed: '', queue: [],
     byes: ev.byes.map((b: Json) => [b.round, index.get(`${b.team}/${b.name}`) ?? -1]),
-    verdict: ev.verdict, verdictAfter: ev.verdictAfter, note: null,
+    verdict: ev.verdict, verdictAfter: ev.verdictAfter, note: null, seeding: seedingOfView(ev),
     pairs: ev.pairs.map((p: Json) => {
       const mine: [GameScore | null, GameScore | null] = [scores.get(`${p.index}/0`) ?? null, scores.get(`${p.index}/1`) ?? null];
       if (mine[0] !== p.scores[0] || mine[1] !== p.scores[1]) out.push(`pair ${p.index}: published scores ${p.scores} but the games say ${mine}`);
@@ -116,6 +116,11 @@ function checkTables(ev: Json, games: Json[]): string[] {
     for (const k of ['points', 'games', 'wins', 'draws', 'losses', 'pairs', 'byes'] as const) {
       if (!pub || pub[k] !== row[k]) out.push(`standings ${p.team}/${p.name}: ${k} published ${pub?.[k]}, recomputed ${row[k]}`);
     }
+    // Swiss tiebreaks (sums of fractions: summed here in pair order, by the server in finishing order).
+    for (const k of ['buchholz', 'sonnebornBerger'] as const) {
+      const mine = row[k];
+      if (pub && (mine === null ? pub[k] !== null : !same(pub[k], mine))) out.push(`standings ${p.team}/${p.name}: ${k} published ${pub[k]}, recomputed ${mine}`);
+    }
   }
   for (const enc of tables.encounters) {
     const [x, y] = enc.players.map((i) => rec.players[i]);
@@ -130,4 +135,10 @@ function checkTables(ev: Json, games: Json[]): string[] {
     if (enc.sprt && !same(pub.llr, enc.sprt.llr)) out.push(`${what}: llr published ${pub.llr}, recomputed ${enc.sprt.llr}`);
   }
   return out;
+}
+
+/** A Swiss's seeding as its view shows it (each player's `seed` and `seedRating`); none in an export without them. */
+function seedingOfView(ev: Json): TournamentSeed[] | undefined {
+  const seeded = (ev.players as Json[]).flatMap((p, player) => (typeof p.seed === 'number' ? [{ player, seed: p.seed as number, rating: p.seedRating as number }] : []));
+  return seeded.length === 0 ? undefined : seeded.sort((x, y) => x.seed - y.seed).map(({ player, rating }) => ({ player, rating }));
 }

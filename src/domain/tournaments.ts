@@ -163,6 +163,18 @@ export interface TournamentRecord {
    * event runs. Absent until the first one.
    */
   refused?: number[];
+  /**
+   * Swiss only: the players taking part in seed order, fixed when the event starts (by ladder
+   * rating, highest first; services/tournaments/seeding.ts). Absent before the start and in records
+   * written before seeding existed: those are seeded in entry order.
+   */
+  seeding?: TournamentSeed[];
+}
+
+/** A player's place in a Swiss's seeding, with the rating it was seeded by. */
+export interface TournamentSeed {
+  player: number;
+  rating: number;
 }
 
 /** What the store keeps of an event under its own key: everything but its pairs and its queue. */

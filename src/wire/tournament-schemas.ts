@@ -75,6 +75,14 @@ const Standing = z.strictObject({
   byes: z.int(),
   timeLosses: described(z.int(), 'Games this player lost on time.'),
   refusedMoves: described(z.int(), 'Moves of this player the server refused in event games (not your turn, illegal turn).'),
+  buchholz: described(
+    z.number().nullable(),
+    'Swiss only (null otherwise): the sum of the opponents’ points, one term per encounter; a bye counts a virtual opponent (docs/API.md “Events”).',
+  ),
+  sonnebornBerger: described(
+    z.number().nullable(),
+    'Swiss only (null otherwise): the sum over encounters of the share of its points the player scored times that opponent’s points.',
+  ),
 });
 
 const Encounter = z.strictObject({
@@ -114,7 +122,15 @@ export const EventView = named(
     format: z.enum(TOURNAMENT_FORMATS),
     state: State,
     host: Face,
-    players: z.array(z.strictObject({ team: z.string(), name: z.string(), invitation: z.enum(['accepted', 'declined', 'invited']) })),
+    players: z.array(
+      z.strictObject({
+        team: z.string(),
+        name: z.string(),
+        invitation: z.enum(['accepted', 'declined', 'invited']),
+        seed: described(z.int().nullable(), 'Swiss: the player’s place in the seeding fixed at the start (1 the first), by ladder rating; null otherwise.'),
+        seedRating: described(z.number().nullable(), 'Swiss: the rating the player was seeded by; null otherwise.'),
+      }),
+    ),
     timeControl: TimeControl,
     pairsPerEncounter: z.int(),
     rounds: z.int(),

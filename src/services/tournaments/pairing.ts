@@ -1,6 +1,7 @@
 // Who meets whom in an event. Match, SPRT, gauntlet and round-robin have a fixed list of encounters;
-// a Swiss pairs one round at a time from the standings (docs/DECISIONS.md "Event pairing").
+// a Swiss pairs one round at a time from the standings, by the Dutch system (dutch.ts; docs/DECISIONS.md "Event pairing").
 import type { TournamentFormat, TournamentRecord } from '../../domain/tournaments.js';
+import { dutchRound } from './dutch.js';
 
 /** Two players (indexes into the event's player list) who meet in one encounter. */
 export type Encounter = [a: number, b: number];
@@ -41,12 +42,14 @@ export function circleRounds(playing: readonly number[]): Encounter[][] {
 export const meetingKey = (a: number, b: number): string => (a < b ? `${a}-${b}` : `${b}-${a}`);
 
 export interface SwissInput {
-  /** Players taking part, with their points so far; ties keep this order (the entry order). */
+  /** Players taking part, with their points so far, in seed order (ties in points keep this order). */
   standings: readonly { player: number; points: number }[];
   /** meetingKey of every two players who have met. */
   met: ReadonlySet<string>;
   /** Players who already had a bye. */
   hadBye: ReadonlySet<number>;
+  /** Rounds to play after this one: a pairing that leaves them unplayable is avoided (0 when absent). */
+  roundsAfter?: number;
 }
 
 export interface SwissRound {
@@ -54,44 +57,22 @@ export interface SwissRound {
   bye: number | null;
 }
 
-/** Search steps a Swiss round may take before it gives up (the bound on a pairing's cost). */
-export const SWISS_SEARCH_LIMIT = 200_000;
-
 /**
- * One Swiss round: players ranked by points (ties in entry order); with an odd count the lowest
- * ranked player without a bye sits out (any player once everyone has had one); then the best ranked
- * unpaired player meets the next best ranked one he has not met, backtracking when the rest cannot
- * be paired. Null when no pairing without a repeat exists (or the search exceeds its bound).
+ * One Swiss round by the Dutch system's core rules (dutch.ts): players ranked by points, then seed;
+ * with an odd count the lowest ranked player without a bye sits out; nobody meets anyone twice or has
+ * a second bye. Null when no such pairing exists.
  */
 export function swissRound(input: SwissInput): SwissRound | null {
   const ranked = [...input.standings]
     .map((s, i) => ({ ...s, order: i }))
-    .sort((x, y) => y.points - x.points || x.order - y.order)
-    .map((s) => s.player);
-  let steps = 0;
-  const pairUp = (rest: number[]): Encounter[] | null => {
-    if (rest.length === 0) return [];
-    if (++steps > SWISS_SEARCH_LIMIT) return null;
-    const [first, ...others] = rest;
-    for (let i = 0; i < others.length; i++) {
-      const b = others[i];
-      if (input.met.has(meetingKey(first, b))) continue;
-      const tail = pairUp(others.filter((_, j) => j !== i));
-      if (tail) return [[first, b], ...tail];
-    }
-    return null;
-  };
-  if (ranked.length % 2 === 0) {
-    const pairs = pairUp(ranked);
-    return pairs ? { pairs, bye: null } : null;
-  }
-  const byeOrder = [...ranked].reverse();
-  const fresh = byeOrder.filter((p) => !input.hadBye.has(p));
-  for (const bye of fresh.length > 0 ? fresh : byeOrder) {
-    const pairs = pairUp(ranked.filter((p) => p !== bye));
-    if (pairs) return { pairs, bye };
-  }
-  return null;
+    .sort((x, y) => y.points - x.points || x.order - y.order);
+  return dutchRound({
+    ranked: ranked.map((s) => s.player),
+    points: new Map(ranked.map((s) => [s.player, s.points])),
+    mayMeet: (a, b) => a !== b && !input.met.has(meetingKey(a, b)),
+    mayHaveBye: (p) => !input.hadBye.has(p),
+    roundsAfter: input.roundsAfter ?? 0,
+  });
 }
 
 /** Why the players who have accepted cannot play this event, or null when they can. */

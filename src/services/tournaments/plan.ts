@@ -3,6 +3,7 @@
 import { pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import { cannotStart, fixedEncounters, meetingKey, swissRound } from './pairing.js';
 import { pairsRunning } from './reveal.js';
+import { seedOrder } from './seeding.js';
 import { tournamentTables } from './standings.js';
 
 /** The event's next state before pairs start: a filled queue, or over. Null: unchanged. `now` dates an end. */
@@ -33,9 +34,11 @@ export function planNext(ev: TournamentRecord, now: number): TournamentRecord | 
     const points = new Map(tables.standings.map((s) => [s.player, s.points]));
     const met = new Set(ev.pairs.map((p) => meetingKey(p.a, p.b)));
     const r = swissRound({
-      standings: playing.map((p) => ({ player: p, points: points.get(p) ?? 0 })),
+      // In seed order, so that equal points keep it (seeding.ts).
+      standings: seedOrder(ev).filter((p) => playing.includes(p)).map((p) => ({ player: p, points: points.get(p) ?? 0 })),
       met,
       hadBye: new Set(ev.byes.map(([, p]) => p)),
+      roundsAfter: ev.rounds - round - 1,
     });
     if (!r) return finish(`no pairing without a repeat exists for round ${round + 1}`);
     const queue: [number, number, number][] = [];

@@ -19,6 +19,7 @@ import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
+import { seededAtStart, seedView } from './seeding.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -131,7 +132,7 @@ export class TournamentService {
     const now = this.deps.clock.now();
     const all = players.every((p) => p.accepted === true);
     const seed = newServerSeed();
-    const ev: TournamentRecord = {
+    const made: TournamentRecord = {
       schema: SCHEMA_VERSION,
       id: this.deps.newId(),
       name: input.name,
@@ -159,6 +160,7 @@ export class TournamentService {
       note: null,
       ...(address !== undefined ? { hostAddress: address } : {}),
     };
+    const ev = all ? this.seeded(made) : made;
     const release = this.places.hold(host.id, ev.id);
     try {
       await this.deps.followers.store.putTournament(ev);
@@ -298,7 +300,12 @@ export class TournamentService {
   }
 
   private started(ev: TournamentRecord): TournamentRecord {
-    return { ...ev, state: 'running', startedAt: this.deps.clock.now() };
+    return this.seeded({ ...ev, state: 'running', startedAt: this.deps.clock.now() });
+  }
+
+  /** A Swiss starting is seeded by its players' ratings now (seeding.ts). */
+  private seeded(ev: TournamentRecord): TournamentRecord {
+    return seededAtStart(ev, (id) => this.deps.followers.store.getBot(id)?.rating.rating);
   }
 
   /** The heads of these events (a page of a list: their pairs are not read). */
@@ -322,7 +329,7 @@ export class TournamentService {
     const face = (i: number) => faceOf(ev.players[i]);
     return {
       ...headOf(ev),
-      players: ev.players.map((p) => ({ ...faceOf(p), invitation: answerOf(p.accepted) })),
+      players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), ...seedView(ev, i) })),
       timeControl: ev.timeControl,
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,

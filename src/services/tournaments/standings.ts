@@ -3,6 +3,7 @@
 // statistics themselves are checked against an independent implementation in the tests).
 import { pairFinished, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
 import { pairStats, sprtReport, type PairStats, type SprtReport } from './stats.js';
+import { rankRows, SwissMeetings } from './tiebreaks.js';
 
 export interface StandingRow {
   player: number;
@@ -16,6 +17,9 @@ export interface StandingRow {
   timeLosses: number;
   /** Moves of this player the server refused (not its turn, an illegal turn) while the event ran. */
   refusedMoves: number;
+  /** Swiss only (null otherwise): tiebreaks, in points (tiebreaks.ts). */
+  buchholz: number | null;
+  sonnebornBerger: number | null;
 }
 
 export interface EncounterStats extends PairStats {
@@ -38,16 +42,18 @@ export interface TournamentTables {
 const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
 
 /**
- * The standings (ranked by points, then entry order) and every encounter's statistics. A Swiss bye
- * scores as if the player had won every game of that round's encounter (2 points per pair).
+ * The standings (ranked by points, then entry order; a Swiss by points, Buchholz, Sonneborn–Berger,
+ * then seed) and every encounter's statistics. A Swiss bye scores as if the player had won every
+ * game of that round's encounter (2 points per pair).
  */
 export function tournamentTables(ev: TournamentRecord): TournamentTables {
   const rows = new Map<number, StandingRow>();
   ev.players.forEach((p, i) => {
-    if (p.accepted === true) rows.set(i, { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 });
+    if (p.accepted === true) rows.set(i, { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0, buchholz: null, sonnebornBerger: null });
   });
-  const row = (i: number): StandingRow => rows.get(i) ?? { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0 };
+  const row = (i: number): StandingRow => rows.get(i) ?? { player: i, points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, byes: 0, timeLosses: 0, refusedMoves: 0, buchholz: null, sonnebornBerger: null };
   const finished = ev.pairs.filter(pairFinished).sort((x, y) => x.finishedSeq - y.finishedSeq);
+  const meetings = new SwissMeetings();
   const byEncounter = new Map<string, { players: [number, number]; scores: [GameScore, GameScore][]; games: [string, string][] }>();
   for (const p of finished) {
     const [x, y] = p.scores as [GameScore, GameScore];
@@ -64,6 +70,7 @@ export function tournamentTables(ev: TournamentRecord): TournamentTables {
       rows.set(who, r);
     }
     for (const loser of p.timeLosses) row(loser).timeLosses++;
+    meetings.add(p);
     // Statistics are kept from the side of the lower-numbered player of the two.
     const first = Math.min(p.a, p.b);
     const key = `${first}-${Math.max(p.a, p.b)}`;
@@ -100,6 +107,6 @@ export function tournamentTables(ev: TournamentRecord): TournamentTables {
     ...pairStats(e.scores),
     sprt: ev.sprt ? sprtReport(pairStats(e.scores).pentanomial, ev.sprt) : null,
   }));
-  const standings = [...rows.values()].sort((p, q) => q.points - p.points || p.player - q.player);
+  const standings = rankRows(ev, [...rows.values()], meetings);
   return { standings, encounters, llrHistory };
 }

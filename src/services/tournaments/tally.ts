@@ -5,8 +5,9 @@
 import { pairFinished, type GameScore, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import { type StandingRow } from './standings.js';
 import { sprtReport, type SprtReport } from './stats.js';
+import { rankRows, SwissMeetings } from './tiebreaks.js';
 
-type Counted = Omit<StandingRow, 'player' | 'byes' | 'refusedMoves'>;
+type Counted = Omit<StandingRow, 'player' | 'byes' | 'refusedMoves' | 'buchholz' | 'sonnebornBerger'>;
 const zero = (): Counted => ({ points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, timeLosses: 0 });
 const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
 
@@ -16,6 +17,8 @@ export class TournamentTally {
   private readonly rows = new Map<number, Counted>();
   /** Pentanomial counts of the pairs, from the side of the lower-numbered player (the SPRT's side). */
   private readonly pentanomial = [0, 0, 0, 0, 0];
+  /** Who met whom, for a Swiss's tiebreaks. */
+  private readonly meetings = new SwissMeetings();
 
   /** A tally of every finished pair of the event, in finishing order. */
   static of(ev: TournamentRecord): TournamentTally {
@@ -44,17 +47,18 @@ export class TournamentTally {
       r.timeLosses++;
       this.rows.set(loser, r);
     }
+    this.meetings.add(p);
     const sum = p.a < p.b ? x + y : 2 - x - y;
     this.pentanomial[Math.round(sum * 2)]++;
     this.counted++;
   }
 
-  /** The standings as tournamentTables ranks them: by points, then entry order. */
+  /** The standings as tournamentTables ranks them (tiebreaks.ts). */
   standings(ev: TournamentRecord): StandingRow[] {
     const rows = new Map<number, StandingRow>();
     const row = (i: number): StandingRow => {
       let r = rows.get(i);
-      if (!r) rows.set(i, (r = { player: i, ...(this.rows.get(i) ?? zero()), byes: 0, refusedMoves: 0 }));
+      if (!r) rows.set(i, (r = { player: i, ...(this.rows.get(i) ?? zero()), byes: 0, refusedMoves: 0, buchholz: null, sonnebornBerger: null }));
       return r;
     };
     ev.players.forEach((p, i) => p.accepted === true && row(i));
@@ -65,7 +69,7 @@ export class TournamentTally {
       r.byes++;
       r.points += 2 * ev.pairsPerEncounter;
     }
-    return [...rows.values()].sort((p, q) => q.points - p.points || p.player - q.player);
+    return rankRows(ev, [...rows.values()], this.meetings);
   }
 
   /** The SPRT after the pairs added (null for other formats). */
