@@ -125,6 +125,8 @@ export const EventView = named(
         alpha: z.number(),
         beta: z.number(),
         model: described(z.enum(SPRT_MODELS), `${SPRT_MODEL_TEXT} SPRTs created before the choice existed are \`logistic\`.`),
+        method: described(z.literal('glr'), 'The statistic: `glr`, the exact generalised log-likelihood ratio on pentanomial pair scores. Exports made before it was named lack it.'),
+        llrBounds: described(z.tuple([z.number(), z.number()]), 'The LLR bounds [ln(β/(1−α)), ln((1−β)/α)]: H0 at or below the first, H1 at or above the second.'),
       })
       .nullable(),
     maxPairs: z.int(),
@@ -150,6 +152,7 @@ export const EventView = named(
         games: described(z.tuple([z.string(), z.string()]).nullable(), 'The first player is White in the first game.'),
         scores: z.tuple([Score, Score]),
         void: described(z.boolean(), 'The pair can never finish (its game was lost from the store in a restart): neither game counts.'),
+        finishedSeq: described(z.int(), 'When the server counted the pair (1, 2, … in finishing order; 0 while unfinished or void): the SPRT reads pairs in this order.'),
       }),
     ),
     byes: z.array(z.strictObject({ round: z.int(), team: z.string(), name: z.string() })),

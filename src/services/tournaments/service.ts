@@ -19,6 +19,8 @@ import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
+import { sprtBounds } from './stats.js';
+import { SPRT_METHOD } from './sprt-verdict.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -327,7 +329,8 @@ export class TournamentService {
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,
       // An SPRT stored before models existed shows the model it was run under.
-      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt) } : null,
+      // With the method and the LLR bounds, an export holds all that re-deriving the verdict needs.
+      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt), method: SPRT_METHOD, llrBounds: sprtBounds(ev.sprt.alpha, ev.sprt.beta) } : null,
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
       rated: ev.rated,
@@ -361,6 +364,7 @@ export class TournamentService {
         games: p.games,
         scores: p.scores,
         void: p.void === true,
+        finishedSeq: p.finishedSeq,
       })),
       byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
     };
