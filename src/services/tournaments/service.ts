@@ -365,6 +365,8 @@ export class TournamentService {
         scores: p.scores,
         void: p.void === true,
         finishedSeq: p.finishedSeq,
+        ...(p.replays ? { replays: p.replays } : {}),
+        ...(p.voidReason ? { voidReason: p.voidReason } : {}),
       })),
       byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
     };
