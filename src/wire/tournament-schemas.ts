@@ -97,6 +97,7 @@ const Encounter = z.strictObject({
     z.boolean().optional(),
     'SPRT only: true once the test stopped at a bound. A test that stops when its evidence is strongest overstates the difference it found: the `elo`, `eloInterval` and `los` are then biased (away from the hypothesis it rejected) and are not a fair estimate.',
   ),
+  biasNote: described(z.string().optional(), 'SPRT only, once it stopped at a bound: the same warning in words, for a reader of the event who does not know `eloBiased`.'),
 });
 
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();

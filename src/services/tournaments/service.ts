@@ -20,7 +20,7 @@ import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
 import { sprtBounds } from './stats.js';
-import { SPRT_METHOD } from './sprt-verdict.js';
+import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -355,6 +355,7 @@ export class TournamentService {
         drawRatio: e.drawRatio,
         luck: e.luck,
         ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
+        ...(e.sprt && ev.verdict !== null ? { biasNote: BIAS_NOTE } : {}),
       })),
       llrHistory: tables.llrHistory,
       pairs: ev.pairs.map((p) => ({

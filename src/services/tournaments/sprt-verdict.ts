@@ -9,6 +9,13 @@
  */
 export const SPRT_METHOD = 'glr';
 
+/**
+ * What an encounter says of its Elo once its SPRT stopped at a bound. No median-unbiased estimate is
+ * computed (docs/DECISIONS.md "Event statistics"), so the naive one is labelled for what it is.
+ */
+export const BIAS_NOTE =
+  'The test stopped at a bound: elo, eloInterval and los are the naive estimates after a sequential stop, biased toward the accepted hypothesis (away from the rejected one), so they overstate how clear the result is; no corrected estimate is given.';
+
 export interface SprtStop {
   verdict: 'H0' | 'H1' | null;
   /** The pairs finished when the verdict was reached (1-based), or null without one. */

@@ -45,6 +45,7 @@ t.test('an SPRT stops at the pair that crosses a bound', async (t) => {
   t.equal(ev.encounters[0].llr, history[history.length - 1]);
   t.equal(ev.sprt.model, 'normalized', 'no model asked: normalised Elo');
   t.equal(ev.encounters[0].eloBiased, true, 'stopped at a bound: the Elo estimate says it is biased');
+  t.match(ev.encounters[0].biasNote, /naive estimates after a sequential stop, biased/, 'and says it in words');
 
   t.ok('EventState' in lines[0], 'the stream opens with the event');
   t.equal(lines.filter((l) => 'PairFinished' in l).length, ev.pairs.length, 'one line per finished pair');
@@ -64,6 +65,7 @@ t.test('the model of the bounds: chosen at creation, shown on the event', async 
   t.equal((await make({ ...base, model: 'bayesian' })).status, 400, 'an unknown model is refused');
   const ev = await waitEvent(app, (logistic.json as Json).eventId);
   t.equal(ev.encounters[0].eloBiased, false, 'stopped at maxPairs, not at a bound: no sequential bias');
+  t.notOk('biasNote' in ev.encounters[0], 'and no note');
 });
 
 t.test('an SPRT stored before models existed reads as logistic', async (t) => {
