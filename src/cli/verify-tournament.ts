@@ -1,7 +1,10 @@
 // `dicechess verify-event FILE`: checks an event export (GET /events/{id}/games) end to end. The
 // games' rolls are recomputed on a Piscina pool across the cores, a batch of games per task, with a
 // progress line on stderr; the standings, statistics and SPRT history are recomputed from the games'
-// results and compared with what the server published. Exit 0 when everything agrees, 1 otherwise.
+// results and compared with what the server published; an SPRT's verdict is re-derived from the pairs
+// in the order the server counted them. Exit 0 when everything agrees (an export too old for its
+// verdict to be re-derived says so and still exits 0), 1 when something differs, 2 when the file
+// cannot be read as an export.
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
@@ -9,6 +12,7 @@ import { commitOf, hexToSeed } from '../fair/index.js';
 import type { TournamentRecord, TournamentSeed, GameScore } from '../domain/tournaments.js';
 import { tournamentTables } from '../services/tournaments/standings.js';
 import type { GameTask } from './verify-game.js';
+import { checkSprt, finishingOrder } from './verify-sprt.js';
 
 export const VERIFY_USAGE = 'usage: dicechess verify-event FILE   (FILE: the ndjson of GET /events/{id}/games)';
 
@@ -71,14 +75,16 @@ export async function verifyEvent(path: string, io: VerifyOutput, threads = Math
     await pool.destroy();
   }
 
-  problems.push(...checkTables(ev, games as Json[]));
+  const notes: string[] = [];
+  problems.push(...checkTables(ev, games as Json[], notes));
+  for (const n of notes) io.out(n);
   for (const p of problems) io.out(p);
   io.out(problems.length === 0 ? `ok: ${games.length} games, standings and statistics agree` : `${problems.length} problems`);
   return problems.length === 0 ? 0 : 1;
 }
 
 /** The standings, encounter statistics and LLR history recomputed from the exported games' results. */
-function checkTables(ev: Json, games: Json[]): string[] {
+function checkTables(ev: Json, games: Json[], notes: string[]): string[] {
   const out: string[] = [];
   const index = new Map<string, number>(ev.players.map((p: Json, i: number) => [`${p.team}/${p.name}`, i]));
   const scores = new Map<string, GameScore>();
@@ -106,9 +112,11 @@ function checkTables(ev: Json, games: Json[]): string[] {
       };
     }),
   };
-  // The export keeps pair order; the statistics compared here do not depend on finishing order.
-  let seq = 0;
-  for (const p of rec.pairs) if (p.scores[0] !== null && p.scores[1] !== null) p.finishedSeq = ++seq;
+  // The SPRT reads pairs in the order the server counted them, which the export states (finishedSeq);
+  // an export made before it did is read in pair order, and its verdict is not re-derived (verify-sprt.ts).
+  const order = finishingOrder(ev);
+  out.push(...order.problems);
+  rec.pairs.forEach((p, i) => (p.finishedSeq = order.seq[i]));
   const tables = tournamentTables(rec);
   for (const row of tables.standings) {
     const p = rec.players[row.player];
@@ -134,6 +142,9 @@ function checkTables(ev: Json, games: Json[]): string[] {
     for (const k of ['score', 'elo', 'los', 'drawRatio'] as const) if (!same(pub[k], enc[k])) out.push(`${what}: ${k} published ${pub[k]}, recomputed ${enc[k]}`);
     if (enc.sprt && !same(pub.llr, enc.sprt.llr)) out.push(`${what}: llr published ${pub.llr}, recomputed ${enc.sprt.llr}`);
   }
+  const sprt = checkSprt(ev, tables.llrHistory);
+  notes.push(...sprt.notes);
+  out.push(...sprt.problems);
   return out;
 }
 

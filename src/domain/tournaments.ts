@@ -111,6 +111,18 @@ export interface TournamentPairRecord {
    * after a restart. Neither of its games counts. Absent (false) for every other pair.
    */
   void?: boolean;
+  /**
+   * A game of the attempt now being played was aborted by the server (its own failure, scored as a
+   * draw by the game): once both games are over the attempt is voided, not counted. Absent otherwise.
+   */
+  aborted?: boolean;
+  /**
+   * Earlier attempts of this pair that the server voided (a game aborted), oldest first: their games
+   * count nowhere; the pair is played again at the same index, so with the same dice. Absent when none.
+   */
+  replays?: { games: [string, string]; reason: string }[];
+  /** Why a void pair is void, when the server made it so for a reason it can name. */
+  voidReason?: string;
 }
 
 export interface TournamentRecord {

@@ -105,6 +105,7 @@ const Encounter = z.strictObject({
     z.boolean().optional(),
     'SPRT only: true once the test stopped at a bound. A test that stops when its evidence is strongest overstates the difference it found: the `elo`, `eloInterval` and `los` are then biased (away from the hypothesis it rejected) and are not a fair estimate.',
   ),
+  biasNote: described(z.string().optional(), 'SPRT only, once it stopped at a bound: the same warning in words, for a reader of the event who does not know `eloBiased`.'),
 });
 
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
@@ -141,6 +142,8 @@ export const EventView = named(
         alpha: z.number(),
         beta: z.number(),
         model: described(z.enum(SPRT_MODELS), `${SPRT_MODEL_TEXT} SPRTs created before the choice existed are \`logistic\`.`),
+        method: described(z.literal('glr'), 'The statistic: `glr`, the exact generalised log-likelihood ratio on pentanomial pair scores. Exports made before it was named lack it.'),
+        llrBounds: described(z.tuple([z.number(), z.number()]), 'The LLR bounds [ln(β/(1−α)), ln((1−β)/α)]: H0 at or below the first, H1 at or above the second.'),
       })
       .nullable(),
     maxPairs: z.int(),
@@ -166,6 +169,12 @@ export const EventView = named(
         games: described(z.tuple([z.string(), z.string()]).nullable(), 'The first player is White in the first game.'),
         scores: z.tuple([Score, Score]),
         void: described(z.boolean(), 'The pair can never finish (its game was lost from the store in a restart): neither game counts.'),
+        finishedSeq: described(z.int(), 'When the server counted the pair (1, 2, … in finishing order; 0 while unfinished or void): the SPRT reads pairs in this order.'),
+        replays: described(
+          z.array(z.strictObject({ games: z.tuple([z.string(), z.string()]), reason: z.string() })).optional(),
+          'Earlier attempts the server voided (a game aborted by the server), oldest first: they count nowhere; the pair was played again at the same index, with the same dice. Absent when none.',
+        ),
+        voidReason: described(z.string().optional(), 'Why the server made the pair void, when it did so for a reason it names (aborted more often than it replays a pair).'),
       }),
     ),
     byes: z.array(z.strictObject({ round: z.int(), team: z.string(), name: z.string() })),
@@ -248,6 +257,25 @@ export const PairFinished = named(
   'A mirror pair of the event finished: both results and the standings after it.',
 );
 
+export const PairVoided = named(
+  'PairVoided',
+  z.strictObject({
+    PairVoided: z.strictObject({
+      eventId: z.string(),
+      index: z.int(),
+      round: z.int(),
+      players: z.tuple([Face, Face]),
+      games: described(z.tuple([z.string(), z.string()]), 'The voided attempt’s games: they count nowhere.'),
+      reason: z.string(),
+      replayed: described(
+        z.boolean(),
+        'true: the pair is played again at the same index, with the same dice (a PairStarted with new game ids follows); false: it is void for good (replayed 3 times already, or the event starts no more pairs).',
+      ),
+    }),
+  }),
+  'An attempt of a pair was voided, not counted: the server aborted one of its games.',
+);
+
 export const EventEnded = named(
   'EventEnded',
   z.strictObject({
@@ -262,12 +290,12 @@ export const EventEnded = named(
 );
 
 /** The lines of GET /events/{id}/stream, by name (the AsyncAPI document's event stream channel). */
-export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, EventEnded } as const;
+export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, PairVoided, EventEnded } as const;
 
 export const EventLine = named(
   'EventLine',
-  z.union([EventState, PairStarted, PairFinished, EventEnded]),
-  'One line of an event stream: the event as it stands first, then each pair started and finished, then the end.',
+  z.union([EventState, PairStarted, PairFinished, PairVoided, EventEnded]),
+  'One line of an event stream: the event as it stands first, then each pair started and finished (or voided), then the end.',
 );
 
 export const EventGameLine = named(

@@ -20,7 +20,7 @@ const doc = buildAsyncApi('1.0') as Obj;
 
 const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'LadderRemoved', 'EventInvitation'];
 const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
-const EVENT = ['EventState', 'PairStarted', 'PairFinished', 'EventEnded'];
+const EVENT = ['EventState', 'PairStarted', 'PairFinished', 'PairVoided', 'EventEnded'];
 
 // Lines of GET /events/{id}/stream as the scheduler writes them (EventState: the event's whole view).
 const face = (name: string) => ({ team: 'house', name });
@@ -33,6 +33,7 @@ const eventLines = [
     },
   },
   { PairFinished: { eventId: 'E1', index: 1, round: 2, players: [face('a'), face('b')], games: ['g3', 'g4'], scores: [0, 0], score: 0, standings: [] } },
+  { PairVoided: { eventId: 'E1', index: 2, round: 0, players: [face('a'), face('b')], games: ['g5', 'g6'], reason: 'a game of the pair was aborted by the server', replayed: true } },
   { EventEnded: { eventId: 'E1', state: 'finished', verdict: 'H1', seed: 'ab'.repeat(32) } },
 ];
 

@@ -2,15 +2,31 @@
 // side, where the next pair goes, where a pair sits, a player's public face, and the line a finished
 // pair publishes.
 import type { GameRecord } from '../../domain/records.js';
+import type { Termination } from '../../domain/types.js';
 import type { GameScore, TournamentPairRecord, TournamentRecord } from '../../domain/tournaments.js';
 
 /** Results of a game from White's side. */
 export function whiteScore(rec: GameRecord): GameScore | null {
   if (!('Ended' in rec.status)) return null;
   const { result } = rec.status.Ended.over;
-  // An aborted game (the server's failure) has a Draw result and counts as one.
+  // An aborted game (the server's failure) has a Draw result; its pair's attempt is then voided
+  // rather than counted (withGameResult marks it, replays.ts voids it).
   if ('Win' in result) return result.Win.side === 'White' ? 1 : 0;
   return 0.5;
+}
+
+/** The pair with the result of its game `k` (White's score `white`), a time loss, and an abort marked. */
+export function withGameResult(pair: TournamentPairRecord, k: number, white: GameScore, termination: Termination | undefined): TournamentPairRecord {
+  // Game 0: the first player (a) is White; game 1: a is Black.
+  const scoreA: GameScore = k === 0 ? white : ((1 - white) as GameScore);
+  const scores: TournamentPairRecord['scores'] = k === 0 ? [scoreA, pair.scores[1]] : [pair.scores[0], scoreA];
+  const timeLosses = [...pair.timeLosses];
+  if (termination === 'Timeout') {
+    const whiteLost = white === 0;
+    const aWhite = k === 0;
+    timeLosses.push(whiteLost === aWhite ? pair.a : pair.b);
+  }
+  return { ...pair, scores, timeLosses, ...(termination === 'Aborted' ? { aborted: true } : {}) };
 }
 
 /** The index the next pair started takes: one past the last stored (an index whose start failed stays unused). */

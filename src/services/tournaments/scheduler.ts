@@ -4,10 +4,10 @@
 // ends a cancelled one once its running pairs are over. One object that owns all its timers
 // (start()/stop()); after a restart start() picks every event in play up where its record left it.
 // See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
-import { face, nextPairIndex, pairAt, pairFinishedLine, whiteScore } from './pair-records.js';
+import { face, nextPairIndex, pairAt, pairFinishedLine, whiteScore, withGameResult } from './pair-records.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
-import { inPlay, pairRunning, type TournamentPairRecord, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
+import { inPlay, pairFinished, pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Seat } from '../../domain/types.js';
 import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
@@ -22,6 +22,7 @@ import { afterRestart, planNext } from './plan.js';
 import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { RefusalCounts } from './refusals.js';
 import { Tallies } from './tally.js';
+import { closeCancelled, dropReplays, startable, voidAttempt } from './replays.js';
 
 export interface TournamentSchedulerDeps {
   followers: TournamentFollowers;
@@ -154,24 +155,17 @@ export class TournamentScheduler implements GameLifecycleListener {
     const white = whiteScore(rec);
     if (!where || white === null) return;
     const over = 'Ended' in rec.status ? rec.status.Ended.over : null;
-    const r = await this.deps.followers.modify(where.eventId, (ev) => {
+    const r = await this.deps.followers.modify<boolean | null | { line: unknown; games: string[] }>(where.eventId, (ev) => {
       const at = pairAt(ev, where.index);
       const pair = ev.pairs[at];
       if (!pair?.games) return { next: null, value: null };
       const k = pair.games.indexOf(rec.id);
       if (k < 0 || pair.scores[k] !== null) return { next: null, value: null };
-      // Game 0: the first player (a) is White; game 1: a is Black.
-      const scoreA: GameScore = k === 0 ? white : ((1 - white) as GameScore);
-      const scores: TournamentPairRecord['scores'] = k === 0 ? [scoreA, pair.scores[1]] : [pair.scores[0], scoreA];
-      const timeLosses = [...pair.timeLosses];
-      if (over?.termination === 'Timeout') {
-        const whiteLost = white === 0;
-        const aWhite = k === 0;
-        timeLosses.push(whiteLost === aWhite ? pair.a : pair.b);
-      }
+      const updated = withGameResult(pair, k, white, over?.termination);
       // Refusals waiting to be written go with this write (refusals.ts).
-      let next: TournamentRecord = this.refusals.fold({ ...ev, pairs: ev.pairs.map((p, i) => (i === at ? { ...p, scores, timeLosses } : p)) });
-      const done = scores[0] !== null && scores[1] !== null;
+      let next: TournamentRecord = this.refusals.fold({ ...ev, pairs: ev.pairs.map((p, i) => (i === at ? updated : p)) });
+      const done = pairFinished(updated);
+      if (done && next.pairs[at].aborted) return voidAttempt(next, at);
       if (done) {
         const seq = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0) + 1;
         next.pairs[at] = { ...next.pairs[at], finishedSeq: seq };
@@ -186,7 +180,11 @@ export class TournamentScheduler implements GameLifecycleListener {
       return { next, value: done };
     });
     if (r.ev) this.load.update(r.ev);
-    if (r.value) {
+    if (r.value && typeof r.value === 'object') {
+      for (const g of r.value.games) this.byGame.delete(g);
+      this.deps.followers.publish(where.eventId, r.value.line);
+      this.kick(); // the replay starts, or the event may end
+    } else if (r.value) {
       const ev = r.ev!;
       const pair = ev.pairs[pairAt(ev, where.index)];
       for (const g of pair.games ?? []) this.byGame.delete(g);
@@ -231,12 +229,15 @@ export class TournamentScheduler implements GameLifecycleListener {
   private async advance(id: string, perHost: Map<string, number>): Promise<void> {
     // Plan: fill the queue (first start, a new Swiss round, SPRT pairs) or finish the event.
     const planned = await this.deps.followers.modify(id, (ev) => {
-      if (ev.state !== 'running') return { next: null, value: false };
-      const next = planNext(ev, this.deps.clock.now());
-      return { next, value: next !== null && next.state !== 'running' };
+      if (ev.state !== 'running') return { next: null, value: { ended: false, lines: [] as unknown[] } };
+      // After an SPRT's verdict no pair starts, nor a replay (replays.ts).
+      const dropped = ev.verdict !== null ? dropReplays(ev, 'the SPRT reached its verdict') : null;
+      const next = planNext(dropped?.next ?? ev, this.deps.clock.now()) ?? dropped?.next ?? null;
+      return { next, value: { ended: next !== null && next.state !== 'running', lines: dropped?.lines ?? [] } };
     });
     const ev = planned.ev;
-    if (planned.value && ev) this.announceEnd(ev);
+    for (const line of planned.value?.lines ?? []) this.deps.followers.publish(id, line);
+    if (planned.value?.ended && ev) this.announceEnd(ev);
     if (!ev || ev.state !== 'running') return;
     // Choose every queued pair that fits now (the event's concurrency, the host's limits, the events'
     // share of the server, each bot's free seats, the live-game caps), give each its index, then start
@@ -244,15 +245,15 @@ export class TournamentScheduler implements GameLifecycleListener {
     // overlap (round()), so no two pairs can get the same index; the counts read here are as sure.
     const seatsTaken = new Map<string, number>();
     const free = (bot: string) => this.deps.seatsOf(bot) - this.deps.games.liveFor(bot).length - (seatsTaken.get(bot) ?? 0);
-    const chosen: { at: number; index: number; a: number; b: number; round: number; holds: Hold[] }[] = [];
+    const chosen: { at: number; index: number; a: number; b: number; round: number; holds: Hold[]; replay?: number }[] = [];
     let index = nextPairIndex(ev);
     let inFlight = this.inFlight(ev);
     let eventGames = this.load.total();
     let housePairs = this.load.housePairsOf(ev.host);
     let fromAddress = ev.hostAddress === undefined ? 0 : this.load.fromAddress(ev.hostAddress);
-    for (const [at, [a, b, round]] of ev.queue.entries()) {
-      if (inFlight >= ev.concurrency) break;
-      if ((perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost) break;
+    // A pair waiting for its replay already holds its place in flight (it counts as running).
+    for (const { at, a, b, round, replay } of startable(ev)) {
+      if (replay === undefined && (inFlight >= ev.concurrency || (perHost.get(ev.host) ?? 0) >= this.config.pairsInFlightPerHost)) break;
       if (eventGames + PAIR_GAMES > (this.config.maxEventGames ?? Infinity)) break; // the rest of the server is the players'
       if (ev.hostAddress !== undefined && fromAddress + PAIR_GAMES > (this.config.gamesPerAddress ?? Infinity)) break; // hosts made from one address share a bound
       const house = this.load.housePair(ev, a, b);
@@ -262,12 +263,14 @@ export class TournamentScheduler implements GameLifecycleListener {
       const holds = this.admit(ids, ev.host);
       if (!holds) break; // a live-game cap (the host's, a player's, the server's): try again at the next tick
       for (const bot of ids) seatsTaken.set(bot, (seatsTaken.get(bot) ?? 0) + PAIR_SEATS);
-      perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + 1);
-      inFlight++;
+      if (replay === undefined) {
+        perHost.set(ev.host, (perHost.get(ev.host) ?? 0) + 1);
+        inFlight++;
+      }
       eventGames += PAIR_GAMES;
       fromAddress += PAIR_GAMES;
       if (house) housePairs++;
-      chosen.push({ at, index: index++, a, b, round, holds });
+      chosen.push({ at, index: replay ?? index++, a, b, round, holds, replay });
     }
     if (chosen.length === 0) return;
     const seed = hexToSeed(ev.seed)!;
@@ -288,7 +291,7 @@ export class TournamentScheduler implements GameLifecycleListener {
         // Its queue entry stays for a later pass. Its index is left unused when a later pair of this
         // pass started (the next pass counts on from the last one stored).
         this.deps.log.warn({ event: id, err: String(e) }, 'could not start an event pair');
-        perHost.set(ev.host, (perHost.get(ev.host) ?? 0) - 1);
+        if (c.replay === undefined) perHost.set(ev.host, (perHost.get(ev.host) ?? 0) - 1);
         for (const h of c.holds) h.release();
         return null;
       }
@@ -302,28 +305,31 @@ export class TournamentScheduler implements GameLifecycleListener {
   }
 
   /** Stores the pairs just started in their event, counts their games and announces them. */
-  private async store(id: string, started: ({ at: number; index: number; a: number; b: number; round: number; games: [GameHandle, GameHandle] } | null)[]): Promise<void> {
+  private async store(id: string, started: ({ at: number; index: number; a: number; b: number; round: number; games: [GameHandle, GameHandle]; replay?: number } | null)[]): Promise<void> {
     const pairs: TournamentPairRecord[] = [];
     const taken = new Set<number>();
+    const replayed = new Map<number, [string, string]>();
     for (const c of started) {
       if (!c) continue;
       const pair: TournamentPairRecord = {
         index: c.index, round: c.round, a: c.a, b: c.b, games: [c.games[0].id, c.games[1].id], scores: [null, null], timeLosses: [], finishedSeq: 0,
       };
       for (const g of pair.games!) this.byGame.set(g, { eventId: id, index: c.index });
-      pairs.push(pair);
+      if (c.replay !== undefined) replayed.set(c.index, pair.games!);
+      else pairs.push(pair);
       taken.add(c.at);
     }
-    if (pairs.length === 0) return;
+    if (pairs.length === 0 && replayed.size === 0) return;
     const stored = await this.deps.followers.modify(id, (cur) => ({
       // Only this pass changes the queue while it runs, except for emptying it (a cancel, an SPRT
       // verdict). Pairs started meanwhile are stored whatever the state: a cancel waits for them.
-      next: { ...cur, pairs: [...cur.pairs, ...pairs], queue: cur.queue.filter((_, j) => !taken.has(j)) },
+      // A replay takes its own pair's place again (same index, same dice), with its new games.
+      next: { ...cur, pairs: [...cur.pairs.map((p) => (p.games === null && replayed.has(p.index) ? { ...p, games: replayed.get(p.index)! } : p)), ...pairs], queue: cur.queue.filter((_, j) => !taken.has(j)) },
       value: null,
     }));
     const now = stored.ev!;
     this.load.update(now);
-    for (const p of pairs) {
+    for (const p of [...now.pairs.filter((q) => replayed.has(q.index)), ...pairs]) {
       this.deps.followers.publish(id, { PairStarted: { eventId: id, index: p.index, round: p.round, players: [face(now, p.a), face(now, p.b)], games: p.games } });
     }
     // A game may have ended before its pair was stored (a very fast house pair).
@@ -362,12 +368,12 @@ export class TournamentScheduler implements GameLifecycleListener {
    * published (a pair started by a pass that crossed the cancel is waited for like the others).
    */
   private async close(id: string): Promise<void> {
-    const r = await this.deps.followers.modify(id, (ev) =>
-      ev.state === 'cancelling' && !ev.pairs.some(pairRunning)
-        ? { next: { ...ev, state: 'cancelled' as const, finishedAt: this.deps.clock.now() }, value: true }
-        : { next: null, value: false },
-    );
-    if (r.value && r.ev) this.announceEnd(r.ev);
+    const r = await this.deps.followers.modify(id, (ev) => {
+      const c = closeCancelled(ev, this.deps.clock.now());
+      return { next: c.next, value: c };
+    });
+    for (const line of r.value?.lines ?? []) this.deps.followers.publish(id, line);
+    if (r.value?.closed && r.ev) this.announceEnd(r.ev);
   }
 
   /** A game's record wherever it is (ended: the registry's archive; else the store). */

@@ -20,6 +20,8 @@ import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
 import { seededAtStart, seedView } from './seeding.js';
+import { sprtBounds } from './stats.js';
+import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -334,7 +336,8 @@ export class TournamentService {
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,
       // An SPRT stored before models existed shows the model it was run under.
-      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt) } : null,
+      // With the method and the LLR bounds, an export holds all that re-deriving the verdict needs.
+      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt), method: SPRT_METHOD, llrBounds: sprtBounds(ev.sprt.alpha, ev.sprt.beta) } : null,
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
       rated: ev.rated,
@@ -359,6 +362,7 @@ export class TournamentService {
         drawRatio: e.drawRatio,
         luck: e.luck,
         ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
+        ...(e.sprt && ev.verdict !== null ? { biasNote: BIAS_NOTE } : {}),
       })),
       llrHistory: tables.llrHistory,
       pairs: ev.pairs.map((p) => ({
@@ -368,6 +372,9 @@ export class TournamentService {
         games: p.games,
         scores: p.scores,
         void: p.void === true,
+        finishedSeq: p.finishedSeq,
+        ...(p.replays ? { replays: p.replays } : {}),
+        ...(p.voidReason ? { voidReason: p.voidReason } : {}),
       })),
       byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
     };

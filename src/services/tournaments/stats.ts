@@ -98,13 +98,16 @@ export function pairStats(games: readonly (readonly [GameScore, GameScore])[]): 
   if (n === 0) {
     return { pairs: 0, pentanomial, score: 0.5, elo: 0, eloInterval: [-ELO_LIMIT, ELO_LIMIT], los: 0.5, drawRatio: 0, luck };
   }
-  const se = Math.sqrt(variance / n);
-  // The interval's width comes from the regularised variance (as the LLR's does): with every pair
-  // alike the plain one is 0, and a single pair would claim an exact Elo.
-  const width = Z95 * Math.sqrt(moments(regularised(pentanomial)).variance / n);
+  // The interval's width and the LOS come from the regularised variance (as the LLR's does): with
+  // every pair alike the plain one is 0, and a single pair would claim an exact Elo and a certain
+  // winner. The pseudo-counts weigh 0.001 of a pair, so a sample that has every bin is unchanged and
+  // one that lacks a bin moves by well under a tenth of its standard error.
+  const se = Math.sqrt(moments(regularised(pentanomial)).variance / n);
+  const width = Z95 * se;
   const lo = Math.max(0, mu - width);
   const hi = Math.min(1, mu + width);
-  const los = se === 0 ? (mu > 0.5 ? 1 : mu < 0.5 ? 0 : 0.5) : normalCdf((mu - 0.5) / se);
+  // An even score is an even chance by symmetry (the erfc fit gives Φ(0) only to 10⁻⁷).
+  const los = mu === 0.5 ? 0.5 : normalCdf((mu - 0.5) / se);
   let draws = 0;
   for (const [x, y] of games) draws += (x === 0.5 ? 1 : 0) + (y === 0.5 ? 1 : 0);
   return { pairs: n, pentanomial, score: mu, elo: eloOf(mu), eloInterval: [eloOf(lo), eloOf(hi)], los, drawRatio: draws / (2 * n), luck };

@@ -45,6 +45,7 @@ t.test('an SPRT stops at the pair that crosses a bound', async (t) => {
   t.equal(ev.encounters[0].llr, history[history.length - 1]);
   t.equal(ev.sprt.model, 'normalized', 'no model asked: normalised Elo');
   t.equal(ev.encounters[0].eloBiased, true, 'stopped at a bound: the Elo estimate says it is biased');
+  t.match(ev.encounters[0].biasNote, /naive estimates after a sequential stop, biased/, 'and says it in words');
 
   t.ok('EventState' in lines[0], 'the stream opens with the event');
   t.equal(lines.filter((l) => 'PairFinished' in l).length, ev.pairs.length, 'one line per finished pair');
@@ -64,6 +65,7 @@ t.test('the model of the bounds: chosen at creation, shown on the event', async 
   t.equal((await make({ ...base, model: 'bayesian' })).status, 400, 'an unknown model is refused');
   const ev = await waitEvent(app, (logistic.json as Json).eventId);
   t.equal(ev.encounters[0].eloBiased, false, 'stopped at maxPairs, not at a bound: no sequential bias');
+  t.notOk('biasNote' in ev.encounters[0], 'and no note');
 });
 
 t.test('an SPRT stored before models existed reads as logistic', async (t) => {
@@ -84,7 +86,7 @@ t.test('an SPRT stored before models existed reads as logistic', async (t) => {
   const r = await app.req('GET', '/events/OldSprt');
   t.equal(r.status, 200, r.text);
   const ev = r.json as Json;
-  t.same(ev.sprt, { elo0: 0, elo1: 100, alpha: 0.05, beta: 0.05, model: 'logistic' }, 'the settings show the logistic model');
+  t.match(ev.sprt, { elo0: 0, elo1: 100, alpha: 0.05, beta: 0.05, model: 'logistic', method: 'glr' }, 'the settings show the logistic model');
   t.equal(ev.encounters[0].llr, llrOf([0, 0, 1, 1, 2], 0, 100, 'logistic'), 'and its LLR is the logistic one');
   t.equal(ev.encounters[0].eloBiased, false);
 });

@@ -31,9 +31,6 @@ function refStats(pairs: Pair[]) {
   const scores = pairs.map(([x, y]) => (x + y) / 2);
   const n = scores.length;
   const mu = scores.reduce((a, b) => a + b, 0) / n;
-  const variance = scores.reduce((a, s) => a + (s - mu) * (s - mu), 0) / n;
-  const se = Math.sqrt(variance / n);
-  const los = se === 0 ? (mu === 0.5 ? 0.5 : mu > 0.5 ? 1 : 0) : refPhi((mu - 0.5) / se);
   const draws = pairs.flat().filter((g) => g === 0.5).length;
   // The interval's variance counts 0.001 of a pair at every pair score no pair had.
   const missing = [0, 0.25, 0.5, 0.75, 1].filter((a) => !scores.includes(a));
@@ -41,7 +38,9 @@ function refStats(pairs: Pair[]) {
   const regMu = (scores.reduce((a, b) => a + b, 0) + missing.reduce((a, b) => a + b * 1e-3, 0)) / weight;
   const regVariance =
     (scores.reduce((a, s) => a + (s - regMu) ** 2, 0) + missing.reduce((a, s) => a + 1e-3 * (s - regMu) ** 2, 0)) / weight;
+  // The LOS from the same regularised variance.
   const width = 1.96 * Math.sqrt(regVariance / n);
+  const los = refPhi((mu - 0.5) / Math.sqrt(regVariance / n));
   return {
     score: mu, elo: refElo(mu), lo: refElo(mu - width), hi: refElo(mu + width), los, drawRatio: draws / (2 * n),
   };
@@ -107,14 +106,16 @@ t.test('edge cases give defined numbers', async (t) => {
   );
   t.equal(llrOf([0, 0, 0, 0, 0], 0, 5, 'logistic'), 0, 'no pairs: LLR 0');
   const allWon = pairStats([[1, 1], [1, 1], [1, 1]]);
-  t.same([allWon.score, allWon.elo, allWon.eloInterval[1], allWon.los], [1, ELO_LIMIT, ELO_LIMIT, 1], 'all won: the limit, LOS 1');
+  t.same([allWon.score, allWon.elo, allWon.eloInterval[1]], [1, ELO_LIMIT, ELO_LIMIT], 'all won: the limit');
+  t.ok(allWon.los > 0.999999, `all won: LOS about 1 (${allWon.los})`);
   t.ok(allWon.eloInterval[0] < 700, `all won: the interval is not a point (${allWon.eloInterval})`);
   // One even pair: the regularised variance is small (the empty bins weigh 0.001 of a pair each), so
   // the interval is narrow (about ±34), but no longer a point.
   const onePair = pairStats([[1, 0]]);
   t.ok(onePair.eloInterval[0] < -30 && onePair.eloInterval[1] > 30, `one even pair: not a point (${onePair.eloInterval})`);
   const allLost = pairStats([[0, 0], [0, 0]]);
-  t.same([allLost.elo, allLost.los], [-ELO_LIMIT, 0], 'all lost');
+  t.equal(allLost.elo, -ELO_LIMIT, 'all lost');
+  t.ok(allLost.los < 1e-6, `all lost: LOS about 0 (${allLost.los})`);
   const allEven = pairStats([[1, 0], [0, 1], [0.5, 0.5]]);
   t.same([allEven.score, allEven.elo, allEven.los], [0.5, 0, 0.5], 'every pair even: σ² = 0, LOS ½');
   for (const counts of [[0, 0, 0, 0, 3], [3, 0, 0, 0, 0], [0, 0, 3, 0, 0]]) {
@@ -133,4 +134,39 @@ t.test('luck: the correlation of the two games within pairs', async (t) => {
   close(t, same.correlation, 1, 'always alike: +1');
   close(t, same.varianceSaved, -1, 'pairing doubles the variance');
   t.same(luckOf([[1, 1], [1, 1]]), { correlation: 0, varianceSaved: 0 }, 'no variance: 0, not NaN');
+});
+
+t.test('one pair, or every pair alike: the interval has a width and the LOS is no certainty', async (t) => {
+  // One pair 1–1, as a win and a loss or as two draws: both are the middle bin. Without the 0.001
+  // pseudo-counts (Fishtest regularises its pentanomial variance the same way) σ² would be 0 and
+  // the interval the single point 0.
+  for (const pair of [[1, 0], [0.5, 0.5]] as Pair[]) {
+    const s = pairStats([pair]);
+    const [lo, hi] = s.eloInterval;
+    t.ok(lo < -20 && hi > 20 && Math.abs(lo + hi) < 1e-9, `one pair ${pair}: a symmetric interval around 0 with a width (${lo}, ${hi})`);
+    t.equal(s.los, 0.5, 'and an even LOS');
+  }
+  // One pair won 1½–½, and five alike: the variance is positive, so the interval has a width; the LOS
+  // comes from that variance too (the pseudo-counts are small, so it stays close to 1).
+  const one = pairStats([[1, 0.5]]);
+  t.ok(one.eloInterval[1] - one.eloInterval[0] > 50, `one pair 1½–½: an interval of width (${one.eloInterval})`);
+  const alike = pairStats(Array.from({ length: 5 }, () => [1, 0.5] as Pair));
+  t.ok(alike.los > 0.5 && alike.eloInterval[0] < alike.elo && alike.elo < alike.eloInterval[1], `five pairs alike: ${alike.eloInterval}, LOS ${alike.los}`);
+});
+
+t.test('ordinary samples: the pseudo-counts change nothing that matters', async (t) => {
+  // Every bin filled: the regularised variance is the plain one; a missing bin moves the interval's
+  // ends by less than 0.5 Elo and the LOS by less than 0.001 on 200 pairs (the stated tolerance).
+  const random = prng(99);
+  for (let i = 0; i < 20; i++) {
+    const pairs = randomPairs(random, 200, 0.3 + 0.02 * i);
+    const s = pairStats(pairs);
+    const scores = pairs.map(([x, y]) => (x + y) / 2);
+    const mu = scores.reduce((a, b) => a + b, 0) / scores.length;
+    const se = Math.sqrt(scores.reduce((a, x) => a + (x - mu) ** 2, 0) / scores.length / scores.length);
+    const plain = [refElo(mu - 1.96 * se), refElo(mu + 1.96 * se)];
+    close(t, s.eloInterval[0], plain[0], `sample ${i}: low end`, 0.5 / Math.max(1, Math.abs(plain[0])));
+    close(t, s.eloInterval[1], plain[1], `sample ${i}: high end`, 0.5 / Math.max(1, Math.abs(plain[1])));
+    t.ok(Math.abs(s.los - refPhi((mu - 0.5) / se)) < 1e-3, `sample ${i}: LOS`);
+  }
 });
