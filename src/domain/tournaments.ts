@@ -11,8 +11,11 @@ export type TournamentFormat = (typeof TOURNAMENT_FORMATS)[number];
 /**
  * `cancelling`: the host cancelled while pairs were running; no new pair starts, the running ones play
  * to the end and count, and the event becomes `cancelled` (its seed revealed) once none runs.
+ * `paused`: the host paused a running event; no new pair starts until it resumes, the running ones
+ * play on and count (control.ts).
  */
-export type TournamentState = 'pending' | 'running' | 'cancelling' | 'finished' | 'cancelled';
+export const TOURNAMENT_STATES = ['pending', 'running', 'paused', 'cancelling', 'finished', 'cancelled'] as const;
+export type TournamentState = (typeof TOURNAMENT_STATES)[number];
 
 /**
  * What the SPRT's Elo bounds mean: `logistic`, the usual Elo of the expected score; `normalized`,
@@ -46,7 +49,15 @@ export interface TournamentPlayer {
   name: string;
   /** true: plays; false: declined; null: invited, no answer yet. */
   accepted: boolean | null;
+  /**
+   * Withdrawn once the event ran (by the host or by itself): its pairs not yet started are not
+   * played, those played count. Absent (false) for every other player and in older records.
+   */
+  withdrawn?: boolean;
 }
+
+/** A player who plays on: accepted and not withdrawn. */
+export const playsOn = (p: TournamentPlayer): boolean => p.accepted === true && p.withdrawn !== true;
 
 /** Hosts one bot may name in its event-hosts setting. */
 export const EVENT_HOSTS_MAX = 50;
@@ -189,5 +200,5 @@ export const pairFinished = (p: TournamentPairRecord): boolean => p.scores[0] !=
 /** A pair still being played: not finished, and not void (a game of it lost in a restart). */
 export const pairRunning = (p: TournamentPairRecord): boolean => !pairFinished(p) && p.void !== true;
 
-/** An event whose pairs are looked after: running, or cancelling while its pairs still play. */
-export const inPlay = (state: TournamentState): boolean => state === 'running' || state === 'cancelling';
+/** An event whose pairs are looked after: running, paused, or cancelling while its pairs still play. */
+export const inPlay = (state: TournamentState): boolean => state === 'running' || state === 'paused' || state === 'cancelling';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { DEFAULT_SPRT_MODEL, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS, TOURNAMENT_STATES } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
@@ -75,6 +75,7 @@ const Standing = z.strictObject({
   byes: z.int(),
   timeLosses: described(z.int(), 'Games this player lost on time.'),
   refusedMoves: described(z.int(), 'Moves of this player the server refused in event games (not your turn, illegal turn).'),
+  withdrawn: described(z.boolean(), 'Withdrawn while the event ran: its pairs played count, the rest are not played.'),
 });
 
 const Encounter = z.strictObject({
@@ -102,8 +103,9 @@ const Encounter = z.strictObject({
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
 
 const State = described(
-  z.enum(['pending', 'running', 'cancelling', 'finished', 'cancelled']),
-  '`cancelling`: cancelled by its host while pairs ran; no new pair starts, the running ones play to the end and count, then it is `cancelled`.',
+  z.enum(TOURNAMENT_STATES),
+  '`paused`: paused by its host; no new pair starts until it resumes, the running ones play on and count. ' +
+    '`cancelling`: cancelled by its host while pairs ran; no new pair starts, the running ones play to the end and count, then it is `cancelled`.',
 );
 
 export const EventView = named(
@@ -114,7 +116,12 @@ export const EventView = named(
     format: z.enum(TOURNAMENT_FORMATS),
     state: State,
     host: Face,
-    players: z.array(z.strictObject({ team: z.string(), name: z.string(), invitation: z.enum(['accepted', 'declined', 'invited']) })),
+    players: z.array(z.strictObject({
+      team: z.string(),
+      name: z.string(),
+      invitation: z.enum(['accepted', 'declined', 'invited']),
+      withdrawn: described(z.boolean(), 'Withdrawn (by the host or by itself) while the event ran.'),
+    })),
     timeControl: TimeControl,
     pairsPerEncounter: z.int(),
     rounds: z.int(),
@@ -193,7 +200,7 @@ const Verdict = z.enum(['H0', 'H1']).nullable();
 export const EventState = named(
   'EventState',
   z.strictObject({ EventState: EventView }),
-  'First line of an event stream: the event as it stands (as GET /events/{id} shows it); sent again when the host cancels while pairs run (state `cancelling`).',
+  'First line of an event stream: the event as it stands (as GET /events/{id} shows it); sent again when the host cancels while pairs run (state `cancelling`), pauses or resumes it, or a player withdraws.',
 );
 
 export const PairStarted = named(

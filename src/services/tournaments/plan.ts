@@ -1,13 +1,14 @@
 // What a running event does next before pairs start, from its record alone: fill its queue (the
 // first start, the next Swiss round, more SPRT pairs) or end it. See docs/DECISIONS.md "Event pairing".
-import { pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
+import { pairRunning, playsOn, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import { cannotStart, fixedEncounters, meetingKey, swissRound } from './pairing.js';
 import { pairsRunning } from './reveal.js';
 import { tournamentTables } from './standings.js';
 
 /** The event's next state before pairs start: a filled queue, or over. Null: unchanged. `now` dates an end. */
 export function planNext(ev: TournamentRecord, now: number): TournamentRecord | null {
-  const playing = ev.players.flatMap((p, i) => (p.accepted === true ? [i] : []));
+  // A withdrawn player is paired no more (its pairs still to start left the queue when it withdrew).
+  const playing = ev.players.flatMap((p, i) => (playsOn(p) ? [i] : []));
   const busy = pairsRunning(ev) > 0;
   const finish = (note: string | null): TournamentRecord => ({ ...ev, state: 'finished', finishedAt: now, note });
   // Only a record started before starts were checked under the record's lock can get here (a
@@ -16,6 +17,11 @@ export function planNext(ev: TournamentRecord, now: number): TournamentRecord | 
   if (unplayable !== null) {
     if (busy) return ev.queue.length > 0 ? { ...ev, queue: [] } : null;
     return { ...ev, state: 'cancelled', finishedAt: now, queue: [], note: unplayable };
+  }
+  // Withdrawals left nobody to meet (a match or an SPRT whose player withdrew): what ran counts.
+  if (playing.length < 2) {
+    if (busy) return ev.queue.length > 0 ? { ...ev, queue: [] } : null;
+    return finish(`withdrawals left ${playing.length} player${playing.length === 1 ? '' : 's'}: the event ended early`);
   }
   if (ev.format === 'sprt') {
     const room = ev.maxPairs - ev.pairs.length - ev.queue.length;

@@ -178,7 +178,7 @@ export class TournamentScheduler implements GameLifecycleListener {
         // The pair is added to the event's tally: no recount of every pair (tally.ts).
         const tally = this.tallies.of(ev, seq - 1);
         tally.add(next.pairs[at]);
-        if (next.sprt && next.verdict === null && next.state === 'running') {
+        if (next.sprt && next.verdict === null && (next.state === 'running' || next.state === 'paused')) {
           const verdict = tally.sprt(next)?.verdict;
           if (verdict) next = { ...next, verdict, verdictAfter: seq, queue: [] };
         }

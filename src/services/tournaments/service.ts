@@ -19,6 +19,7 @@ import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
+import { TournamentControl } from './control.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -64,7 +65,7 @@ export interface TournamentServiceDeps {
 /** Events listed at most by GET /events and GET /bot/events (newest first): as many as the store's index keeps. */
 export const TOURNAMENT_LIST_LIMIT = TOURNAMENT_INDEX_DEPTH;
 
-const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running';
+const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running' || ev.state === 'paused';
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
 /** How many pairs an event of this shape plays at most. */
@@ -78,9 +79,12 @@ export function plannedPairs(format: TournamentFormat, players: number, ppe: num
 
 export class TournamentService {
   private readonly places: TournamentPlaces;
+  /** Pause, resume and withdraw (control.ts). */
+  readonly control: TournamentControl;
 
   constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {
     this.places = new TournamentPlaces(deps.followers, limits.openPerHost, deps.invitations);
+    this.control = new TournamentControl({ followers: deps.followers, kick: deps.kick, view: (ev) => this.view(ev) });
   }
 
   /** `address`: where the request came from (its rate-limit key), kept so the events of one address share a bound. */
@@ -322,7 +326,7 @@ export class TournamentService {
     const face = (i: number) => faceOf(ev.players[i]);
     return {
       ...headOf(ev),
-      players: ev.players.map((p) => ({ ...faceOf(p), invitation: answerOf(p.accepted) })),
+      players: ev.players.map((p) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true })),
       timeControl: ev.timeControl,
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,
@@ -340,7 +344,7 @@ export class TournamentService {
       verdict: ev.verdict,
       verdictAfter: ev.verdictAfter,
       note: ev.note,
-      standings: tables.standings.map((r) => ({ ...face(r.player), ...withoutPlayer(r) })),
+      standings: tables.standings.map((r) => ({ ...face(r.player), ...withoutPlayer(r), withdrawn: ev.players[r.player].withdrawn === true })),
       encounters: tables.encounters.map((e) => ({
         players: [face(e.players[0]), face(e.players[1])],
         pairs: e.pairs,
