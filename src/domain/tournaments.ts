@@ -59,6 +59,14 @@ export interface TournamentPlayer {
 /** A player who plays on: accepted and not withdrawn. */
 export const playsOn = (p: TournamentPlayer): boolean => p.accepted === true && p.withdrawn !== true;
 
+/**
+ * Where an event's dice come from: `perPair`, every pair its own (by pair index); `perRound`, one
+ * dice book per round, shared by every pair of the round (a Swiss round; a round-robin's or a
+ * gauntlet's cycle over its encounters; a match and an SPRT have no rounds and play per pair).
+ */
+export const DICE_MODES = ['perPair', 'perRound'] as const;
+export type DiceMode = (typeof DICE_MODES)[number];
+
 /** Hosts one bot may name in its event-hosts setting. */
 export const EVENT_HOSTS_MAX = 50;
 
@@ -99,7 +107,10 @@ export type GameScore = 0 | 0.5 | 1;
 export interface TournamentPairRecord {
   /** Position in the schedule; the pair's dice derive from it (docs/DECISIONS.md "Event dice"). */
   index: number;
-  /** Swiss round (1-based); 0 for the other formats. */
+  /**
+   * Swiss round (1-based); with perRound dice also a round-robin's or gauntlet's cycle (1-based); 0
+   * otherwise. A perRound pair's dice derive from it.
+   */
   round: number;
   /** Player indexes: `a` plays White in the first game and Black in the second. */
   a: number;
@@ -141,6 +152,8 @@ export interface TournamentRecord {
   maxPairs: number;
   concurrency: number;
   rated: boolean;
+  /** Absent in records written before the choice existed: those events played per pair. */
+  dice?: DiceMode;
   state: TournamentState;
   createdAt: number;
   startedAt: number | null;
@@ -193,6 +206,9 @@ export interface TournamentListing {
   state: TournamentState;
   createdAt: number;
 }
+
+/** The dice mode of a stored event (older records: per pair). */
+export const diceOf = (ev: { dice?: DiceMode }): DiceMode => ev.dice ?? 'perPair';
 
 /** A pair whose two games both have a score. */
 export const pairFinished = (p: TournamentPairRecord): boolean => p.scores[0] !== null && p.scores[1] !== null;

@@ -51,7 +51,10 @@ export function planNext(ev: TournamentRecord, now: number): TournamentRecord | 
   if (ev.pairs.length === 0 && ev.queue.length === 0) {
     const encounters = fixedEncounters(ev.format, playing);
     const queue: [number, number, number][] = [];
-    for (let k = 0; k < ev.pairsPerEncounter; k++) for (const [a, b] of encounters) queue.push([a, b, 0]);
+    // With a dice book per round, each cycle over the encounters is a round (the k-th play of every
+    // encounter shares its dice with the others'); otherwise these formats have no rounds.
+    const perRound = ev.dice === 'perRound' && (ev.format === 'roundRobin' || ev.format === 'gauntlet');
+    for (let k = 0; k < ev.pairsPerEncounter; k++) for (const [a, b] of encounters) queue.push([a, b, perRound ? k + 1 : 0]);
     return { ...ev, queue };
   }
   return ev.queue.length === 0 && !busy ? finish(null) : null;

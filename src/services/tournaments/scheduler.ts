@@ -10,7 +10,7 @@ import type { Logger } from '../../domain/log.js';
 import { inPlay, pairRunning, type TournamentPairRecord, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Seat } from '../../domain/types.js';
-import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
+import { eventPairDice, hexToSeed, seedToHex } from '../../fair/index.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../../game/types.js';
 import type { GameAdmission, Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
@@ -273,6 +273,7 @@ export class TournamentScheduler implements GameLifecycleListener {
     const seed = hexToSeed(ev.seed)!;
     const started = await Promise.all(chosen.map(async (c) => {
       try {
+        const dice = eventPairDice(seed, id, ev.dice === 'perRound', c);
         const games = await this.deps.games.createMirrorPair({
           white: botSeat(ev.players[c.a].team, ev.players[c.a].name),
           black: botSeat(ev.players[c.b].team, ev.players[c.b].name),
@@ -281,7 +282,7 @@ export class TournamentScheduler implements GameLifecycleListener {
           // against it would move only the other side's: such games stay unrated.
           rated: ev.rated && !this.house(ev.players[c.a].id) && !this.house(ev.players[c.b].id),
           tournament: id,
-          fair: { serverSeed: seedToHex(eventPairSeed(seed, c.index)), clientSeeds: eventPairClientSeeds(id, c.index) },
+          fair: { serverSeed: seedToHex(dice.serverSeed), clientSeeds: dice.clientSeeds },
         });
         return { ...c, games };
       } catch (e) {

@@ -4,7 +4,7 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import { DEFAULT_SPRT_MODEL, faceOfId, sprtModelOf, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, diceOf, faceOfId, sprtModelOf, type DiceMode, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
@@ -41,6 +41,7 @@ export interface CreateTournamentInput {
   maxPairs?: number;
   concurrency?: number;
   rated?: boolean;
+  dice?: DiceMode;
 }
 
 export interface TournamentServiceDeps {
@@ -149,6 +150,7 @@ export class TournamentService {
       maxPairs: planned,
       concurrency,
       rated,
+      ...(input.dice === 'perRound' ? { dice: input.dice } : {}),
       state: all ? 'running' : 'pending',
       createdAt: now,
       startedAt: all ? now : null,
@@ -335,6 +337,7 @@ export class TournamentService {
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
       rated: ev.rated,
+      dice: diceOf(ev),
       commit: ev.commit,
       seed: seedRevealed(ev) ? ev.seed : null,
       pairsRunning: pairsRunning(ev),
