@@ -60,7 +60,7 @@ export async function verifyEvent(path: string, io: VerifyOutput, threads = Math
   try {
     const batches: GameTask[][] = [];
     for (let i = 0; i < games.length; i += BATCH) {
-      batches.push(games.slice(i, i + BATCH).map((game) => ({ eventId: ev.eventId, eventSeed: ev.seed, game })));
+      batches.push(games.slice(i, i + BATCH).map((game) => ({ eventId: ev.eventId, eventSeed: ev.seed, dice: ev.dice, game })));
     }
     const found = await Promise.all(
       batches.map(async (b) => {

@@ -144,6 +144,10 @@ export class Client implements RouteMethods {
   readonly declineEvent = this.op('declineEvent');
   readonly startEvent = this.op('startEvent');
   readonly cancelEvent = this.op('cancelEvent');
+  readonly pauseEvent = this.op('pauseEvent');
+  readonly resumeEvent = this.op('resumeEvent');
+  readonly withdrawEventPlayer = this.op('withdrawEventPlayer');
+  readonly withdrawFromEvent = this.op('withdrawFromEvent');
   readonly myEvents = this.op('myEvents');
   readonly setEventHosts = this.op('setEventHosts');
   // Operations

@@ -11,8 +11,11 @@ export type TournamentFormat = (typeof TOURNAMENT_FORMATS)[number];
 /**
  * `cancelling`: the host cancelled while pairs were running; no new pair starts, the running ones play
  * to the end and count, and the event becomes `cancelled` (its seed revealed) once none runs.
+ * `paused`: the host paused a running event; no new pair starts until it resumes, the running ones
+ * play on and count (control.ts).
  */
-export type TournamentState = 'pending' | 'running' | 'cancelling' | 'finished' | 'cancelled';
+export const TOURNAMENT_STATES = ['pending', 'running', 'paused', 'cancelling', 'finished', 'cancelled'] as const;
+export type TournamentState = (typeof TOURNAMENT_STATES)[number];
 
 /**
  * What the SPRT's Elo bounds mean: `logistic`, the usual Elo of the expected score; `normalized`,
@@ -46,7 +49,23 @@ export interface TournamentPlayer {
   name: string;
   /** true: plays; false: declined; null: invited, no answer yet. */
   accepted: boolean | null;
+  /**
+   * Withdrawn once the event ran (by the host or by itself): its pairs not yet started are not
+   * played, those played count. Absent (false) for every other player and in older records.
+   */
+  withdrawn?: boolean;
 }
+
+/** A player who plays on: accepted and not withdrawn. */
+export const playsOn = (p: TournamentPlayer): boolean => p.accepted === true && p.withdrawn !== true;
+
+/**
+ * Where an event's dice come from: `perPair`, every pair its own (by pair index); `perRound`, one
+ * dice book per round, shared by every pair of the round (a Swiss round; a round-robin's or a
+ * gauntlet's cycle over its encounters; a match and an SPRT have no rounds and play per pair).
+ */
+export const DICE_MODES = ['perPair', 'perRound'] as const;
+export type DiceMode = (typeof DICE_MODES)[number];
 
 /** Hosts one bot may name in its event-hosts setting. */
 export const EVENT_HOSTS_MAX = 50;
@@ -88,7 +107,10 @@ export type GameScore = 0 | 0.5 | 1;
 export interface TournamentPairRecord {
   /** Position in the schedule; the pair's dice derive from it (docs/DECISIONS.md "Event dice"). */
   index: number;
-  /** Swiss round (1-based); 0 for the other formats. */
+  /**
+   * Swiss round (1-based); with perRound dice also a round-robin's or gauntlet's cycle (1-based); 0
+   * otherwise. A perRound pair's dice derive from it.
+   */
   round: number;
   /** Player indexes: `a` plays White in the first game and Black in the second. */
   a: number;
@@ -142,6 +164,8 @@ export interface TournamentRecord {
   maxPairs: number;
   concurrency: number;
   rated: boolean;
+  /** Absent in records written before the choice existed: those events played per pair. */
+  dice?: DiceMode;
   state: TournamentState;
   createdAt: number;
   startedAt: number | null;
@@ -207,11 +231,14 @@ export interface TournamentListing {
   createdAt: number;
 }
 
+/** The dice mode of a stored event (older records: per pair). */
+export const diceOf = (ev: { dice?: DiceMode }): DiceMode => ev.dice ?? 'perPair';
+
 /** A pair whose two games both have a score. */
 export const pairFinished = (p: TournamentPairRecord): boolean => p.scores[0] !== null && p.scores[1] !== null;
 
 /** A pair still being played: not finished, and not void (a game of it lost in a restart). */
 export const pairRunning = (p: TournamentPairRecord): boolean => !pairFinished(p) && p.void !== true;
 
-/** An event whose pairs are looked after: running, or cancelling while its pairs still play. */
-export const inPlay = (state: TournamentState): boolean => state === 'running' || state === 'cancelling';
+/** An event whose pairs are looked after: running, paused, or cancelling while its pairs still play. */
+export const inPlay = (state: TournamentState): boolean => state === 'running' || state === 'paused' || state === 'cancelling';

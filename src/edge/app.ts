@@ -8,6 +8,7 @@ import type { TrustedProxies } from './client-ip.js';
 import type { EdgeDeps } from './deps.js';
 import { challengeHandlers } from './handlers/challenges.js';
 import { eventHandlers } from './handlers/tournaments.js';
+import { eventControlHandlers } from './handlers/tournament-control.js';
 import { gameHandlers } from './handlers/games.js';
 import { identityHandlers } from './handlers/identity.js';
 import { ladderHandlers } from './handlers/ladder.js';
@@ -65,6 +66,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     ...opsHandlers(deps),
     ...webhookHandlers(deps),
     ...eventHandlers(deps),
+    ...eventControlHandlers(deps),
   });
   if (opts.web) bindWebPages(app, opts.web);
   return router;

@@ -79,3 +79,37 @@ export function eventPairSeed(eventSeed: Uint8Array, index: number): Uint8Array 
 export function eventPairClientSeeds(eventId: string, index: number): { white: string; black: string } {
   return { white: `event:${eventId}:${index}:white`, black: `event:${eventId}:${index}:black` };
 }
+
+/**
+ * Round `round` (1-based) of an event with a dice book per round: every pair of the round plays with
+ * the server seed HMAC-SHA256(eventSeed, "dicechess-event-round" ‖ u32be(round)) and the client seeds
+ * of eventRoundClientSeeds, so all of them roll the same dice. The label differs from the pair's, so
+ * no round seed is ever a pair seed (docs/DECISIONS.md "Event dice").
+ */
+export function eventRoundSeed(eventSeed: Uint8Array, round: number): Uint8Array {
+  if (!Number.isInteger(round) || round < 1 || round > 0xffffffff) throw new RangeError(`bad round ${round}`);
+  const tail = Buffer.alloc(4);
+  tail.writeUInt32BE(round, 0);
+  return new Uint8Array(createHmac('sha256', eventSeed).update('dicechess-event-round').update(tail).digest());
+}
+
+/** The client seeds every game of event round `round` uses (the pair's first player's White game is `white`). */
+export function eventRoundClientSeeds(eventId: string, round: number): { white: string; black: string } {
+  return { white: `event:${eventId}:round${round}:white`, black: `event:${eventId}:round${round}:black` };
+}
+
+/**
+ * The seeds of an event pair: by its round when the event keeps a dice book per round and the pair
+ * has one (round ≥ 1), else by its index. A match or an SPRT has no rounds (every pair is round 0),
+ * so its pairs play by index whatever the mode.
+ */
+export function eventPairDice(
+  eventSeed: Uint8Array,
+  eventId: string,
+  perRound: boolean,
+  pair: { index: number; round: number },
+): { serverSeed: Uint8Array; clientSeeds: { white: string; black: string } } {
+  return perRound && pair.round >= 1
+    ? { serverSeed: eventRoundSeed(eventSeed, pair.round), clientSeeds: eventRoundClientSeeds(eventId, pair.round) }
+    : { serverSeed: eventPairSeed(eventSeed, pair.index), clientSeeds: eventPairClientSeeds(eventId, pair.index) };
+}

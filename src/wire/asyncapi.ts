@@ -67,7 +67,7 @@ const STREAMS: readonly Stream[] = [
     description:
       'GET /events/{id}/stream: an event (match, gauntlet, round-robin, Swiss, SPRT) live, for anyone, without a ' +
       'token. Opens with EventState, then PairStarted and PairFinished as pairs start and end, PairVoided when the server aborted a game of a pair (and EventState again ' +
-      'when the host cancels while pairs run), and closes after EventEnded, which comes with the seed once the event ' +
+      'when the host cancels while pairs run, pauses or resumes the event, or a player withdraws), and closes after EventEnded, which comes with the seed once the event ' +
       `is over and none of its games runs (at once for an event already over). ${FRAMING}`,
     events: EVENT_STREAM_LINES,
     parameters: { id: { description: 'Event id.' } },

@@ -248,15 +248,26 @@ export const PROBLEMS = {
   not_invited: {
     status: 404,
     detail: 'the caller is not a player of this event',
-    when: 'answering an event you are not a player of',
+    when: 'answering or withdrawing from an event you are not a player of (or withdrawing a bot that is not one)',
   },
-  not_host: { status: 403, detail: 'only the host can do this', when: 'starting or cancelling an event you do not host' },
+  not_host: { status: 403, detail: 'only the host can do this', when: 'starting, pausing, resuming or cancelling an event you do not host, or withdrawing a player from it' },
   event_started: {
     status: 409,
     detail: 'the event has started',
     when: 'accepting, declining or starting an event no longer pending',
   },
-  event_over: { status: 409, detail: 'the event is over', when: 'cancelling an event that is cancelling or over' },
+  event_over: { status: 409, detail: 'the event is over', when: 'cancelling, pausing, resuming or withdrawing from an event that is cancelling or over' },
+  event_not_running: {
+    status: 409,
+    detail: 'the event is not running',
+    when: 'pausing an event that is not running (pending or paused), or withdrawing from a pending one',
+  },
+  event_not_paused: { status: 409, detail: 'the event is not paused', when: 'resuming an event that is not paused' },
+  not_playing: {
+    status: 409,
+    detail: 'this player does not play in the event',
+    when: 'withdrawing a player who declined, never accepted or has withdrawn already',
+  },
   too_few_players: {
     status: 409,
     detail: 'too few players have accepted',

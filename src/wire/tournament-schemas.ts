@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { DEFAULT_SPRT_MODEL, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, DICE_MODES, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS, TOURNAMENT_STATES } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
@@ -10,6 +10,9 @@ const whole = (min: number, max: number) => z.int().min(min).max(max);
 
 const SPRT_MODEL_TEXT =
   'What elo0 and elo1 mean: `normalized`, normalised Elo (the per-game t-value (μ − ½)/σ times 800/ln 10, so a test of given bounds takes about as many pairs whatever the draw rate); `logistic`, the usual Elo of the expected score.';
+
+const DICE_TEXT =
+  'Where the dice come from: `perPair`, every pair its own; `perRound`, every pair of a round the same (a Swiss round, a round-robin’s or gauntlet’s cycle over its encounters; a match and an SPRT play per pair either way).';
 
 export const SprtRequest = z.object({
   elo0: described(z.number().min(-1000).max(1000), 'Elo difference of H0, in the units of `model`.'),
@@ -38,6 +41,7 @@ export const CreateEventRequest = named(
       z.boolean().optional(),
       'Whether the games move ratings (default false); every invited bot is told, and games against house bots never do.',
     ),
+    dice: described(z.enum(DICE_MODES).optional(), `${DICE_TEXT} Default \`perPair\`.`),
   }),
   'A new event, hosted by the caller.',
 );
@@ -83,6 +87,7 @@ const Standing = z.strictObject({
     z.number().nullable(),
     'Swiss only (null otherwise): the sum over encounters of the share of its points the player scored times that opponent’s points.',
   ),
+  withdrawn: described(z.boolean(), 'Withdrawn while the event ran: its pairs played count, the rest are not played.'),
 });
 
 const Encounter = z.strictObject({
@@ -111,8 +116,9 @@ const Encounter = z.strictObject({
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
 
 const State = described(
-  z.enum(['pending', 'running', 'cancelling', 'finished', 'cancelled']),
-  '`cancelling`: cancelled by its host while pairs ran; no new pair starts, the running ones play to the end and count, then it is `cancelled`.',
+  z.enum(TOURNAMENT_STATES),
+  '`paused`: paused by its host; no new pair starts until it resumes, the running ones play on and count. ' +
+    '`cancelling`: cancelled by its host while pairs ran; no new pair starts, the running ones play to the end and count, then it is `cancelled`.',
 );
 
 export const EventView = named(
@@ -128,6 +134,7 @@ export const EventView = named(
         team: z.string(),
         name: z.string(),
         invitation: z.enum(['accepted', 'declined', 'invited']),
+        withdrawn: described(z.boolean(), 'Withdrawn (by the host or by itself) while the event ran.'),
         seed: described(z.int().nullable(), 'Swiss: the player’s place in the seeding fixed at the start (1 the first), by ladder rating; null otherwise.'),
         seedRating: described(z.number().nullable(), 'Swiss: the rating the player was seeded by; null otherwise.'),
       }),
@@ -149,6 +156,7 @@ export const EventView = named(
     maxPairs: z.int(),
     concurrency: z.int(),
     rated: z.boolean(),
+    dice: described(z.enum(DICE_MODES), DICE_TEXT),
     commit: described(z.string(), 'SHA-256 (hex) of the event seed, from which every pair’s dice derive.'),
     seed: described(z.string().nullable(), 'The event seed (hex), once the event is over and none of its games runs.'),
     pairsRunning: described(z.int(), 'Pairs whose games are still being played.'),
@@ -218,7 +226,7 @@ const Verdict = z.enum(['H0', 'H1']).nullable();
 export const EventState = named(
   'EventState',
   z.strictObject({ EventState: EventView }),
-  'First line of an event stream: the event as it stands (as GET /events/{id} shows it); sent again when the host cancels while pairs run (state `cancelling`).',
+  'First line of an event stream: the event as it stands (as GET /events/{id} shows it); sent again when the host cancels while pairs run (state `cancelling`), pauses or resumes it, or a player withdraws.',
 );
 
 export const PairStarted = named(
@@ -227,7 +235,7 @@ export const PairStarted = named(
     PairStarted: z.strictObject({
       eventId: z.string(),
       index: described(z.int(), 'The pair index; its dice derive from the event seed and this index.'),
-      round: described(z.int(), 'Swiss round (1-based); 0 for the other formats.'),
+      round: described(z.int(), 'Swiss round (1-based); with `perRound` dice also a round-robin’s or gauntlet’s cycle; 0 otherwise.'),
       players: described(z.tuple([Face, Face]), 'The first player is White in the first game.'),
       games: z.tuple([z.string(), z.string()]),
     }),

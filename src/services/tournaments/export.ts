@@ -2,17 +2,24 @@
 // then one line per game of every finished pair (by pair, then game). A large event's export is
 // hundreds of MB, so it is never built whole.
 import type { GameRecord } from '../../domain/records.js';
-import { pairFinished, type TournamentRecord } from '../../domain/tournaments.js';
+import { pairFinished, pairRunning, type TournamentRecord } from '../../domain/tournaments.js';
 import { viewLine, type ViewWithLists } from './view-line.js';
 
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
 export function* exportPieces(ev: TournamentRecord, view: ViewWithLists, ended: (gameId: string) => GameRecord | undefined): Generator<string> {
   yield* viewLine('Event', view);
+  // With a dice book per round, every pair of a round plays the same dice: a round's games wait
+  // until none of its pairs runs or is still to start, or they would tell the others' rolls.
+  const open = new Set<number>();
+  if (ev.dice === 'perRound') {
+    for (const p of ev.pairs) if (p.round >= 1 && pairRunning(p)) open.add(p.round);
+    for (const [, , round] of ev.queue) if (round >= 1) open.add(round);
+  }
   // Only pairs with both games over: a game's server seed is its partner's too, so one game of a
   // running pair must not be exported (its partner's coming rolls would be known).
   for (const p of ev.pairs) {
-    if (!pairFinished(p)) continue;
+    if (!pairFinished(p) || open.has(p.round)) continue;
     for (const [game, gameId] of (p.games ?? []).entries()) {
       const rec = ended(gameId);
       if (!rec || !('Ended' in rec.status)) continue;

@@ -1,6 +1,6 @@
 // What a running event does next before pairs start, from its record alone: fill its queue (the
 // first start, the next Swiss round, more SPRT pairs) or end it. See docs/DECISIONS.md "Event pairing".
-import { pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
+import { pairRunning, playsOn, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import { cannotStart, fixedEncounters, meetingKey, swissRound } from './pairing.js';
 import { pairsRunning } from './reveal.js';
 import { seedOrder } from './seeding.js';
@@ -8,7 +8,8 @@ import { tournamentTables } from './standings.js';
 
 /** The event's next state before pairs start: a filled queue, or over. Null: unchanged. `now` dates an end. */
 export function planNext(ev: TournamentRecord, now: number): TournamentRecord | null {
-  const playing = ev.players.flatMap((p, i) => (p.accepted === true ? [i] : []));
+  // A withdrawn player is paired no more (its pairs still to start left the queue when it withdrew).
+  const playing = ev.players.flatMap((p, i) => (playsOn(p) ? [i] : []));
   const busy = pairsRunning(ev) > 0;
   const finish = (note: string | null): TournamentRecord => ({ ...ev, state: 'finished', finishedAt: now, note });
   // Only a record started before starts were checked under the record's lock can get here (a
@@ -17,6 +18,11 @@ export function planNext(ev: TournamentRecord, now: number): TournamentRecord | 
   if (unplayable !== null) {
     if (busy) return ev.queue.length > 0 ? { ...ev, queue: [] } : null;
     return { ...ev, state: 'cancelled', finishedAt: now, queue: [], note: unplayable };
+  }
+  // Withdrawals left nobody to meet (a match or an SPRT whose player withdrew): what ran counts.
+  if (playing.length < 2) {
+    if (busy) return ev.queue.length > 0 ? { ...ev, queue: [] } : null;
+    return finish(`withdrawals left ${playing.length} player${playing.length === 1 ? '' : 's'}: the event ended early`);
   }
   if (ev.format === 'sprt') {
     const room = ev.maxPairs - ev.pairs.length - ev.queue.length;
@@ -48,7 +54,10 @@ export function planNext(ev: TournamentRecord, now: number): TournamentRecord | 
   if (ev.pairs.length === 0 && ev.queue.length === 0) {
     const encounters = fixedEncounters(ev.format, playing);
     const queue: [number, number, number][] = [];
-    for (let k = 0; k < ev.pairsPerEncounter; k++) for (const [a, b] of encounters) queue.push([a, b, 0]);
+    // With a dice book per round, each cycle over the encounters is a round (the k-th play of every
+    // encounter shares its dice with the others'); otherwise these formats have no rounds.
+    const perRound = ev.dice === 'perRound' && (ev.format === 'roundRobin' || ev.format === 'gauntlet');
+    for (let k = 0; k < ev.pairsPerEncounter; k++) for (const [a, b] of encounters) queue.push([a, b, perRound ? k + 1 : 0]);
     return { ...ev, queue };
   }
   return ev.queue.length === 0 && !busy ? finish(null) : null;

@@ -50,7 +50,7 @@ export class RefusalCounts {
     const w = this.waiting.get(ev.id);
     if (!w) return ev;
     this.waiting.delete(ev.id);
-    if (ev.state !== 'running') return ev;
+    if (ev.state !== 'running' && ev.state !== 'paused') return ev;
     const refused = ev.players.map((_, i) => (ev.refused?.[i] ?? 0) + (w.counts.get(i) ?? 0));
     return { ...ev, refused };
   }

@@ -10,7 +10,7 @@ import type { Logger } from '../../domain/log.js';
 import { inPlay, pairFinished, pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Seat } from '../../domain/types.js';
-import { eventPairClientSeeds, eventPairSeed, hexToSeed, seedToHex } from '../../fair/index.js';
+import { eventPairDice, hexToSeed, seedToHex } from '../../fair/index.js';
 import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../../game/types.js';
 import type { GameAdmission, Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
@@ -172,7 +172,7 @@ export class TournamentScheduler implements GameLifecycleListener {
         // The pair is added to the event's tally: no recount of every pair (tally.ts).
         const tally = this.tallies.of(ev, seq - 1);
         tally.add(next.pairs[at]);
-        if (next.sprt && next.verdict === null && next.state === 'running') {
+        if (next.sprt && next.verdict === null && (next.state === 'running' || next.state === 'paused')) {
           const verdict = tally.sprt(next)?.verdict;
           if (verdict) next = { ...next, verdict, verdictAfter: seq, queue: [] };
         }
@@ -276,6 +276,7 @@ export class TournamentScheduler implements GameLifecycleListener {
     const seed = hexToSeed(ev.seed)!;
     const started = await Promise.all(chosen.map(async (c) => {
       try {
+        const dice = eventPairDice(seed, id, ev.dice === 'perRound', c);
         const games = await this.deps.games.createMirrorPair({
           white: botSeat(ev.players[c.a].team, ev.players[c.a].name),
           black: botSeat(ev.players[c.b].team, ev.players[c.b].name),
@@ -284,7 +285,7 @@ export class TournamentScheduler implements GameLifecycleListener {
           // against it would move only the other side's: such games stay unrated.
           rated: ev.rated && !this.house(ev.players[c.a].id) && !this.house(ev.players[c.b].id),
           tournament: id,
-          fair: { serverSeed: seedToHex(eventPairSeed(seed, c.index)), clientSeeds: eventPairClientSeeds(id, c.index) },
+          fair: { serverSeed: seedToHex(dice.serverSeed), clientSeeds: dice.clientSeeds },
         });
         return { ...c, games };
       } catch (e) {

@@ -4,7 +4,7 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import { DEFAULT_SPRT_MODEL, faceOfId, sprtModelOf, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, diceOf, faceOfId, sprtModelOf, type DiceMode, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
@@ -22,6 +22,7 @@ import { exportPieces } from './export.js';
 import { seededAtStart, seedView } from './seeding.js';
 import { sprtBounds } from './stats.js';
 import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
+import { TournamentControl } from './control.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -43,6 +44,7 @@ export interface CreateTournamentInput {
   maxPairs?: number;
   concurrency?: number;
   rated?: boolean;
+  dice?: DiceMode;
 }
 
 export interface TournamentServiceDeps {
@@ -67,7 +69,7 @@ export interface TournamentServiceDeps {
 /** Events listed at most by GET /events and GET /bot/events (newest first): as many as the store's index keeps. */
 export const TOURNAMENT_LIST_LIMIT = TOURNAMENT_INDEX_DEPTH;
 
-const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running';
+const isOpen = (ev: TournamentRecord): boolean => ev.state === 'pending' || ev.state === 'running' || ev.state === 'paused';
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
 /** How many pairs an event of this shape plays at most. */
@@ -81,9 +83,12 @@ export function plannedPairs(format: TournamentFormat, players: number, ppe: num
 
 export class TournamentService {
   private readonly places: TournamentPlaces;
+  /** Pause, resume and withdraw (control.ts). */
+  readonly control: TournamentControl;
 
   constructor(private readonly deps: TournamentServiceDeps, private readonly limits: TournamentLimits) {
     this.places = new TournamentPlaces(deps.followers, limits.openPerHost, deps.invitations);
+    this.control = new TournamentControl({ followers: deps.followers, kick: deps.kick, view: (ev) => this.view(ev) });
   }
 
   /** `address`: where the request came from (its rate-limit key), kept so the events of one address share a bound. */
@@ -148,6 +153,7 @@ export class TournamentService {
       maxPairs: planned,
       concurrency,
       rated,
+      ...(input.dice === 'perRound' ? { dice: input.dice } : {}),
       state: all ? 'running' : 'pending',
       createdAt: now,
       startedAt: all ? now : null,
@@ -331,7 +337,7 @@ export class TournamentService {
     const face = (i: number) => faceOf(ev.players[i]);
     return {
       ...headOf(ev),
-      players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), ...seedView(ev, i) })),
+      players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true, ...seedView(ev, i) })),
       timeControl: ev.timeControl,
       pairsPerEncounter: ev.pairsPerEncounter,
       rounds: ev.rounds,
@@ -341,6 +347,7 @@ export class TournamentService {
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
       rated: ev.rated,
+      dice: diceOf(ev),
       commit: ev.commit,
       seed: seedRevealed(ev) ? ev.seed : null,
       pairsRunning: pairsRunning(ev),
@@ -350,7 +357,7 @@ export class TournamentService {
       verdict: ev.verdict,
       verdictAfter: ev.verdictAfter,
       note: ev.note,
-      standings: tables.standings.map((r) => ({ ...face(r.player), ...withoutPlayer(r) })),
+      standings: tables.standings.map((r) => ({ ...face(r.player), ...withoutPlayer(r), withdrawn: ev.players[r.player].withdrawn === true })),
       encounters: tables.encounters.map((e) => ({
         players: [face(e.players[0]), face(e.players[1])],
         pairs: e.pairs,

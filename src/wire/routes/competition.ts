@@ -96,6 +96,40 @@ export const events = [
     errors: { 403: 'Only the host cancels an event.', 404: UNKNOWN_EVENT, 409: 'The event is already over.' },
   }),
   route({
+    operationId: 'pauseEvent', method: 'POST', path: '/events/{id}/pause', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'The host pauses a running event: no new pair starts until it resumes; running pairs play on and count.',
+    description: 'The event is `paused` (an EventState line on its stream says so), and stays so across a restart.',
+    ok: { 200: json(E.EventView, 'The event, paused.') },
+    errors: { 403: 'Only the host pauses an event.', 404: UNKNOWN_EVENT, 409: 'The event is not running (`event_not_running`) or is over (`event_over`).' },
+  }),
+  route({
+    operationId: 'resumeEvent', method: 'POST', path: '/events/{id}/resume', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'The host resumes a paused event: pairs start again.',
+    ok: { 200: json(E.EventView, 'The event, running.') },
+    errors: { 403: 'Only the host resumes an event.', 404: UNKNOWN_EVENT, 409: 'The event is not paused (`event_not_paused`) or is over (`event_over`).' },
+  }),
+  route({
+    operationId: 'withdrawEventPlayer', method: 'POST', path: '/events/{id}/players/{team}/{name}/withdraw', auth: 'bearer', tag: 'Events',
+    params: { ...EVENT_ID, team: 'Team of the player.', name: 'Name of the player.' },
+    summary: 'The host withdraws a player from a running or paused event: its pairs not yet started are not played.',
+    description: 'Its pairs already played count and a running one plays to the end; a Swiss pairs it no more; an event left with fewer than two players finishes, with a note.',
+    ok: { 200: json(E.EventView, 'The event.') },
+    errors: {
+      403: 'Only the host withdraws a player.',
+      404: `${UNKNOWN_EVENT} Or the bot is not one of its players (code \`not_invited\`).`,
+      409: 'The event is pending (`event_not_running`) or over (`event_over`), or the player does not play in it (`not_playing`: declined, never accepted, withdrawn already).',
+    },
+  }),
+  route({
+    operationId: 'withdrawFromEvent', method: 'POST', path: '/events/{id}/withdraw', auth: 'bearer', tag: 'Events', params: EVENT_ID,
+    summary: 'A player withdraws itself from a running or paused event, as the host would withdraw it.',
+    ok: { 200: json(E.EventView, 'The event.') },
+    errors: {
+      404: NOT_INVITED,
+      409: 'The event is pending (decline instead: `event_not_running`) or over (`event_over`), or the caller does not play in it (`not_playing`).',
+    },
+  }),
+  route({
     operationId: 'setEventHosts', method: 'PUT', path: '/bot/account/event-hosts', auth: 'bearer', tag: 'Events',
     summary: `Name the hosts (at most ${EVENT_HOSTS_MAX}) whose event invitations the caller accepts without answering; replaces the list.`,
     description: 'Shown to the caller in GET /bot/account, to nobody else. Rated events are covered only with `rated: true`.',
