@@ -4,7 +4,7 @@
 import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
-import { DEFAULT_SPRT_MODEL, diceOf, faceOfId, sprtModelOf, type DiceMode, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, faceOfId, type DiceMode, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
 import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
@@ -14,14 +14,12 @@ import { entersAtOnce, setEventHosts, type EventHostsInput, type EventHostsView 
 import { TOURNAMENT_INDEX_DEPTH } from '../../store/tournament-index.js';
 import type { TournamentFollowers, TournamentSink } from './followers.js';
 import { TournamentPlaces, type InvitationBudget } from './places.js';
-import { tournamentTables } from './standings.js';
-import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
+import { endedLine, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
-import { seededAtStart, seedView } from './seeding.js';
-import { sprtBounds } from './stats.js';
-import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
+import { seededAtStart } from './seeding.js';
+import { answerOf, tournamentSummary, tournamentView } from './view.js';
 import { TournamentControl } from './control.js';
 
 export interface TournamentLimits {
@@ -322,81 +320,12 @@ export class TournamentService {
   }
 
   summary(ev: TournamentHead) {
-    return {
-      ...headOf(ev),
-      players: ev.players.length,
-      pairsFinished: ev.pairsFinished,
-      createdAt: ev.createdAt,
-      verdict: ev.verdict,
-      rated: ev.rated,
-    };
+    return tournamentSummary(ev);
   }
 
   view(ev: TournamentRecord) {
-    const tables = tournamentTables(ev);
-    const face = (i: number) => faceOf(ev.players[i]);
-    return {
-      ...headOf(ev),
-      players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true, ...seedView(ev, i) })),
-      timeControl: ev.timeControl,
-      pairsPerEncounter: ev.pairsPerEncounter,
-      rounds: ev.rounds,
-      // An SPRT stored before models existed shows the model it was run under.
-      // With the method and the LLR bounds, an export holds all that re-deriving the verdict needs.
-      sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt), method: SPRT_METHOD, llrBounds: sprtBounds(ev.sprt.alpha, ev.sprt.beta) } : null,
-      maxPairs: ev.maxPairs,
-      concurrency: ev.concurrency,
-      rated: ev.rated,
-      dice: diceOf(ev),
-      commit: ev.commit,
-      seed: seedRevealed(ev) ? ev.seed : null,
-      pairsRunning: pairsRunning(ev),
-      createdAt: ev.createdAt,
-      startedAt: ev.startedAt,
-      finishedAt: ev.finishedAt,
-      verdict: ev.verdict,
-      verdictAfter: ev.verdictAfter,
-      note: ev.note,
-      standings: tables.standings.map((r) => ({ ...face(r.player), ...withoutPlayer(r), withdrawn: ev.players[r.player].withdrawn === true })),
-      encounters: tables.encounters.map((e) => ({
-        players: [face(e.players[0]), face(e.players[1])],
-        pairs: e.pairs,
-        pentanomial: e.pentanomial,
-        score: e.score,
-        elo: e.elo,
-        eloInterval: e.eloInterval,
-        los: e.los,
-        drawRatio: e.drawRatio,
-        luck: e.luck,
-        ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
-        ...(e.sprt && ev.verdict !== null ? { biasNote: BIAS_NOTE } : {}),
-      })),
-      llrHistory: tables.llrHistory,
-      pairs: ev.pairs.map((p) => ({
-        index: p.index,
-        round: p.round,
-        players: [face(p.a), face(p.b)],
-        games: p.games,
-        scores: p.scores,
-        void: p.void === true,
-        finishedSeq: p.finishedSeq,
-        ...(p.replays ? { replays: p.replays } : {}),
-        ...(p.voidReason ? { voidReason: p.voidReason } : {}),
-      })),
-      byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
-    };
+    return tournamentView(ev);
   }
-}
-
-/** What the list and the full view of an event both open with. */
-const headOf = (ev: TournamentHead | TournamentRecord) => ({ eventId: ev.id, name: ev.name, format: ev.format, state: ev.state, host: faceOfId(ev.host) });
-
-const answerOf = (a: boolean | null | undefined): 'accepted' | 'declined' | 'invited' =>
-  a === true ? 'accepted' : a === false ? 'declined' : 'invited';
-
-function withoutPlayer<T extends { player: number }>(r: T): Omit<T, 'player'> {
-  const { player: _player, ...rest } = r;
-  return rest;
 }
 
 /** bot:team:<team>:<name> to {team, name} (kept here too for callers that import it from the service). */
