@@ -185,7 +185,7 @@ export class LadderScheduler implements GameLifecycleListener {
       if (streak === (bot.ladderTimeLosses ?? 0)) return null;
       if (streak >= MAX_TIME_LOSSES && bot.onLadder) {
         removed = true;
-        return { ...bot, ladderTimeLosses: 0, onLadder: false, offLadderReason: TIME_LOSS_REASON };
+        return { ...bot, ladderTimeLosses: 0, onLadder: false, leftLadder: true, offLadderReason: TIME_LOSS_REASON };
       }
       return { ...bot, ladderTimeLosses: streak };
     });
