@@ -43,6 +43,11 @@ export interface BotRecord {
   ladderTimeLosses?: number;
   /** The bot's last ladder opponent: the scheduler never pairs the same two bots twice in a row. */
   ladderLastOpponent?: string | null;
+  /**
+   * Ladder pairings started, by kind: a mirror pair counts once in `pairs` (absent: none, as on
+   * records from before the count was kept).
+   */
+  ladderGames?: { pairs: number; singles: number };
   /** Ladder games started with each colour (absent: none); single games go to the colour that evens it. */
   ladderColours?: { white: number; black: number };
   /** Hosts whose event invitations this bot accepts without answering (absent: none). Shown only to the bot. */
