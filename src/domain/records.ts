@@ -41,7 +41,7 @@ export interface BotRecord {
   offLadderReason?: string | null;
   /** Ladder games lost on time in a row; 4 takes the bot off the ladder. */
   ladderTimeLosses?: number;
-  /** The bot's last ladder opponent: the scheduler never pairs the same two bots twice in a row. */
+  /** The bot's last ladder opponent: not paired again right away while someone new is free. */
   ladderLastOpponent?: string | null;
   /**
    * Ladder pairings started, by kind: a mirror pair counts once in `pairs` (absent: none, as on
