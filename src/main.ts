@@ -222,7 +222,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       store, identity, games: sharded, hub, presence, admission, clock, random: opts.random ?? Math.random, log,
       webhooksEnabled: config.webhooks.enabled,
     },
-    { pairIntervalMs: config.ladder.pairIntervalMs },
+    { pairIntervalMs: config.ladder.pairIntervalMs, rematchAfterMs: config.ladder.rematchAfterMs },
   );
   const houseIds = builtInHouseBotIds();
   const tournamentFollowers = new TournamentFollowers(store, tournamentBus);

@@ -93,6 +93,8 @@ export const ConfigSchema = z.object({
     tau: z.number().positive().max(10),
     maxGamesPerBatch: pos,
     pairIntervalMs: pos,
+    /** How long two free bots wait for someone new before they may meet again right away. */
+    rematchAfterMs: ms,
   }),
   /** Events for tournament hosts: the scheduler's tick and the limits per host and per event. */
   events: z.object({
@@ -177,6 +179,7 @@ const ENV: Record<string, string> = {
   DICECHESS_LADDER_CHANGES_PER_HOUR: 'limits.ladderChangesPerHour',
   DICECHESS_GUEST_SEEKS_PER_ADDRESS: 'lobby.maxOpenGuestSeeksPerAddress',
   DICECHESS_LADDER_PAIR_INTERVAL_MS: 'ladder.pairIntervalMs',
+  DICECHESS_LADDER_REMATCH_AFTER_MS: 'ladder.rematchAfterMs',
   DICECHESS_EVENTS_OPEN_PER_HOST: 'events.openPerHost',
   DICECHESS_EVENTS_PAIRS_IN_FLIGHT_PER_HOST: 'events.pairsInFlightPerHost',
   DICECHESS_EVENTS_HOUSE_ONLY_PAIRS_PER_HOST: 'events.houseOnlyPairsPerHost',

@@ -67,8 +67,12 @@ export function pendingRatingOf(game: GameRecord): PendingRating | null {
 }
 
 export const isListed = (bot: Pick<BotRecord, 'rating'>): boolean => bot.rating.rd <= LISTED_RD;
-/** On the ladder but not yet listed: the leaderboard's provisional list. */
-export const isProvisional = (bot: Pick<BotRecord, 'rating' | 'onLadder'>): boolean => bot.onLadder && !isListed(bot);
+/**
+ * On the ladder, or once on it and left, but not yet listed: the leaderboard's provisional list. A
+ * bot that leaves keeps its row (onLadder false, rating frozen) rather than vanishing from both lists.
+ */
+export const isProvisional = (bot: Pick<BotRecord, 'rating' | 'onLadder' | 'leftLadder'>): boolean =>
+  (bot.onLadder || bot.leftLadder === true) && !isListed(bot);
 
 /** Leaderboard order (the provisional list's too): rating (high first), then deviation (low first), then name, then team. */
 export function leaderboardOrder(a: BotRecord, b: BotRecord): number {

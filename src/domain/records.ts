@@ -31,12 +31,23 @@ export interface BotRecord {
   webhook: WebhookRecord | null;
   /** Ladder games this bot may play at once (1..32; absent means 1). A mirror pair takes 2. */
   capacity?: number;
+  /**
+   * True once the bot has been on the ladder and left it (by hand or taken off by the server): it stays
+   * in the leaderboard lists with its frozen rating. Absent on bots that never left (and on records
+   * of bots that left before this field existed, which stay out of the provisional list as before).
+   */
+  leftLadder?: boolean;
   /** Why the server took the bot off the ladder (null or absent: it was not, or it rejoined). */
   offLadderReason?: string | null;
   /** Ladder games lost on time in a row; 4 takes the bot off the ladder. */
   ladderTimeLosses?: number;
-  /** The bot's last ladder opponent: the scheduler never pairs the same two bots twice in a row. */
+  /** The bot's last ladder opponent: not paired again right away while someone new is free. */
   ladderLastOpponent?: string | null;
+  /**
+   * Ladder pairings started, by kind: a mirror pair counts once in `pairs` (absent: none, as on
+   * records from before the count was kept).
+   */
+  ladderGames?: { pairs: number; singles: number };
   /** Ladder games started with each colour (absent: none); single games go to the colour that evens it. */
   ladderColours?: { white: number; black: number };
   /** Hosts whose event invitations this bot accepts without answering (absent: none). Shown only to the bot. */

@@ -33,6 +33,12 @@ export interface NdjsonOptions {
   readonly maxBufferedBytes: number;
   /** Reports exceptions thrown by onClose callbacks. */
   readonly logger?: BugLog;
+  /**
+   * Sends a blank line at once so the client sees the 200 before the first event (the default).
+   * False for a body whose first record is made at once (an export): a line-by-line reader then
+   * finds a record on line 1, and the status and headers go out with that record.
+   */
+  readonly blankFirst: boolean;
 }
 
 export interface NdjsonStream {
@@ -58,7 +64,7 @@ export interface NdjsonStream {
 }
 
 /**
- * Starts a 200 ndjson response. The status, headers and a first blank line go out at once: uWS
+ * Starts a 200 ndjson response. The status, headers and a first blank line go out at once (unless blankFirst is false): uWS
  * sends nothing until the first body write, and a client must see the 200 before the first event.
  */
 export function openNdjson(res: Responder, opts: Partial<NdjsonOptions> = {}): NdjsonStream {
@@ -67,6 +73,7 @@ export function openNdjson(res: Responder, opts: Partial<NdjsonOptions> = {}): N
     keepAliveMs: opts.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
     logger: opts.logger,
+    blankFirst: opts.blankFirst ?? true,
   };
   if (res.head) {
     // HEAD: the status and headers a GET would get, and no stream behind them.
@@ -141,7 +148,7 @@ class Stream implements NdjsonStream {
       for (const [k, v] of base) raw.writeHeader(k, v);
       raw.writeHeader('content-type', NDJSON_TYPE);
       for (const k in STREAM_HEADERS) raw.writeHeader(k, STREAM_HEADERS[k]);
-      this.push(raw, '\n');
+      if (o.blankFirst) this.push(raw, '\n');
     });
     this.lastWriteAt = o.clock.now();
     this.arm(o.keepAliveMs);

@@ -309,7 +309,7 @@ export class IdentityService {
       // Joining or leaving by hand clears why the server had taken the bot off, and its streak.
       next: bot.onLadder === onLadder && !bot.offLadderReason
         ? null
-        : { ...bot, onLadder, offLadderReason: null, ladderTimeLosses: 0 },
+        : { ...bot, onLadder, offLadderReason: null, ladderTimeLosses: 0, ...(bot.onLadder && !onLadder ? { leftLadder: true } : {}) },
       answer: { onLadder, glickoRating: bot.rating.rating, glickoRd: bot.rating.rd },
     }));
   }

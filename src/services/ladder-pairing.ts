@@ -1,24 +1,52 @@
 // Who plays whom in one round of the ladder: a pure function of the candidates and a random source,
 // so a test can pin the choice. Bots with high deviations (the least known) choose first, each the
-// closest rating among the bots still free; nobody meets its previous ladder opponent again.
+// closest rating among the bots still free; a bot meets a new opponent when one is free, and its
+// previous opponent again only when both have waited long enough without one (rematchReady).
+// Seats: a bot that can hold a pair (capacity 2 or more) plays only mirror pairs against another
+// such bot, so the two need two free seats each; a single game is played only when one side can
+// never hold a pair (capacity 1).
 import type { LadderKind } from '../domain/types.js';
 
 export interface Candidate {
   id: string;
   rating: number;
   rd: number;
-  /** The previous ladder opponent, never chosen again right away. */
+  /** The previous ladder opponent, not chosen again while someone new is free. */
   lastOpponent: string | null;
+  /** Ladder capacity (absent: seats are not checked here, as in tests of the choice alone). */
+  capacity?: number;
+  /** Free seats now: capacity minus live ladder games (absent: as many as needed). */
+  free?: number;
+  /** Has waited `ladder.rematchAfterMs` without a game: may meet its previous opponent again. */
+  rematchReady?: boolean;
 }
 
-const allowed = (a: Candidate, b: Candidate): boolean =>
-  a.id !== b.id && a.lastOpponent !== b.id && b.lastOpponent !== a.id;
+/** Seats a mirror pair takes from each bot (its two games run at once). */
+export const MIRROR_SEATS = 2;
+
+/** A bot that can never hold a mirror pair: its games are singles. */
+const singlesOnly = (c: Candidate): boolean => (c.capacity ?? MIRROR_SEATS) < MIRROR_SEATS;
+
+/**
+ * Whether the two have the seats for the game they would play: a single when either is singles-only
+ * (the other's one free seat is enough); otherwise a mirror pair, two free seats each. A pair bot
+ * with one seat left waits for another (its pair's partner game to end) rather than play a single.
+ */
+export const seatsFit = (a: Candidate, b: Candidate): boolean =>
+  singlesOnly(a) || singlesOnly(b) || ((a.free ?? MIRROR_SEATS) >= MIRROR_SEATS && (b.free ?? MIRROR_SEATS) >= MIRROR_SEATS);
+
+const fresh = (a: Candidate, b: Candidate): boolean => a.lastOpponent !== b.id && b.lastOpponent !== a.id;
+const allowed = (a: Candidate, b: Candidate): boolean => a.id !== b.id && fresh(a, b) && seatsFit(a, b);
+/** The second pass: the same two again, when both have waited and nobody new was free for either. */
+const rematch = (a: Candidate, b: Candidate): boolean =>
+  a.id !== b.id && a.rematchReady === true && b.rematchReady === true && seatsFit(a, b);
 
 /**
  * Disjoint pairs. Candidates are taken in id order, then each gets one draw of `random` to break
  * ties, so the same candidates and the same random sequence always give the same pairs. Chooser order:
  * deviation high to low, then the draw. Partner: the smallest rating gap, then the higher deviation,
- * then the earlier chooser position.
+ * then the earlier chooser position. A first pass pairs new opponents only; a second pairs, among
+ * the bots still free, previous opponents that are both rematchReady.
  */
 export function choosePairs(candidates: readonly Candidate[], random: () => number): [Candidate, Candidate][] {
   const byId = [...candidates].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -36,22 +64,24 @@ export function choosePairs(candidates: readonly Candidate[], random: () => numb
     const db = Math.abs(best.rating - a.rating);
     return dx < db || (dx === db && (x.rd > best.rd || (x.rd === best.rd && rank.get(x.id)! < rank.get(best.id)!)));
   };
-  for (const a of order) {
-    if (taken.has(a.id)) continue;
-    let best: Candidate | null = null;
-    const at = pos.get(a.id)!;
-    for (const step of [-1, 1]) {
-      for (let i = at + step; i >= 0 && i < byRating.length; i += step) {
-        const x = byRating[i];
-        if (best && Math.abs(x.rating - a.rating) > Math.abs(best.rating - a.rating)) break;
-        if (taken.has(x.id) || !allowed(a, x)) continue;
-        if (better(x, best, a)) best = x;
+  for (const may of [allowed, rematch]) {
+    for (const a of order) {
+      if (taken.has(a.id)) continue;
+      let best: Candidate | null = null;
+      const at = pos.get(a.id)!;
+      for (const step of [-1, 1]) {
+        for (let i = at + step; i >= 0 && i < byRating.length; i += step) {
+          const x = byRating[i];
+          if (best && Math.abs(x.rating - a.rating) > Math.abs(best.rating - a.rating)) break;
+          if (taken.has(x.id) || !may(a, x)) continue;
+          if (better(x, best, a)) best = x;
+        }
       }
+      if (!best) continue;
+      taken.add(a.id);
+      taken.add(best.id);
+      pairs.push([a, best]);
     }
-    if (!best) continue;
-    taken.add(a.id);
-    taken.add(best.id);
-    pairs.push([a, best]);
   }
   return pairs;
 }
@@ -70,9 +100,6 @@ export interface Seating {
   colours: ColourCount;
 }
 
-/** Seats a mirror pair takes from each bot (its two games run at once). */
-export const MIRROR_SEATS = 2;
-
 /** The ladder game a pair plays: a mirror pair, or one rated game with its colours decided. */
 export interface LadderPlan {
   kind: LadderKind;
@@ -82,7 +109,7 @@ export interface LadderPlan {
 
 /**
  * Two bots that both have two free seats play a mirror pair (both colours, the same dice). Otherwise
- * they play a single game, and White goes to the bot that has played fewer white games than black
+ * (choosePairs pairs two bots short of that only when one of them is singles-only) they play a single game, and White goes to the bot that has played fewer white games than black
  * ones relative to the other (the lower white-minus-black), so each bot's colours even out over time;
  * equal counts are decided by one draw of `random`.
  */

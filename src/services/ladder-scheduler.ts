@@ -1,11 +1,13 @@
 // The ladder's scheduler: every `pairIntervalMs` it pairs the on-ladder bots that can play now and
-// have a free seat under their capacity. Two bots that both have two free seats play a mirror pair
-// (registry.createMirrorPair); any other pair plays one rated game, the colours chosen to even out
-// each bot's white and black games. It also keeps each bot's run of ladder games lost on time and
+// have a free seat under their capacity. Bots of capacity 2 or more play each other only in mirror
+// pairs (registry.createMirrorPair), two free seats each; a single rated game is played only against
+// a bot of capacity 1, the colours chosen to even out each bot's white and black games. Bots left
+// without a new opponent for `rematchAfterMs` may meet their previous one again. It also keeps each bot's run of ladder games lost on time and
 // takes a bot off the ladder after MAX_TIME_LOSSES in a row. Every bot write goes through
 // IdentityService.editBot (serialised per bot).
 import type { Clock } from '../domain/clock.js';
 import { Periodic } from './periodic.js';
+import { DEFAULT_CAPACITY } from '../domain/ratings.js';
 import type { Logger } from '../domain/log.js';
 import { ladderKindOf, type BotRecord, type GameRecord } from '../domain/records.js';
 import type { TimeControl } from '../domain/types.js';
@@ -44,7 +46,14 @@ export interface LadderSchedulerDeps {
 
 export interface LadderSchedulerConfig {
   pairIntervalMs: number;
+  /**
+   * How long two bots wait, free but unpaired, before they may meet again right after meeting (a
+   * ladder of two or three bots has nobody else); 15 s when absent.
+   */
+  rematchAfterMs?: number;
 }
+
+export const DEFAULT_REMATCH_AFTER_MS = 15_000;
 
 /**
  * A ladder game: a mirror pair's half or a single game. A rated event's games are rated too but are
@@ -58,9 +67,16 @@ export class LadderScheduler implements GameLifecycleListener {
   private running: Promise<number> | null = null;
   private stopped = false;
   private readonly rounds: Periodic;
+  /**
+   * Since when each bot has been eligible in every round and left unpaired (its wait for a rematch).
+   * Only bots eligible in the latest round are kept, so it holds at most one entry per ladder bot.
+   */
+  private readonly waitingSince = new Map<string, number>();
+  private readonly rematchAfterMs: number;
 
   constructor(private readonly deps: LadderSchedulerDeps, config: LadderSchedulerConfig) {
     this.rounds = new Periodic(deps.clock, config.pairIntervalMs, () => this.round());
+    this.rematchAfterMs = config.rematchAfterMs ?? DEFAULT_REMATCH_AFTER_MS;
   }
 
   /** Starts the periodic rounds (the first one after one interval). */
@@ -89,7 +105,7 @@ export class LadderScheduler implements GameLifecycleListener {
 
   /** Seats the bot has free for ladder games: its capacity minus its live ladder games. */
   free(bot: BotRecord): number {
-    return (bot.capacity ?? 1) - this.inGames(bot.id);
+    return (bot.capacity ?? DEFAULT_CAPACITY) - this.inGames(bot.id);
   }
 
   /** The bots one round may pair: on the ladder, reachable, with at least one free seat. */
@@ -116,8 +132,13 @@ export class LadderScheduler implements GameLifecycleListener {
   private async pairUp(): Promise<number> {
     if (this.stopped) return 0;
     const eligible = this.eligible();
+    const now = this.deps.clock.now();
+    const waiting = this.waitingSince;
+    for (const id of [...waiting.keys()]) if (!eligible.some((b) => b.id === id)) waiting.delete(id);
+    for (const b of eligible) if (!waiting.has(b.id)) waiting.set(b.id, now);
     const candidates: Candidate[] = eligible.map((b) => ({
       id: b.id, rating: b.rating.rating, rd: b.rating.rd, lastOpponent: b.ladderLastOpponent ?? null,
+      capacity: (b.capacity ?? DEFAULT_CAPACITY), free: this.free(b), rematchReady: now - waiting.get(b.id)! >= this.rematchAfterMs,
     }));
     const bots = new Map(eligible.map((b) => [b.id, b]));
     const seating = (b: BotRecord) => ({ id: b.id, free: this.free(b), colours: b.ladderColours ?? { white: 0, black: 0 } });
@@ -126,9 +147,15 @@ export class LadderScheduler implements GameLifecycleListener {
       const plan = planGame(seating(bots.get(a.id)!), seating(bots.get(b.id)!), this.deps.random);
       if (!(await this.startGames(plan, bots))) continue;
       made++;
+      waiting.delete(a.id);
+      waiting.delete(b.id);
       await Promise.all([
-        this.deps.identity.editBot(plan.white, (bot) => ({ ...bot, ladderLastOpponent: plan.black, ladderColours: played(bot, plan, 'white') })),
-        this.deps.identity.editBot(plan.black, (bot) => ({ ...bot, ladderLastOpponent: plan.white, ladderColours: played(bot, plan, 'black') })),
+        this.deps.identity.editBot(plan.white, (bot) => ({
+          ...bot, ladderLastOpponent: plan.black, ladderColours: played(bot, plan, 'white'), ladderGames: counted(bot, plan),
+        })),
+        this.deps.identity.editBot(plan.black, (bot) => ({
+          ...bot, ladderLastOpponent: plan.white, ladderColours: played(bot, plan, 'black'), ladderGames: counted(bot, plan),
+        })),
       ]);
     }
     if (made > 0) this.deps.log.info({ pairs: made, eligible: candidates.length }, 'ladder round');
@@ -185,7 +212,7 @@ export class LadderScheduler implements GameLifecycleListener {
       if (streak === (bot.ladderTimeLosses ?? 0)) return null;
       if (streak >= MAX_TIME_LOSSES && bot.onLadder) {
         removed = true;
-        return { ...bot, ladderTimeLosses: 0, onLadder: false, offLadderReason: TIME_LOSS_REASON };
+        return { ...bot, ladderTimeLosses: 0, onLadder: false, leftLadder: true, offLadderReason: TIME_LOSS_REASON };
       }
       return { ...bot, ladderTimeLosses: streak };
     });
@@ -201,4 +228,10 @@ function played(bot: BotRecord, plan: LadderPlan, colour: 'white' | 'black'): { 
   const c = bot.ladderColours ?? { white: 0, black: 0 };
   if (plan.kind === 'mirror') return { white: c.white + 1, black: c.black + 1 };
   return colour === 'white' ? { ...c, white: c.white + 1 } : { ...c, black: c.black + 1 };
+}
+
+/** A bot's count of ladder pairings by kind after the planned one (absent on older records: none). */
+function counted(bot: BotRecord, plan: LadderPlan): { pairs: number; singles: number } {
+  const c = bot.ladderGames ?? { pairs: 0, singles: 0 };
+  return plan.kind === 'mirror' ? { ...c, pairs: c.pairs + 1 } : { ...c, singles: c.singles + 1 };
 }

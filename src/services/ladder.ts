@@ -65,6 +65,8 @@ export interface BotProfile extends LadderStats {
   recent: ProfileGame[];
   ratingHistory: { at: string; rating: number; rd: number }[];
   offLadderReason: string | null;
+  /** Ladder pairings started by kind (counted on the bot's record since the count was kept). */
+  ladder: { pairs: number; singles: number };
 }
 
 export interface LadderDeps {
@@ -178,6 +180,7 @@ export class LadderService {
         recent,
         ratingHistory: store.ratingHistory(bot.id).map((p) => ({ at: new Date(p.at).toISOString(), rating: p.rating, rd: p.rd })),
         offLadderReason: bot.offLadderReason ?? null,
+        ladder: bot.ladderGames ?? { pairs: 0, singles: 0 },
       },
     };
   }

@@ -171,6 +171,9 @@ export function ratingsSuite(t: Test, make: StoreFactory): void {
     await s.modifyBot(bots[0].id, (b) => ({ ...b, rating: r(1900, 150) }));
     t.same(names(s.provisional(0, 100)), ['t/settled', 't/away', 's/tie-a', 't/tie-a', 't/tie-b']);
     t.same(names(s.leaderboard(0, 100)), ['t/sure']);
+    // A bot that left (leftLadder, as the leave route writes it) keeps its place, off the ladder.
+    await s.modifyBot(bots[3].id, (b) => ({ ...b, onLadder: false, leftLadder: true }));
+    t.same(names(s.provisional(0, 100)), ['t/settled', 't/away', 's/tie-a', 't/tie-a', 't/tie-b'], 'a bot that left stays');
   });
 
   t.test('a batch settles a provisional bot: it moves to the leaderboard', async (t) => {

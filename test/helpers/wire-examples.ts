@@ -105,6 +105,7 @@ export const profile = {
   ],
   ratingHistory: [{ at: '2025-03-01T12:01:00.000Z', rating: 1623.4, rd: 80.2 }],
   offLadderReason: null,
+  ladder: { pairs: 3, singles: 1 },
 };
 
 export const webhookInfo = {

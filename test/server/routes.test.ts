@@ -85,7 +85,7 @@ t.test('leaderboard and profiles with persistence: 200 for a registered bot, 404
   t.equal(profile.status, 200);
   t.same(profile.json, {
     team: 'acme', name: 'alpha', rating: 1500, rd: 350, provisional: true, onLadder: true,
-    games: 0, wins: 0, draws: 0, losses: 0, recent: [], ratingHistory: [], offLadderReason: null,
+    games: 0, wins: 0, draws: 0, losses: 0, recent: [], ratingHistory: [], offLadderReason: null, ladder: { pairs: 0, singles: 0 },
   });
   const anon = await Bot.anon(app, 'nobody');
   t.equal((await app.req('GET', `/bots/anon/${anon.creds.name}`)).status, 404, 'anonymous bots have no profile');

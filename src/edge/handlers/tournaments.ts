@@ -80,7 +80,8 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
     getEventGames: (call) => {
       const pieces = ev.exportLines(call.params.id, (id) => deps.games.finalRecord(id));
       if (!pieces) return UNKNOWN();
-      const stream = call.ctx.ndjson();
+      // No blank line first: a line-by-line JSON reader must find the event's record on line 1.
+      const stream = call.ctx.ndjson({ blankFirst: false });
       stream.pump(pieces, () => stream.end());
     },
   };

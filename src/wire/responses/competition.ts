@@ -82,6 +82,10 @@ export const BotProfile = named(
     recent: described(z.array(ProfileGame).max(PROFILE_RECENT_MAX), 'Up to 20, newest first.'),
     ratingHistory: described(z.array(RatingPoint).max(500), 'The rating after each rating batch the bot took part in, oldest first (the last 500).'),
     offLadderReason: described(z.string().nullable(), 'Why the server took the bot off the ladder; null when it did not.'),
+    ladder: described(
+      z.strictObject({ pairs: count(), singles: count() }),
+      'Ladder games the server started for the bot, by kind: mirror pairs (each two games) and single games.',
+    ),
   }),
   'Public profile of a registered bot.',
 );

@@ -53,7 +53,7 @@ t.test('a small event: the export and the stream are byte-identical to the lines
   const { app, id, viewText } = await finishedMatch(t, 3, 2);
   const exported = await app.req('GET', `/events/${id}/games`);
   t.equal(exported.status, 200);
-  t.equal(exported.text, `\n${exportMadeWhole(viewText, (g) => app.server.games.finalRecord(g))}`, 'the export');
+  t.equal(exported.text, `${exportMadeWhole(viewText, (g) => app.server.games.finalRecord(g))}`, 'the export');
   t.equal(exported.text.split('\n').filter((l) => l !== '').length, 7, 'the event and its six games');
   const ev = JSON.parse(viewText) as Json;
   const ended = JSON.stringify({ EventEnded: { eventId: id, state: 'finished', verdict: null, seed: ev.seed } });
@@ -67,9 +67,24 @@ t.test('a larger event: its export is written in many chunks, none much larger t
   await until(() => (chunksOf(r.bytes()).complete ? true : undefined), 'the whole export');
   const { chunks } = chunksOf(r.bytes());
   const text = Buffer.concat(chunks).toString();
-  t.equal(text, `\n${exportMadeWhole(viewText, (g) => app.server.games.finalRecord(g))}`, 'byte-identical');
+  t.equal(text, `${exportMadeWhole(viewText, (g) => app.server.games.finalRecord(g))}`, 'byte-identical');
   const longest = Math.max(...text.split('\n').map((l) => Buffer.byteLength(l) + 1));
   t.ok(text.length > 4 * DEFAULT_SEND_LIMITS.sliceBytes, `${text.length} bytes`);
   t.ok(chunks.length >= text.length / (DEFAULT_SEND_LIMITS.sliceBytes + longest), `${chunks.length} chunks`);
   t.ok(Math.max(...chunks.map((c) => c.length)) <= DEFAULT_SEND_LIMITS.sliceBytes + longest, 'none longer than a slice and a line');
+});
+
+// A line-by-line JSON reader (jq -c, a for-line loop with JSON.parse) failed on the blank line the
+// export used to open with: the first line must be the event's record, and no line may be blank.
+t.test('the export starts with its first record: every line, the first included, parses as JSON', async (t) => {
+  const { app, id } = await finishedMatch(t, 2, 2);
+  const r = rawGet(t, app.port, `/events/${id}/games`);
+  await until(() => (chunksOf(r.bytes()).complete ? true : undefined), 'the whole export');
+  const { chunks } = chunksOf(r.bytes());
+  t.ok(chunks[0].length > 1, 'the first chunk carries a record, not a lone newline');
+  const lines = Buffer.concat(chunks).toString().split('\n');
+  t.equal(lines.pop(), '', 'the body ends with a newline');
+  t.ok(typeof (JSON.parse(lines[0]) as Json).Event === 'object', 'line 1 is the event');
+  t.equal(lines.filter((l) => l === '').length, 0, 'no blank line');
+  t.equal(lines.filter((l) => (JSON.parse(l) as Json).Game !== undefined).length, 4, 'then its four games');
 });

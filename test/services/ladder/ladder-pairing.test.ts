@@ -65,6 +65,41 @@ t.test('two bots that just met are not paired again', async (t) => {
   t.same(ids(choosePairs([c('x', 1500, 350, 'y'), c('y', 1500, 350, 'x'), c('z', 2000, 350)], prng(1))).length, 1, 'one of them meets z instead');
 });
 
+/** A candidate with its seats (capacity, free now) and whether it has waited for a rematch. */
+const cs = (id: string, capacity: number, free: number, lastOpponent: string | null = null, rematchReady = false): Candidate =>
+  ({ id, rating: 1500, rd: 350, lastOpponent, capacity, free, rematchReady });
+
+t.test('seats: pair bots meet only with two free seats each; a capacity-1 bot takes anyone’s one seat', async (t) => {
+  t.same(choosePairs([cs('p', 4, 1), cs('q', 2, 2)], prng(1)), [], 'a pair bot with one seat left waits instead of a single');
+  t.same(choosePairs([cs('p', 4, 1), cs('q', 4, 1)], prng(1)), [], 'two of them as well');
+  const withOne = ids(choosePairs([cs('p', 4, 1), cs('q', 4, 2), cs('s', 1, 1)], prng(1)));
+  t.ok(withOne.length === 1 && withOne[0].includes('s'), 'one single, against the capacity-1 bot; p and q may not meet, so the other waits');
+  t.same(ids(choosePairs([cs('p', 2, 2), cs('q', 3, 2)], prng(1))).flat().sort(), ['p', 'q'], 'two free seats each: paired');
+  t.same(ids(choosePairs([cs('s', 1, 1), cs('u', 1, 1)], prng(1))).flat().sort(), ['s', 'u'], 'two capacity-1 bots: paired');
+  const rand = prng(5);
+  for (let round = 0; round < 200; round++) {
+    const field = Array.from({ length: 2 + Math.floor(rand() * 12) }, (_, i) => {
+      const capacity = 1 + Math.floor(rand() * 4);
+      return cs(`b${i}`, capacity, 1 + Math.floor(rand() * capacity));
+    });
+    for (const [a, b] of choosePairs(field, prng(round))) {
+      const pairBots = a.capacity! >= 2 && b.capacity! >= 2;
+      if (pairBots && (a.free! < 2 || b.free! < 2)) t.fail(`round ${round}: ${a.id} and ${b.id} paired short of seats`);
+      const plan = planGame({ id: a.id, free: a.free!, colours: { white: 0, black: 0 } }, { id: b.id, free: b.free!, colours: { white: 0, black: 0 } }, prng(1));
+      if (pairBots !== (plan.kind === 'mirror')) t.fail(`round ${round}: ${a.id} v ${b.id} plays ${plan.kind}`);
+    }
+  }
+  t.pass('200 random fields: pair bots play each other only in mirror pairs');
+});
+
+t.test('a rematch: only when both have waited, and never before a new opponent', async (t) => {
+  t.same(choosePairs([cs('x', 2, 2, 'y', true), cs('y', 2, 2, 'x', false)], prng(1)), [], 'one of them has not waited long enough');
+  t.same(ids(choosePairs([cs('x', 2, 2, 'y', true), cs('y', 2, 2, 'x', true)], prng(1))).flat().sort(), ['x', 'y'], 'both have: they meet again');
+  t.same(ids(choosePairs([cs('x', 2, 2, 'y', true), cs('y', 2, 2, 'x', true), cs('z', 2, 2, 'w', false)], prng(1))).length, 1,
+    'a new opponent first: z meets one of them, the other waits');
+  t.same(choosePairs([cs('x', 2, 1, 'y', true), cs('y', 2, 2, 'x', true)], prng(1)), [], 'a rematch needs the seats too');
+});
+
 const seat = (id: string, free: number, white = 0, black = 0): Seating => ({ id, free, colours: { white, black } });
 const never = (): number => {
   throw new Error('no draw expected');

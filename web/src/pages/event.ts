@@ -2,12 +2,13 @@
 // between players, the SPRT's LLR against its bounds as a chart, and every pair with links to its
 // two games. The page reloads the event on every line of its stream, so it follows the event live.
 import { api, followEvent, type EventView } from '../api.js';
+import { llrChart } from '../llr-chart.js';
 import { h, mount, timeControlText } from '../ui.js';
 
 const FORMATS: Record<string, string> = { match: 'Match', gauntlet: 'Gauntlet', roundRobin: 'Round-robin', swiss: 'Swiss', sprt: 'SPRT' };
-const SVG = 'http://www.w3.org/2000/svg';
 const who = (p: { team: string; name: string }) => `${p.team} ${p.name}`;
 const num = (x: number, digits = 2) => (Number.isInteger(x) ? String(x) : x.toFixed(digits));
+const pairCount = (n: number) => (n === 1 ? '1 pair' : `${n} pairs`);
 
 export function eventListPage(): () => void {
   const body = h('div', {}, h('p', {}, 'Loading the events…'));
@@ -44,8 +45,8 @@ export function eventPage(id: string): () => void {
 function render(body: HTMLElement, ev: EventView): void {
   document.title = `${ev.name} · dicechess`;
   // A cancel lets running pairs finish: say how many still play (the seed comes after them).
-  const now = ev.state === 'cancelling' ? `cancelled, ${ev.pairsRunning} ${ev.pairsRunning === 1 ? 'pair' : 'pairs'} still playing` : ev.state;
-  const state = ev.verdict ? `${now}, verdict ${ev.verdict} after ${ev.verdictAfter} pairs` : now;
+  const now = ev.state === 'cancelling' ? `cancelled, ${pairCount(ev.pairsRunning)} still playing` : ev.state;
+  const state = ev.verdict ? `${now}, verdict ${ev.verdict} after ${pairCount(ev.verdictAfter ?? 0)}` : now;
   body.replaceChildren(
     h('h1', {}, ev.name),
     h('p', { class: 'lead' }, `${FORMATS[ev.format] ?? ev.format} · ${timeControlText(ev.timeControl)} · hosted by ${who(ev.host)} · `,
@@ -98,33 +99,7 @@ function sprtBlock(ev: EventView): HTMLElement {
   const bounds = enc?.bounds ?? [Math.log(ev.sprt!.beta / (1 - ev.sprt!.alpha)), Math.log((1 - ev.sprt!.beta) / ev.sprt!.alpha)];
   return h('div', {},
     h('p', { class: 'sprt-line' }, `H0: ${ev.sprt!.elo0} Elo, H1: ${ev.sprt!.elo1} Elo, α ${ev.sprt!.alpha}, β ${ev.sprt!.beta}. LLR ${num(enc?.llr ?? 0)} in [${num(bounds[0])}, ${num(bounds[1])}]` + (ev.verdict ? `: ${ev.verdict}` : '')),
-    llrChart(ev.llrHistory, bounds as [number, number]));
-}
-
-/** The LLR after each pair as a line, with both bounds as horizontal lines. */
-function llrChart(llr: number[], [lower, upper]: [number, number]): SVGSVGElement {
-  const W = 600;
-  const H = 200;
-  const pad = 30;
-  const node = <K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number>, text?: string) => {
-    const n = document.createElementNS(SVG, name);
-    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
-    if (text !== undefined) n.textContent = text;
-    return n;
-  };
-  const svg = node('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart llr', role: 'img' });
-  svg.append(node('title', {}, `LLR after each of ${llr.length} pairs, between its bounds`));
-  const lo = Math.min(lower, ...llr) - 0.5;
-  const hi = Math.max(upper, ...llr) + 0.5;
-  const x = (i: number) => pad + (llr.length <= 1 ? 0 : (i / (llr.length - 1)) * (W - 2 * pad));
-  const y = (v: number) => 10 + (1 - (v - lo) / (hi - lo)) * (H - 30);
-  for (const [v, cls, label] of [[upper, 'bound upper', 'H1'], [lower, 'bound lower', 'H0'], [0, 'grid', '0']] as const) {
-    svg.append(node('line', { x1: pad, x2: W - pad, y1: y(v), y2: y(v), class: cls }));
-    svg.append(node('text', { x: pad - 4, y: y(v) + 4, 'text-anchor': 'end', class: 'axis' }, label));
-  }
-  if (llr.length > 0) svg.append(node('polyline', { points: llr.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line' }));
-  llr.forEach((v, i) => svg.append(node('circle', { cx: x(i), cy: y(v), r: 3, class: 'point' })));
-  return svg;
+    llrChart(ev.llrHistory, bounds as [number, number], `llr-clip-${ev.eventId}`));
 }
 
 function encounters(ev: EventView): HTMLElement {
@@ -134,17 +109,39 @@ function encounters(ev: EventView): HTMLElement {
     h('thead', {}, h('tr', {}, ...cols.map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, ...ev.encounters.map((e) => h('tr', {},
       h('td', {}, `${who(e.players[0])} – ${who(e.players[1])}`), h('td', {}, String(e.pairs)), h('td', {}, e.pentanomial.join(' ')),
-      h('td', {}, num(e.score, 3)), h('td', {}, `${num(e.elo, 0)} [${num(e.eloInterval[0], 0)}, ${num(e.eloInterval[1], 0)}]`),
+      h('td', {}, num(e.score, 3)), h('td', {}, eloText(e.elo, e.eloInterval)),
       h('td', {}, `${num(e.los * 100, 1)}%`), h('td', {}, `${num(e.drawRatio * 100, 1)}%`), h('td', {}, num(e.luck.correlation))))));
 }
 
+/**
+ * Elo with its 95% interval. When every pair scored the same the interval has no width (and the
+ * estimate sits at its cap): "1200 [1200, 1200]" read as certainty, so it says n/a and why.
+ */
+function eloText(elo: number, [lo, hi]: readonly [number, number]): string {
+  if (hi - lo > 0) return `${num(elo, 0)} [${num(lo, 0)}, ${num(hi, 0)}]`;
+  return `${num(elo, 0)} (interval n/a: every pair scored the same)`;
+}
+
+/**
+ * Each pair with its two games. A game's link gives its result White–Black as chess writes it (the
+ * pair's first player has White in game 1 and Black in game 2) and names the winner: "game 2: 0–1
+ * (acme alpha wins)", "½–½ (draw)", or "playing". A bare score ("second game 1") did not say whose.
+ */
 function pairs(ev: EventView): HTMLElement {
   if (ev.pairs.length === 0) return h('p', { class: 'empty' }, 'No pair has started yet.');
-  const score = (s: number | null) => (s === null ? '…' : s === 0.5 ? '½' : String(s));
-  return h('ol', { class: 'pairs', start: '0' }, ...ev.pairs.map((p) => h('li', { 'data-pair': String(p.index) },
+  const half = (s: number) => (s === 0.5 ? '½' : String(s));
+  const result = (p: EventView['pairs'][number], k: number) => {
+    const s = p.scores[k]; // the first player's score in game k
+    if (s === null) return 'playing';
+    const white = k === 0 ? s : 1 - s;
+    const winner = s === 1 ? p.players[0] : s === 0 ? p.players[1] : null;
+    return `${half(white)}–${half(1 - white)} (${winner ? `${who(winner)} wins` : 'draw'})`;
+  };
+  return h('div', { class: 'pairs-block' }, h('p', { class: 'note' }, 'Results are White–Black; the first player named has White in game 1 and Black in game 2.'),
+    h('ol', { class: 'pairs', start: '0' }, ...ev.pairs.map((p) => h('li', { 'data-pair': String(p.index) },
     p.round ? `Round ${p.round}: ` : '', `${who(p.players[0])} – ${who(p.players[1])}: `,
     ...(p.games ?? []).flatMap((g, k) => [
       k > 0 ? ', ' : '',
-      h('a', { href: `/game/${encodeURIComponent(g)}` }, `${k === 0 ? 'first' : 'second'} game ${score(p.scores[k])}`),
-    ]))));
+      h('a', { href: `/game/${encodeURIComponent(g)}`, 'data-game': String(k + 1) }, `game ${k + 1}: ${result(p, k)}`),
+    ])))));
 }
