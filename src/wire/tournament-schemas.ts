@@ -99,6 +99,17 @@ const Encounter = z.strictObject({
   ),
 });
 
+const Ratings = z.array(
+  z.strictObject({
+    team: z.string(),
+    name: z.string(),
+    elo: described(z.number(), 'Elo (400·log10 scale) from every game of the finished pairs, a draw half a win; the mean of the players listed is 0.'),
+    low: described(z.number(), 'Lower end of the 95% interval of `elo` (from the observed information).'),
+    high: described(z.number(), 'Upper end of the 95% interval of `elo`.'),
+    games: z.int(),
+  }),
+);
+
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
 
 const State = described(
@@ -141,6 +152,10 @@ export const EventView = named(
     note: z.string().nullable(),
     standings: z.array(Standing),
     encounters: z.array(Encounter),
+    ratings: described(
+      Ratings.nullable(),
+      'Round-robin, gauntlet and Swiss: Bradley–Terry ratings of the players who played, best first; null for a match or an SPRT and before a pair finished.',
+    ),
     llrHistory: described(z.array(z.number()), 'SPRT: the LLR after each finished pair.'),
     pairs: z.array(
       z.strictObject({

@@ -19,6 +19,7 @@ import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
+import { eventRatings } from './ratings.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -353,6 +354,8 @@ export class TournamentService {
         luck: e.luck,
         ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
       })),
+      // Bradley–Terry ratings of a round-robin, gauntlet or Swiss (null otherwise, or before a pair finished).
+      ratings: ratingsView(ev),
       llrHistory: tables.llrHistory,
       pairs: ev.pairs.map((p) => ({
         index: p.index,
@@ -365,6 +368,12 @@ export class TournamentService {
       byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
     };
   }
+}
+
+/** The event's ratings as shown: by team and name, to a tenth of an Elo point. */
+export function ratingsView(ev: TournamentRecord) {
+  const tenth = (x: number) => Math.round(x * 10) / 10;
+  return eventRatings(ev)?.map((r) => ({ ...faceOf(ev.players[r.player]), elo: tenth(r.elo), low: tenth(r.low), high: tenth(r.high), games: r.games })) ?? null;
 }
 
 /** What the list and the full view of an event both open with. */
