@@ -5,6 +5,7 @@ import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 import { SPECTATOR_REFUSALS } from './streams.js';
+import { CONTENT_TYPES } from '../../wire/route-spec.js';
 
 export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & {
   tournaments: TournamentService;
@@ -12,7 +13,7 @@ export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter
 };
 
 type EventOps =
-  | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
+  | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames' | 'getEventPgn'
   | 'acceptEvent' | 'declineEvent' | 'startEvent' | 'cancelEvent' | 'myEvents' | 'setEventHosts';
 
 const UNKNOWN = () => problem('unknown_event');
@@ -81,6 +82,15 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
       const pieces = ev.exportLines(call.params.id, (id) => deps.games.finalRecord(id));
       if (!pieces) return UNKNOWN();
       const stream = call.ctx.ndjson();
+      stream.pump(pieces, () => stream.end());
+    },
+
+    // The same, as PGN text: paced and bounded like the export; no keep-alive lines (a blank line
+    // inside a game's movetext would end it for a PGN reader).
+    getEventPgn: (call) => {
+      const pieces = ev.pgnLines(call.params.id, (id) => deps.games.finalRecord(id));
+      if (!pieces) return UNKNOWN();
+      const stream = call.ctx.ndjson({ contentType: CONTENT_TYPES.pgn, keepAliveMs: 0 });
       stream.pump(pieces, () => stream.end());
     },
   };

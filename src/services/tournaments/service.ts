@@ -20,6 +20,7 @@ import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
 import { eventRatings } from './ratings.js';
+import { pgnPieces } from './pgn.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -296,6 +297,12 @@ export class TournamentService {
   exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
     const ev = this.deps.followers.get(id);
     return ev ? exportPieces(ev, this.view(ev), ended) : null;
+  }
+
+  /** The same games as exportLines, as PGN text, a game at a time. Null for an unknown event. */
+  pgnLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
+    const ev = this.deps.followers.get(id);
+    return ev ? pgnPieces(ev, ended) : null;
   }
 
   private started(ev: TournamentRecord): TournamentRecord {
