@@ -48,6 +48,9 @@ export interface TournamentPlayer {
   accepted: boolean | null;
 }
 
+/** The most pairs `summaryEvery` may ask for between two summary lines of an event's stream. */
+export const SUMMARY_EVERY_MAX = 1000;
+
 /** Hosts one bot may name in its event-hosts setting. */
 export const EVENT_HOSTS_MAX = 50;
 
@@ -163,6 +166,11 @@ export interface TournamentRecord {
    * event runs. Absent until the first one.
    */
   refused?: number[];
+  /**
+   * A summary line goes on the event's stream after every this many finished pairs. Absent: none
+   * (and in every record written before summaries existed).
+   */
+  summaryEvery?: number;
 }
 
 /** What the store keeps of an event under its own key: everything but its pairs and its queue. */

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { DEFAULT_SPRT_MODEL, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, EVENT_HOSTS_MAX, SPRT_MODELS, SUMMARY_EVERY_MAX, TOURNAMENT_FORMATS } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
@@ -34,6 +34,10 @@ export const CreateEventRequest = named(
     sprt: SprtRequest.optional(),
     maxPairs: described(whole(1, 1_000_000).optional(), 'Pairs at most (an SPRT stops here without a verdict).'),
     concurrency: described(whole(1, 1000).optional(), 'Pairs in flight at once (default 1).'),
+    summaryEvery: described(
+      whole(1, SUMMARY_EVERY_MAX).optional(),
+      'An EventSummary line on the event stream after every this many finished pairs (default: none).',
+    ),
     rated: described(
       z.boolean().optional(),
       'Whether the games move ratings (default false); every invited bot is told, and games against house bots never do.',
@@ -140,6 +144,7 @@ export const EventView = named(
       .nullable(),
     maxPairs: z.int(),
     concurrency: z.int(),
+    summaryEvery: described(z.int().nullable(), 'Pairs between two EventSummary lines on the stream; null: none.'),
     rated: z.boolean(),
     commit: described(z.string(), 'SHA-256 (hex) of the event seed, from which every pair’s dice derive.'),
     seed: described(z.string().nullable(), 'The event seed (hex), once the event is over and none of its games runs.'),
@@ -247,6 +252,38 @@ export const PairFinished = named(
   'A mirror pair of the event finished: both results and the standings after it.',
 );
 
+export const EventSummary = named(
+  'EventSummary',
+  z.strictObject({
+    EventSummary: z.strictObject({
+      eventId: z.string(),
+      pairsFinished: described(z.int(), 'Pairs finished so far: a multiple of the event’s `summaryEvery`.'),
+      standings: described(
+        z.array(z.strictObject({ team: z.string(), name: z.string(), points: z.number(), games: z.int() })),
+        'The standings now, ranked.',
+      ),
+      ratings: described(
+        z.array(z.strictObject({ team: z.string(), name: z.string(), elo: z.number(), low: z.number(), high: z.number() })).nullable(),
+        'Round-robin, gauntlet, Swiss: the Bradley–Terry ratings now, as in the event’s `ratings`; null otherwise.',
+      ),
+      encounter: described(
+        z.strictObject({
+          players: z.tuple([Face, Face]),
+          pairs: z.int(),
+          score: z.number(),
+          elo: z.number(),
+          eloInterval: z.tuple([z.number(), z.number()]),
+          los: z.number(),
+        }).nullable(),
+        'Match and SPRT: the encounter’s pair statistics now, from the first player’s side; null otherwise.',
+      ),
+      llr: described(z.number().nullable(), 'SPRT: the LLR now; null otherwise.'),
+      bounds: described(z.tuple([z.number(), z.number()]).nullable(), 'SPRT: its two bounds; null otherwise.'),
+    }),
+  }),
+  'Every `summaryEvery` finished pairs (when the event was created with it): where the event stands. Only followers connected at the time get it.',
+);
+
 export const EventEnded = named(
   'EventEnded',
   z.strictObject({
@@ -261,12 +298,12 @@ export const EventEnded = named(
 );
 
 /** The lines of GET /events/{id}/stream, by name (the AsyncAPI document's event stream channel). */
-export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, EventEnded } as const;
+export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, EventSummary, EventEnded } as const;
 
 export const EventLine = named(
   'EventLine',
-  z.union([EventState, PairStarted, PairFinished, EventEnded]),
-  'One line of an event stream: the event as it stands first, then each pair started and finished, then the end.',
+  z.union([EventState, PairStarted, PairFinished, EventSummary, EventEnded]),
+  'One line of an event stream: the event as it stands first, then each pair started and finished (and a summary every `summaryEvery` pairs), then the end.',
 );
 
 export const EventGameLine = named(

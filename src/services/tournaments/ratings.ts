@@ -64,3 +64,10 @@ function solve(ev: TournamentRecord, finished: TournamentRecord['pairs']): Ratin
     .map((player, i) => ({ player, elo: sol.elo[i], low: sol.low[i], high: sol.high[i], games: games.get(player)! }))
     .sort((x, y) => y.elo - x.elo || x.player - y.player);
 }
+
+const tenth = (x: number) => Math.round(x * 10) / 10;
+
+/** The event's ratings as GET /events/{id} shows them: by team and name, to a tenth of an Elo point. */
+export function ratingsView(ev: TournamentRecord) {
+  return eventRatings(ev)?.map((r) => ({ team: ev.players[r.player].team, name: ev.players[r.player].name, elo: tenth(r.elo), low: tenth(r.low), high: tenth(r.high), games: r.games })) ?? null;
+}

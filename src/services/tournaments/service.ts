@@ -19,7 +19,7 @@ import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
 import { exportPieces } from './export.js';
-import { eventRatings } from './ratings.js';
+import { ratingsView } from './ratings.js';
 import { pgnPieces } from './pgn.js';
 
 export interface TournamentLimits {
@@ -42,6 +42,7 @@ export interface CreateTournamentInput {
   maxPairs?: number;
   concurrency?: number;
   rated?: boolean;
+  summaryEvery?: number;
 }
 
 export interface TournamentServiceDeps {
@@ -160,6 +161,7 @@ export class TournamentService {
       verdictAfter: null,
       note: null,
       ...(address !== undefined ? { hostAddress: address } : {}),
+      ...(input.summaryEvery !== undefined ? { summaryEvery: input.summaryEvery } : {}),
     };
     const release = this.places.hold(host.id, ev.id);
     try {
@@ -338,6 +340,7 @@ export class TournamentService {
       sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt) } : null,
       maxPairs: ev.maxPairs,
       concurrency: ev.concurrency,
+      summaryEvery: ev.summaryEvery ?? null,
       rated: ev.rated,
       commit: ev.commit,
       seed: seedRevealed(ev) ? ev.seed : null,
@@ -375,12 +378,6 @@ export class TournamentService {
       byes: ev.byes.map(([round, player]) => ({ round, ...face(player) })),
     };
   }
-}
-
-/** The event's ratings as shown: by team and name, to a tenth of an Elo point. */
-export function ratingsView(ev: TournamentRecord) {
-  const tenth = (x: number) => Math.round(x * 10) / 10;
-  return eventRatings(ev)?.map((r) => ({ ...faceOf(ev.players[r.player]), elo: tenth(r.elo), low: tenth(r.low), high: tenth(r.high), games: r.games })) ?? null;
 }
 
 /** What the list and the full view of an event both open with. */
