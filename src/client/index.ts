@@ -140,6 +140,7 @@ export class Client implements RouteMethods {
   readonly getEvent = this.op('getEvent');
   readonly streamEvent = this.op('streamEvent');
   readonly getEventGames = this.op('getEventGames');
+  readonly getEventPgn = this.op('getEventPgn');
   readonly acceptEvent = this.op('acceptEvent');
   readonly declineEvent = this.op('declineEvent');
   readonly startEvent = this.op('startEvent');

@@ -67,6 +67,9 @@ export const playsOn = (p: TournamentPlayer): boolean => p.accepted === true && 
 export const DICE_MODES = ['perPair', 'perRound'] as const;
 export type DiceMode = (typeof DICE_MODES)[number];
 
+/** The most pairs `summaryEvery` may ask for between two summary lines of an event's stream. */
+export const SUMMARY_EVERY_MAX = 1000;
+
 /** Hosts one bot may name in its event-hosts setting. */
 export const EVENT_HOSTS_MAX = 50;
 
@@ -205,6 +208,11 @@ export interface TournamentRecord {
    * written before seeding existed: those are seeded in entry order.
    */
   seeding?: TournamentSeed[];
+  /**
+   * A summary line goes on the event's stream after every this many finished pairs. Absent: none
+   * (and in every record written before summaries existed).
+   */
+  summaryEvery?: number;
 }
 
 /** A player's place in a Swiss's seeding, with the rating it was seeded by. */

@@ -39,6 +39,12 @@ export interface NdjsonOptions {
    * finds a record on line 1, and the status and headers go out with that record.
    */
   readonly blankFirst: boolean;
+  /**
+   * The response's content type, when the text streamed is not ndjson (an event's PGN export, sent
+   * with the same pacing and bounds): such a stream is opened with keep-alives off, since a blank
+   * line means something there.
+   */
+  readonly contentType?: string;
 }
 
 export interface NdjsonStream {
@@ -74,10 +80,11 @@ export function openNdjson(res: Responder, opts: Partial<NdjsonOptions> = {}): N
     maxBufferedBytes: opts.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
     logger: opts.logger,
     blankFirst: opts.blankFirst ?? true,
+    contentType: opts.contentType,
   };
   if (res.head) {
     // HEAD: the status and headers a GET would get, and no stream behind them.
-    res.reply({ status: 200, body: undefined, contentType: NDJSON_TYPE, headers: STREAM_HEADERS });
+    res.reply({ status: 200, body: undefined, contentType: options.contentType ?? NDJSON_TYPE, headers: STREAM_HEADERS });
     return new Stream(res, undefined, options, 'end');
   }
   let stream: Stream | undefined;
@@ -146,7 +153,7 @@ class Stream implements NdjsonStream {
     raw.cork(() => {
       raw.writeStatus('200 OK');
       for (const [k, v] of base) raw.writeHeader(k, v);
-      raw.writeHeader('content-type', NDJSON_TYPE);
+      raw.writeHeader('content-type', o.contentType ?? NDJSON_TYPE);
       for (const k in STREAM_HEADERS) raw.writeHeader(k, STREAM_HEADERS[k]);
       if (o.blankFirst) this.push(raw, '\n');
     });

@@ -19,6 +19,7 @@ export const CONTENT_TYPES = {
   json: 'application/json',
   problem: 'application/problem+json',
   ndjson: 'application/x-ndjson',
+  pgn: 'application/x-chess-pgn',
   prometheus: 'text/plain; version=0.0.4; charset=utf-8',
 } as const;
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import { TimeControl } from './common.js';
-import { DEFAULT_SPRT_MODEL, DICE_MODES, EVENT_HOSTS_MAX, SPRT_MODELS, TOURNAMENT_FORMATS, TOURNAMENT_STATES } from '../domain/tournaments.js';
+import { DEFAULT_SPRT_MODEL, DICE_MODES, EVENT_HOSTS_MAX, SPRT_MODELS, SUMMARY_EVERY_MAX, TOURNAMENT_FORMATS, TOURNAMENT_STATES } from '../domain/tournaments.js';
 
 const botRef = (what: string) => described(z.string().min(1).max(64), what);
 const Face = z.strictObject({ team: z.string(), name: z.string() });
@@ -37,6 +37,10 @@ export const CreateEventRequest = named(
     sprt: SprtRequest.optional(),
     maxPairs: described(whole(1, 1_000_000).optional(), 'Pairs at most (an SPRT stops here without a verdict).'),
     concurrency: described(whole(1, 1000).optional(), 'Pairs in flight at once (default 1).'),
+    summaryEvery: described(
+      whole(1, SUMMARY_EVERY_MAX).optional(),
+      'An EventSummary line on the event stream after every this many finished pairs (default: none).',
+    ),
     rated: described(
       z.boolean().optional(),
       'Whether the games move ratings (default false); every invited bot is told, and games against house bots never do.',
@@ -113,6 +117,17 @@ const Encounter = z.strictObject({
   biasNote: described(z.string().optional(), 'SPRT only, once it stopped at a bound: the same warning in words, for a reader of the event who does not know `eloBiased`.'),
 });
 
+const Ratings = z.array(
+  z.strictObject({
+    team: z.string(),
+    name: z.string(),
+    elo: described(z.number(), 'Elo (400·log10 scale) from every game of the finished pairs, a draw half a win; the mean of the players listed is 0.'),
+    low: described(z.number(), 'Lower end of the 95% interval of `elo` (from the observed information).'),
+    high: described(z.number(), 'Upper end of the 95% interval of `elo`.'),
+    games: z.int(),
+  }),
+);
+
 const Score = z.union([z.literal(0), z.literal(0.5), z.literal(1)]).nullable();
 
 const State = described(
@@ -155,6 +170,7 @@ export const EventView = named(
       .nullable(),
     maxPairs: z.int(),
     concurrency: z.int(),
+    summaryEvery: described(z.int().nullable(), 'Pairs between two EventSummary lines on the stream; null: none.'),
     rated: z.boolean(),
     dice: described(z.enum(DICE_MODES), DICE_TEXT),
     commit: described(z.string(), 'SHA-256 (hex) of the event seed, from which every pair’s dice derive.'),
@@ -168,6 +184,10 @@ export const EventView = named(
     note: z.string().nullable(),
     standings: z.array(Standing),
     encounters: z.array(Encounter),
+    ratings: described(
+      Ratings.nullable(),
+      'Round-robin, gauntlet and Swiss: Bradley–Terry ratings of the players who played, best first; null for a match or an SPRT and before a pair finished.',
+    ),
     llrHistory: described(z.array(z.number()), 'SPRT: the LLR after each finished pair.'),
     pairs: z.array(
       z.strictObject({
@@ -284,6 +304,38 @@ export const PairVoided = named(
   'An attempt of a pair was voided, not counted: the server aborted one of its games.',
 );
 
+export const EventSummary = named(
+  'EventSummary',
+  z.strictObject({
+    EventSummary: z.strictObject({
+      eventId: z.string(),
+      pairsFinished: described(z.int(), 'Pairs finished so far: a multiple of the event’s `summaryEvery`.'),
+      standings: described(
+        z.array(z.strictObject({ team: z.string(), name: z.string(), points: z.number(), games: z.int() })),
+        'The standings now, ranked.',
+      ),
+      ratings: described(
+        z.array(z.strictObject({ team: z.string(), name: z.string(), elo: z.number(), low: z.number(), high: z.number() })).nullable(),
+        'Round-robin, gauntlet, Swiss: the Bradley–Terry ratings now, as in the event’s `ratings`; null otherwise.',
+      ),
+      encounter: described(
+        z.strictObject({
+          players: z.tuple([Face, Face]),
+          pairs: z.int(),
+          score: z.number(),
+          elo: z.number(),
+          eloInterval: z.tuple([z.number(), z.number()]),
+          los: z.number(),
+        }).nullable(),
+        'Match and SPRT: the encounter’s pair statistics now, from the first player’s side; null otherwise.',
+      ),
+      llr: described(z.number().nullable(), 'SPRT: the LLR now; null otherwise.'),
+      bounds: described(z.tuple([z.number(), z.number()]).nullable(), 'SPRT: its two bounds; null otherwise.'),
+    }),
+  }),
+  'Every `summaryEvery` finished pairs (when the event was created with it): where the event stands. Only followers connected at the time get it.',
+);
+
 export const EventEnded = named(
   'EventEnded',
   z.strictObject({
@@ -298,12 +350,12 @@ export const EventEnded = named(
 );
 
 /** The lines of GET /events/{id}/stream, by name (the AsyncAPI document's event stream channel). */
-export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, PairVoided, EventEnded } as const;
+export const EVENT_STREAM_LINES = { EventState, PairStarted, PairFinished, PairVoided, EventSummary, EventEnded } as const;
 
 export const EventLine = named(
   'EventLine',
-  z.union([EventState, PairStarted, PairFinished, PairVoided, EventEnded]),
-  'One line of an event stream: the event as it stands first, then each pair started and finished (or voided), then the end.',
+  z.union([EventState, PairStarted, PairFinished, PairVoided, EventSummary, EventEnded]),
+  'One line of an event stream: the event as it stands first, then each pair started and finished (or voided; and a summary every `summaryEvery` pairs), then the end.',
 );
 
 export const EventGameLine = named(

@@ -1,6 +1,6 @@
 // The events pages: the list links each event; an event's page follows it live to the end (the
 // standings fill in from its stream), shows the crosstable, the SPRT's LLR against its bounds, and
-// links every game to its replay.
+// links every game to its replay; a round-robin's page shows the crosstable and the ratings.
 import t from 'tap';
 import { Bot, type Json } from '../helpers/bot.js';
 import { rig } from '../helpers/browser.js';
@@ -66,5 +66,9 @@ t.test('a round-robin page has a crosstable', async (t) => {
   t.equal(rows.length, 3, 'a row per player');
   t.same(rows.map((r) => r.filter((c) => c === '×').length), [1, 1, 1], 'the diagonal');
   t.ok(rows.every((r) => r.filter((c) => c !== '×').every((c) => /^[0-2](\.5)?$/.test(c ?? ''))), 'every pair scored (0..2 points per pair)');
+  // The ratings table: a row per player, best first, as GET /events/{id} has them.
+  const ev = (await app.req('GET', `/events/${id}`)).json as Json;
+  const rated = await page.$$eval('table.ratings tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-bot'), tr.querySelectorAll('td')[1]?.textContent]));
+  t.same(rated, ev.ratings.map((r: Json) => [`${r.team}/${r.name}`, r.elo.toFixed(0)]), 'the ratings, best first');
   t.same(errors, []);
 });

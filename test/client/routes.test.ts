@@ -134,6 +134,7 @@ t.test('every route through its typed method', async (t) => {
   const exported: unknown[] = [];
   for await (const line of pub.getEventGames(ev.eventId)) exported.push(line);
   t.ok(exported.length >= 2, `the export: the event line and its games (${exported.length} lines)`);
+  t.match(unwrap(await pub.getEventPgn(ev.eventId)), /\[Event "typed match"\]/, 'the PGN export as text');
   t.ok(unwrap(await reg.myEvents()).events.length >= 1, 'the host sees its event');
   t.same(unwrap(await reg.setEventHosts({ hosts: [{ team: 'typed', name: 'reg' }] })), { hosts: [{ team: 'typed', name: 'reg' }], rated: false });
   for (const r of [await reg.acceptEvent(ev.eventId), await reg.declineEvent(ev.eventId), await reg.startEvent(ev.eventId), await reg.cancelEvent(ev.eventId)]) {

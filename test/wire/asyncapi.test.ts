@@ -20,7 +20,7 @@ const doc = buildAsyncApi('1.0') as Obj;
 
 const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'LadderRemoved', 'EventInvitation'];
 const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
-const EVENT = ['EventState', 'PairStarted', 'PairFinished', 'PairVoided', 'EventEnded'];
+const EVENT = ['EventState', 'PairStarted', 'PairFinished', 'PairVoided', 'EventSummary', 'EventEnded'];
 
 // Lines of GET /events/{id}/stream as the scheduler writes them (EventState: the event's whole view).
 const face = (name: string) => ({ team: 'house', name });

@@ -51,6 +51,7 @@ const EXPECTED: Record<string, number[]> = {
   'GET /events/{id}': [200, 404, 500],
   'GET /events/{id}/stream': [200, 404, 429, 500],
   'GET /events/{id}/games': [200, 404, 500],
+  'GET /events/{id}/games.pgn': [200, 404, 500],
   'POST /events/{id}/accept': [200, 401, 404, 409, 413, 500],
   'POST /events/{id}/decline': [200, 401, 404, 409, 413, 500],
   'POST /events/{id}/start': [200, 401, 403, 404, 409, 413, 500],
@@ -73,7 +74,7 @@ const PUBLIC = new Set([
   'GET /games/{id}/stream',
   'GET /games/{id}/moves', 'GET /games/{id}/history', 'GET /leaderboard', 'GET /bots/{team}/{name}',
   'GET /health', 'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json',
-  'GET /events', 'GET /events/{id}', 'GET /events/{id}/stream', 'GET /events/{id}/games',
+  'GET /events', 'GET /events/{id}', 'GET /events/{id}/stream', 'GET /events/{id}/games', 'GET /events/{id}/games.pgn',
 ]);
 
 // The document is plain JSON; reading it loosely keeps the assertions short.

@@ -5,6 +5,7 @@ import type { EdgeDeps, Handlers } from '../deps.js';
 import { json, problem, tooManyRequests } from '../reply.js';
 import { serviceProblem } from './errors.js';
 import { SPECTATOR_REFUSALS } from './streams.js';
+import { CONTENT_TYPES } from '../../wire/route-spec.js';
 
 export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter'> & {
   tournaments: TournamentService;
@@ -12,7 +13,7 @@ export type TournamentRouteDeps = Pick<EdgeDeps, 'games' | 'spectators' | 'meter
 };
 
 type EventOps =
-  | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames'
+  | 'createEvent' | 'listEvents' | 'getEvent' | 'streamEvent' | 'getEventGames' | 'getEventPgn'
   | 'acceptEvent' | 'declineEvent' | 'startEvent' | 'cancelEvent' | 'myEvents' | 'setEventHosts';
 
 const UNKNOWN = () => problem('unknown_event');
@@ -82,6 +83,15 @@ export function eventHandlers(deps: TournamentRouteDeps): Handlers<EventOps> {
       if (!pieces) return UNKNOWN();
       // No blank line first: a line-by-line JSON reader must find the event's record on line 1.
       const stream = call.ctx.ndjson({ blankFirst: false });
+      stream.pump(pieces, () => stream.end());
+    },
+
+    // The same, as PGN text: paced and bounded like the export; no keep-alive lines (a blank line
+    // inside a game's movetext would end it for a PGN reader).
+    getEventPgn: (call) => {
+      const pieces = ev.pgnLines(call.params.id, (id) => deps.games.finalRecord(id));
+      if (!pieces) return UNKNOWN();
+      const stream = call.ctx.ndjson({ contentType: CONTENT_TYPES.pgn, keepAliveMs: 0, blankFirst: false });
       stream.pump(pieces, () => stream.end());
     },
   };

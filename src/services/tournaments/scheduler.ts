@@ -5,6 +5,7 @@
 // (start()/stop()); after a restart start() picks every event in play up where its record left it.
 // See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
 import { face, nextPairIndex, pairAt, pairFinishedLine, whiteScore, withGameResult } from './pair-records.js';
+import { summaryLine } from './summary.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import { inPlay, pairFinished, pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
@@ -191,6 +192,8 @@ export class TournamentScheduler implements GameLifecycleListener {
       const finished = ev.pairs.reduce((m, p) => Math.max(m, p.finishedSeq), 0);
       const tally = this.tallies.of(ev, finished);
       this.deps.followers.publish(ev.id, pairFinishedLine(ev, pair, tally.standings(ev), tally.sprt(ev)?.llr ?? 0));
+      const summary = summaryLine(ev, finished, tally);
+      if (summary) this.deps.followers.publish(ev.id, summary);
       // Only an event stored over with a pair still running (before a cancel waited for its pairs)
       // ends here; the others end in a pass (finished, or cancelled once nothing runs).
       if ((ev.state === 'finished' || ev.state === 'cancelled') && seedRevealed(ev)) this.announceEnd(ev);

@@ -21,6 +21,7 @@ import { exportPieces } from './export.js';
 import { seededAtStart } from './seeding.js';
 import { answerOf, tournamentSummary, tournamentView } from './view.js';
 import { TournamentControl } from './control.js';
+import { pgnPieces } from './pgn.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -43,6 +44,7 @@ export interface CreateTournamentInput {
   concurrency?: number;
   rated?: boolean;
   dice?: DiceMode;
+  summaryEvery?: number;
 }
 
 export interface TournamentServiceDeps {
@@ -165,6 +167,7 @@ export class TournamentService {
       verdictAfter: null,
       note: null,
       ...(address !== undefined ? { hostAddress: address } : {}),
+      ...(input.summaryEvery !== undefined ? { summaryEvery: input.summaryEvery } : {}),
     };
     const ev = all ? this.seeded(made) : made;
     const release = this.places.hold(host.id, ev.id);
@@ -303,6 +306,12 @@ export class TournamentService {
   exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
     const ev = this.deps.followers.get(id);
     return ev ? exportPieces(ev, this.view(ev), ended) : null;
+  }
+
+  /** The same games as exportLines, as PGN text, a game at a time. Null for an unknown event. */
+  pgnLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
+    const ev = this.deps.followers.get(id);
+    return ev ? pgnPieces(ev, ended) : null;
   }
 
   private started(ev: TournamentRecord): TournamentRecord {

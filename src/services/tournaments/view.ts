@@ -4,6 +4,7 @@ import { diceOf, faceOfId, sprtModelOf, type TournamentHead, type TournamentReco
 import { tournamentTables } from './standings.js';
 import { pairsRunning, seedRevealed } from './reveal.js';
 import { seedView } from './seeding.js';
+import { ratingsView } from './ratings.js';
 import { sprtBounds } from './stats.js';
 import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
 
@@ -34,6 +35,7 @@ export function tournamentView(ev: TournamentRecord) {
     sprt: ev.sprt ? { ...ev.sprt, model: sprtModelOf(ev.sprt), method: SPRT_METHOD, llrBounds: sprtBounds(ev.sprt.alpha, ev.sprt.beta) } : null,
     maxPairs: ev.maxPairs,
     concurrency: ev.concurrency,
+    summaryEvery: ev.summaryEvery ?? null,
     rated: ev.rated,
     dice: diceOf(ev),
     commit: ev.commit,
@@ -59,6 +61,8 @@ export function tournamentView(ev: TournamentRecord) {
       ...(e.sprt ? { llr: e.sprt.llr, bounds: e.sprt.bounds, verdict: ev.verdict, eloBiased: ev.verdict !== null } : {}),
       ...(e.sprt && ev.verdict !== null ? { biasNote: BIAS_NOTE } : {}),
     })),
+    // Bradley–Terry ratings of a round-robin, gauntlet or Swiss (null otherwise, or before a pair finished).
+    ratings: ratingsView(ev),
     llrHistory: tables.llrHistory,
     pairs: ev.pairs.map((p) => ({
       index: p.index,

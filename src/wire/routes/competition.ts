@@ -3,7 +3,7 @@
 import * as Q from '../requests.js';
 import * as R from '../responses.js';
 import * as E from '../tournament-schemas.js';
-import { json, ndjson, route } from '../route-spec.js';
+import { CONTENT_TYPES, json, ndjson, route } from '../route-spec.js';
 import { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../documented-defaults.js';
 import { EVENT_HOSTS_MAX } from '../../domain/tournaments.js';
 
@@ -66,6 +66,16 @@ export const events = [
     summary: 'The export of an event: the event, then every finished game with its dice, moves, result and seeds.',
     description: 'Feed it to `dicechess verify-event FILE` to recompute every roll, the standings and the statistics.',
     ok: { 200: ndjson(E.EventGameLine, 'One line the event, then one line per finished game.') },
+    errors: { 404: UNKNOWN_EVENT },
+  }),
+  route({
+    operationId: 'getEventPgn', method: 'GET', path: '/events/{id}/games.pgn', auth: 'public', tag: 'Events', params: EVENT_ID,
+    summary: 'The games of an event as PGN: the same games as the export, one PGN game each.',
+    description: 'Every game of every finished pair (none of a pair still playing), by pair, then game. The Seven Tag Roster ' +
+      'plus EventId, Pair, PairGame, GameId, TimeControl, Termination, DiceTermination, Commit, ServerSeed, ClientSeedWhite ' +
+      'and ClientSeedBlack; each turn is its number, the roll as a comment (`{dice: 3 5 6}`) and its micro-moves in UCI ' +
+      'notation (`--` for a pass). Sent as it is made, like the export.',
+    ok: { 200: { description: 'PGN text.', contentType: CONTENT_TYPES.pgn } },
     errors: { 404: UNKNOWN_EVENT },
   }),
   route({

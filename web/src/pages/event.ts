@@ -53,6 +53,8 @@ function render(body: HTMLElement, ev: EventView): void {
       h('span', { class: 'event-state' }, state), ev.note ? ` · ${ev.note}` : ''),
     h('h2', {}, 'Standings'),
     standings(ev),
+    ev.ratings ? h('h2', {}, 'Ratings') : '',
+    ev.ratings ? ratings(ev.ratings) : '',
     ev.players.length > 2 ? h('h2', {}, 'Crosstable') : '',
     ev.players.length > 2 ? crosstable(ev) : '',
     ev.sprt ? h('h2', {}, 'SPRT') : '',
@@ -73,6 +75,15 @@ function standings(ev: EventView): HTMLElement {
       h('td', {}, String(i + 1)), h('td', {}, who(r)), h('td', {}, num(r.points, 1)), h('td', {}, String(r.games)),
       h('td', {}, String(r.wins)), h('td', {}, String(r.draws)), h('td', {}, String(r.losses)), h('td', {}, String(r.pairs)),
       h('td', {}, String(r.byes)), h('td', {}, String(r.timeLosses)), h('td', {}, String(r.refusedMoves))))));
+}
+
+/** Bradley–Terry ratings (mean 0) with their 95% intervals, best first. */
+function ratings(rows: NonNullable<EventView['ratings']>): HTMLElement {
+  return h('table', { class: 'ratings', 'aria-label': 'Ratings' },
+    h('thead', {}, h('tr', {}, ...['Bot', 'Elo', '95% interval', 'Games'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, ...rows.map((r) => h('tr', { 'data-bot': `${r.team}/${r.name}` },
+      h('td', {}, who(r)), h('td', {}, r.elo.toFixed(0)), h('td', {}, `${r.low.toFixed(0)} … ${r.high.toFixed(0)}`),
+      h('td', {}, String(r.games))))));
 }
 
 /** Points each row player scored against each column player, over their finished pairs. */
