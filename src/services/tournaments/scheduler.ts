@@ -6,18 +6,16 @@
 // See docs/API.md "Events" and docs/DECISIONS.md "Event pairing".
 import { face, nextPairIndex, pairAt, pairFinishedLine, whiteScore, withGameResult } from './pair-records.js';
 import { summaryLine } from './summary.js';
-import type { Clock } from '../../domain/clock.js';
-import type { Logger } from '../../domain/log.js';
 import { inPlay, pairFinished, pairRunning, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Seat } from '../../domain/types.js';
 import { eventPairDice, hexToSeed, seedToHex } from '../../fair/index.js';
-import type { GameDirectory, GameHandle, GameLifecycleListener, MirrorPairFactory } from '../../game/types.js';
-import type { GameAdmission, Hold } from '../game-admission.js';
+import type { GameHandle, GameLifecycleListener } from '../../game/types.js';
+import type { Hold } from '../game-admission.js';
 import { botSeat } from '../identity.js';
 import { Periodic } from '../periodic.js';
+import type { TournamentSchedulerConfig, TournamentSchedulerDeps } from './scheduler-deps.js';
 import { expirePending } from './expiry.js';
-import type { TournamentFollowers } from './followers.js';
 import { TournamentLoad } from './load.js';
 import { afterRestart, planNext } from './plan.js';
 import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
@@ -25,32 +23,7 @@ import { RefusalCounts } from './refusals.js';
 import { Tallies } from './tally.js';
 import { closeCancelled, dropReplays, startable, voidAttempt } from './replays.js';
 
-export interface TournamentSchedulerDeps {
-  followers: TournamentFollowers;
-  games: MirrorPairFactory & GameDirectory;
-  admission?: GameAdmission;
-  clock: Clock;
-  log: Logger;
-  /** Seats a bot offers events at once (a pair takes two); Infinity for the built-in house bots. */
-  seatsOf: (botId: string) => number;
-  /** Whether a bot is a house bot, one the server plays itself (none is when absent): a rated event's games against one are played unrated. */
-  isHouse?: (botId: string) => boolean;
-}
-
-export interface TournamentSchedulerConfig {
-  /** How often every running event is looked at even when nothing happened. */
-  tickMs: number;
-  /** Pairs in flight at once over all of one host's events. */
-  pairsInFlightPerHost: number;
-  /** Pairs between two house bots in flight at once over one host's events (no own limit when absent). */
-  houseOnlyPairsPerHost?: number;
-  /** Live games of all the events created from one address (several hosts may share one) at most (no limit when absent). */
-  gamesPerAddress?: number;
-  /** Live games of all events at most, so that the rest of the server's places stay for players (no limit when absent). */
-  maxEventGames?: number;
-  /** A pending event not started this long after its creation is cancelled (expiry.ts). */
-  pendingTtlMs: number;
-}
+export type { TournamentSchedulerConfig, TournamentSchedulerDeps } from './scheduler-deps.js';
 
 /** A mirror pair takes two of each player's seats, and two live games. */
 const PAIR_SEATS = 2;
