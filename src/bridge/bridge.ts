@@ -48,6 +48,7 @@ export class Bridge {
   private started = 0;
   private finished = 0;
   private stopping = false;
+  private readonly halt = new AbortController();
   private face = '';
   private account: { close(): void } | undefined;
   private readonly seeks = new Map<string, string>(); // seekId → secret
@@ -79,7 +80,7 @@ export class Bridge {
       client: this.client,
       config: this.config,
       report: this.report,
-      sleep: this.hooks.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms))),
+      sleep: this.hooks.sleep ?? ((ms) => this.pause(ms)),
       stopping: () => this.stopping,
     });
     this.face = `${who.team} ${who.name}`;
@@ -100,10 +101,20 @@ export class Bridge {
     void this.topUp();
   }
 
+  /** A wait that stop() cuts short (Ctrl-C while waiting for the server ends the wait at once). */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => (clearTimeout(timer), this.halt.signal.removeEventListener('abort', done), resolve());
+      const timer = setTimeout(done, ms);
+      this.halt.signal.addEventListener('abort', done);
+    });
+  }
+
   /** Stops taking new games; resolves `stopped` when the running ones are over. */
   async stop(now = false): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
+      this.halt.abort();
       this.account?.close();
       for (const t of this.timers) clearTimeout(t);
       await Promise.all([...this.seeks].map(([id, secret]) => this.client.cancelSeek(id, { secret })));
