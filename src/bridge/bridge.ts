@@ -66,7 +66,9 @@ export class Bridge {
     private readonly hooks: BridgeHooks = {},
   ) {
     this.report = report ?? new Reporter(config.output);
-    this.client = new Client({ url: config.url, fetch: fetchImpl });
+    // One try per call: the bridge has a retry policy of its own for each thing it does (waiting for
+    // the server at start, a turn sent until the game moves on, streams, the challenge loop).
+    this.client = new Client({ url: config.url, fetch: fetchImpl, retry: { attempts: 1 }, userAgent: 'dicechess-bridge' });
     this.engines = new Engines(
       { command: config.engine.command, cwd: config.engine.cwd, helloTimeoutMs: config.engine.helloTimeoutSeconds * 1000 },
       config.engine.restartDelaySeconds * 1000,
