@@ -15,7 +15,7 @@ import type { BridgeConfig } from './config.js';
 import { Engines } from './engines.js';
 import { GameRunner } from './game.js';
 import { Reporter } from './report.js';
-import { checkTokenPath, readTokenFile, writeTokenFile } from './token-file.js';
+import { identify } from './identity.js';
 
 export { challengeVerdict, opponentKind } from './admit.js';
 
@@ -23,6 +23,12 @@ const SEEK_POLL_MS = 60_000;
 const RETRY_MS = 5_000;
 /** Games over (or refused) remembered so that a repeated announcement is ignored; the oldest are forgotten. */
 const DONE_KEPT = 10_000;
+
+/** Test seams. */
+export interface BridgeHooks {
+  /** Waits between tries while the server does not answer at start (a real timer by default). */
+  sleep?: (ms: number) => Promise<void>;
+}
 
 const describeParty = (p: Participant): string => ('Bot' in p ? `${p.Bot.team}/${p.Bot.name}` : 'Guest' in p ? `guest ${p.Guest.id}` : `user ${p.User.id}`);
 
@@ -42,6 +48,7 @@ export class Bridge {
   private started = 0;
   private finished = 0;
   private stopping = false;
+  private readonly halt = new AbortController();
   private face = '';
   private account: { close(): void } | undefined;
   private readonly seeks = new Map<string, string>(); // seekId → secret
@@ -56,9 +63,12 @@ export class Bridge {
     readonly config: BridgeConfig,
     report?: Reporter,
     fetchImpl?: typeof globalThis.fetch,
+    private readonly hooks: BridgeHooks = {},
   ) {
     this.report = report ?? new Reporter(config.output);
-    this.client = new Client({ url: config.url, fetch: fetchImpl });
+    // One try per call: the bridge has a retry policy of its own for each thing it does (waiting for
+    // the server at start, a turn sent until the game moves on, streams, the challenge loop).
+    this.client = new Client({ url: config.url, fetch: fetchImpl, retry: { attempts: 1 }, userAgent: 'dicechess-bridge' });
     this.engines = new Engines(
       { command: config.engine.command, cwd: config.engine.cwd, helloTimeoutMs: config.engine.helloTimeoutSeconds * 1000 },
       config.engine.restartDelaySeconds * 1000,
@@ -68,7 +78,13 @@ export class Bridge {
 
   /** Identity, engine check, ladder; then the account stream and the first games. Throws on a fatal problem. */
   async start(): Promise<void> {
-    const who = await this.identify();
+    const who = await identify({
+      client: this.client,
+      config: this.config,
+      report: this.report,
+      sleep: this.hooks.sleep ?? ((ms) => this.pause(ms)),
+      stopping: () => this.stopping,
+    });
     this.face = `${who.team} ${who.name}`;
     const hello = await this.engines.probe();
     this.report.emit({ event: 'ready', id: who.id, engine: hello.name, concurrent: hello.concurrent });
@@ -87,10 +103,20 @@ export class Bridge {
     void this.topUp();
   }
 
+  /** A wait that stop() cuts short (Ctrl-C while waiting for the server ends the wait at once). */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => (clearTimeout(timer), this.halt.signal.removeEventListener('abort', done), resolve());
+      const timer = setTimeout(done, ms);
+      this.halt.signal.addEventListener('abort', done);
+    });
+  }
+
   /** Stops taking new games; resolves `stopped` when the running ones are over. */
   async stop(now = false): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
+      this.halt.abort();
       this.account?.close();
       for (const t of this.timers) clearTimeout(t);
       await Promise.all([...this.seeks].map(([id, secret]) => this.client.cancelSeek(id, { secret })));
@@ -99,39 +125,6 @@ export class Bridge {
     }
     if (now) for (const g of this.running.values()) g.stop();
     this.maybeDone();
-  }
-
-  // Identity: a token given, the token file, a registration, or an anonymous mint.
-  private async identify(): Promise<{ id: string; team: string; name: string }> {
-    const c = this.config;
-    const saved = readTokenFile(c.tokenFile, c.url);
-    const candidates = [c.token, saved && (!c.register || `${saved.team}/${saved.name}` === c.register) ? saved.token : null];
-    for (const token of candidates) {
-      if (!token) continue;
-      this.client.token = token;
-      const me = await this.client.getAccount();
-      if (me.ok) return me.value;
-      if (token === c.token) throw new Error(`the token was refused: ${me.problem.detail}`);
-    }
-    // A new identity's token must be kept: find out now, not after it is made, that it cannot be.
-    checkTokenPath(c.tokenFile);
-    if (c.register) {
-      const [team, name] = c.register.split('/') as [string, string];
-      const r = await this.client.register({ team, name });
-      if (!r.ok) throw new Error(`register ${c.register}: ${r.problem.detail}${r.status === 409 ? ` (its token is not in ${c.tokenFile})` : ''}`);
-      this.saveToken(r.value);
-      this.client.token = r.value.token;
-      return r.value;
-    }
-    const r = await this.client.mintAnonymous({ name: c.anonName });
-    if (!r.ok) throw new Error(`anonymous token: ${r.problem.detail}`);
-    this.saveToken(r.value);
-    this.client.token = r.value.token;
-    return r.value;
-  }
-
-  private saveToken(t: { token: string; team: string; name: string }): void {
-    writeTokenFile(this.config.tokenFile, { url: this.config.url, team: t.team, name: t.name, token: t.token });
   }
 
   private async holdAccountStream(): Promise<void> {

@@ -24,6 +24,11 @@ export const BridgeConfig = z.strictObject({
   anonName: z.string().default('bridge'),
   /** Where the token is kept (mode 0600 from its creation; never written through a symbolic link). */
   tokenFile: z.string().default('dicechess-token.json'),
+  /**
+   * How long to wait at start for a server that does not answer yet (retrying with back-off, 0.5 s
+   * doubling to 10 s); null: as long as it takes (a bridge started with its server, or before it).
+   */
+  waitForServerSeconds: z.number().min(0).nullable().default(null),
   engine: z
     .strictObject({
       /** The program and its arguments; usually given after `--` on the command line. */
@@ -99,7 +104,8 @@ engine for each turn.
   --url URL            the server (default http://127.0.0.1:8080)
   --token TOKEN        play as this token
   --register TEAM/NAME register this identity once, keep its token in the token file
-  --token-file FILE    where the token is kept (default dicechess-token.json, mode 0600)
+  --token-file FILE    where tokens are kept, by server and bot (default dicechess-token.json, mode 0600)
+  --wait-for-server S  give up after S seconds if the server does not answer (default: keep waiting)
   --config FILE        a JSON config file (print every default with --print-config)
   --challenge T/N      challenge this bot whenever a game slot is free (repeatable)
   --tc SPEC            time control of challenges and seeks: unlimited, sudden:S,
@@ -234,6 +240,9 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
           break;
         case '--token-file':
           over.tokenFile = value();
+          break;
+        case '--wait-for-server':
+          over.waitForServerSeconds = int();
           break;
         case '--challenge':
           challenges.push(value());

@@ -245,10 +245,11 @@ export class GameRunner {
     try {
       for (;;) {
         const r = await this.client.submitMove(this.gameId, { moves, version });
-        if (r.ok) {
-          if (r.status === 409 && r.value.reason !== 'not your turn') {
-            this.report.emit({ event: 'error', message: `game ${this.gameId}: move refused: ${r.value.reason}` });
-          }
+        // Applied, or no verdict in time (the stream tells which): either way this turn is sent.
+        if (r.ok || r.pending) return;
+        if (r.status === 409 && r.problem.code === 'refused') {
+          // 'not your turn' is what a copy of a turn already played (or overtaken) gets: nothing to say.
+          if (r.problem.detail !== 'not your turn') this.report.emit({ event: 'error', message: `game ${this.gameId}: move refused: ${r.problem.detail}` });
           return;
         }
         if (!isTransient(r) || this.ended || Date.now() > deadline) {

@@ -20,6 +20,8 @@ export type BridgeEvent =
   | { event: 'engineStarted'; pid: number | null; name: string }
   | { event: 'engineLog'; message: string }
   | { event: 'reconnecting'; stream: string; status: number; detail: string; waitMs: number }
+  /** At start: the server did not answer (or not yet usefully); the bridge tries again after waitMs. */
+  | { event: 'waitingForServer'; url: string; what: string; status: number; detail: string; attempt: number; waitMs: number }
   | { event: 'error'; message: string }
   | { event: 'stopped'; played: number };
 
@@ -107,6 +109,8 @@ function describe(e: BridgeEvent): string {
       return `engine ${e.name} started (pid ${e.pid ?? '?'})`;
     case 'reconnecting':
       return `${e.stream} stream: ${e.status || 'no answer'} ${e.detail}; reconnecting in ${e.waitMs} ms`;
+    case 'waitingForServer':
+      return `waiting for ${e.url} (${e.what}: ${e.status || 'no answer'} ${e.detail}); trying again in ${e.waitMs / 1000} s (attempt ${e.attempt})`;
     case 'error':
       return `error: ${e.message}`;
     case 'stopped':

@@ -15,6 +15,7 @@ const USAGE = `usage:
   dicechess roll <server-seed-hex> <white-seed> <black-seed> <ply>
   dicechess commit <server-seed-hex>
   dicechess verify-event FILE
+  dicechess reissue-token TEAM/NAME [--data DIR]
   dicechess <command> --help`;
 
 /** Where the command's own lines go: the console, or a test's capture. */
@@ -68,6 +69,10 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
     // Everything is closed and flushed; idle keep-alive connections that this uWS build cannot
     // close would otherwise hold the process until their idle timeout.
     process.exit(code);
+  }
+  if (cmd === 'reissue-token') {
+    const { reissueTokenCommand } = await import('./reissue-token.js');
+    return reissueTokenCommand(rest, io);
   }
   if (cmd === 'verify-event') {
     const { verifyEvent, VERIFY_USAGE } = await import('./verify-tournament.js');

@@ -4,13 +4,15 @@
 // global fetch of Node 20 and imports nothing of the server (no uWS, no LMDB).
 import { CONTENT_TYPES, pathParams, ROUTES, type RouteSpec } from '../wire/routes.js';
 import { ApiError, isTransient, openStream } from './stream.js';
+import { abortable, retryable, RETRY_DEFAULTS, type RetryOptions } from './retry.js';
 import type {
-  Args, EventStream, Failure, OperationId, Result, RouteMethods, StreamLine, StreamOptions, Success,
+  Args, CallOptions, EventStream, Failure, OperationId, Pending, Result, RouteMethods, StreamLine, StreamOptions, Success,
 } from './types.js';
 
 export { ApiError, isTransient, StreamError } from './stream.js';
+export type { RetryOptions } from './retry.js';
 export type {
-  Args, EventStream, Failure, OperationId, Problem, Result, RouteMethods, StreamId, StreamLine,
+  Args, CallOptions, EventStream, Failure, OperationId, Pending, Problem, Result, RouteMethods, StreamId, StreamLine,
   StreamOptions, Success,
 } from './types.js';
 
@@ -37,11 +39,26 @@ export interface ClientOptions {
   maxLineBytes?: number;
   /** Another fetch (tests, proxies); the global one by default. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Retries of a call answered 429 or 5xx, or not answered at all, for the calls a second copy cannot
+   * harm (see retry.ts): how many tries in all (default 3; 1 turns retrying off), the first wait and
+   * its cap (250 ms doubling to 5 s), and the longest Retry-After waited for (10 s: a longer one is
+   * handed back at once, for the caller to decide).
+   */
+  retry?: RetryOptions;
+  /** The User-Agent header of every request (default `dicechess-client`). */
+  userAgent?: string;
+  /** Waits before a retry; tests pass one that does not wait on the wall clock. Ends early on `signal`. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 const byId = new Map(ROUTES.map((r) => [r.operationId, r]));
 
-function networkFailure(error: unknown): Failure {
+function networkFailure(error: unknown, signal?: AbortSignal): Failure {
+  if (signal?.aborted) {
+    const detail = `aborted by the caller${signal.reason instanceof Error ? `: ${signal.reason.message}` : ''}`;
+    return { ok: false, status: 0, retryAfter: null, problem: { type: 'about:blank', title: 'Aborted', status: 0, detail, code: 'aborted' } };
+  }
   const detail = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
   return {
     ok: false,
@@ -65,10 +82,25 @@ function failureOf(res: Response, text: string): Failure {
   return { ok: false, status: res.status, problem, retryAfter };
 }
 
-/** The value of a success, or an ApiError with the problem. */
-export function unwrap<S extends { ok: true; value: unknown }>(result: S | Failure): S['value'] {
-  if (!result.ok) throw new ApiError(result);
-  return result.value;
+/** Thrown by `unwrap` on a call the server took without a verdict yet (a move answered 202). */
+export class PendingError extends Error {
+  constructor(readonly pending: Pending) {
+    super(`${pending.status}: no verdict yet; the game stream tells the outcome`);
+    this.name = 'PendingError';
+  }
+}
+
+/** The value of a success; an ApiError with the problem on a failure (a refusal too), a PendingError on a pending answer. */
+export function unwrap<S extends { ok: true; value: unknown }>(result: S | Failure | Pending): S['value'] {
+  if (result.ok) return result.value;
+  if (result.pending) throw new PendingError(result);
+  throw new ApiError(result);
+}
+
+/** A refusal the route answers with its own body (a refused move's verdict): a Failure that keeps the body. */
+function refusalOf(res: Response, body: unknown): Failure {
+  const reason = body && typeof body === 'object' && typeof (body as { reason?: unknown }).reason === 'string' ? (body as { reason: string }).reason : res.statusText;
+  return { ok: false, status: res.status, retryAfter: null, body, problem: { type: 'about:blank', title: 'Refused', status: res.status, detail: reason, code: 'refused' } };
 }
 
 export class Client implements RouteMethods {
@@ -79,6 +111,9 @@ export class Client implements RouteMethods {
   private readonly backoff: { initialMs: number; maxMs: number };
   private readonly idleMs: number;
   private readonly maxLineBytes: number;
+  private readonly retry: Required<RetryOptions>;
+  private readonly userAgent: string;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(options: ClientOptions) {
     this.url = options.url.replace(/\/+$/, '');
@@ -88,6 +123,9 @@ export class Client implements RouteMethods {
     this.backoff = { initialMs: options.backoff?.initialMs ?? 250, maxMs: options.backoff?.maxMs ?? 5_000 };
     this.idleMs = options.idleMs ?? 60_000;
     this.maxLineBytes = options.maxLineBytes ?? 1024 * 1024;
+    this.retry = { ...RETRY_DEFAULTS, ...options.retry };
+    this.userAgent = options.userAgent ?? 'dicechess-client';
+    this.sleep = options.sleep ?? abortable;
   }
 
   // Identity
@@ -188,30 +226,49 @@ export class Client implements RouteMethods {
   }
 
   private headers(route: RouteSpec): Record<string, string> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'user-agent': this.userAgent };
     if (route.auth !== 'public' && this.token) headers.authorization = `Bearer ${this.token}`;
     return headers;
   }
 
-  private async send(route: RouteSpec, args: unknown[]): Promise<Result<OperationId>> {
-    const { url, body } = this.target(route, args);
+  /** One call: sent, and sent again while the answer is one waiting can mend and a retry is safe. */
+  private async send(route: RouteSpec, args: unknown[]): Promise<Result<OperationId> | Pending> {
+    const { url, body, rest } = this.target(route, args);
+    const signal = (rest[0] as CallOptions | undefined)?.signal;
+    const safe = retryable(route, body);
+    let wait = this.retry.initialMs;
+    for (let attempt = 1; ; attempt++) {
+      const r = await this.once(route, url, body, signal);
+      if (r.ok || r.pending || !safe || attempt >= this.retry.attempts || signal?.aborted) return r;
+      if (!(r.status === 0 || r.status === 429 || r.status >= 500) || r.problem.code === 'aborted') return r;
+      const asked = (r.retryAfter ?? 0) * 1000;
+      if (asked > this.retry.maxRetryAfterMs) return r; // longer than a call should block: the caller decides
+      await this.sleep(Math.max(wait, asked), signal);
+      if (signal?.aborted) return networkFailure(signal.reason, signal);
+      wait = Math.min(wait * 2, this.retry.maxMs);
+    }
+  }
+
+  private async once(route: RouteSpec, url: string, body: unknown, signal: AbortSignal | undefined): Promise<Result<OperationId> | Pending> {
     const headers = this.headers(route);
     if (body !== undefined) headers['content-type'] = CONTENT_TYPES.json;
     let res: Response;
     let text: string;
     try {
+      const timeout = AbortSignal.timeout(this.timeoutMs);
       res = await this.fetchImpl(url, {
         method: route.method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
       text = await res.text();
     } catch (e) {
-      return networkFailure(e);
+      return networkFailure(e, signal);
     }
     const spec = route.responses[res.status];
     if (!spec || spec.contentType === CONTENT_TYPES.problem) return failureOf(res, text);
+    if (spec.pending) return { ok: false, pending: true, status: res.status, headers: res.headers };
     let value: unknown;
     if (spec.contentType === CONTENT_TYPES.json) {
       try {
@@ -220,6 +277,7 @@ export class Client implements RouteMethods {
         return failureOf(res, text);
       }
     } else if (spec.contentType) value = text;
+    if (res.status >= 300) return refusalOf(res, value);
     return { ok: true, status: res.status, value, headers: res.headers } as Success<OperationId>;
   }
 

@@ -47,23 +47,54 @@ type ValueOf<Spec> = Spec extends { schema: infer S extends z.ZodType }
     ? string
     : undefined;
 
-/** A success (or a non-problem answer such as a refused move's verdict), by status. */
-export type Success<Id extends OperationId> = {
-  [K in OkStatus<Id>]: { ok: true; status: K; value: ValueOf<Ok<Id>[K]>; headers: Headers };
+/** The statuses of a route's `ok` table that are successes: 2xx, less the one that means "no verdict yet". */
+type DoneStatus<Id extends OperationId> = {
+  [K in OkStatus<Id>]: K extends 200 | 201 | 202 | 203 | 204 ? (Ok<Id>[K] extends { pending: true } ? never : K) : never;
 }[OkStatus<Id>];
 
+/** A success, by status. */
+export type Success<Id extends OperationId> = {
+  [K in DoneStatus<Id>]: { ok: true; status: K; value: ValueOf<Ok<Id>[K]>; headers: Headers };
+}[DoneStatus<Id>];
+
 /**
- * A problem answer. `status` 0 with code `network_error` when no answer came at all (refused
- * connection, reset, abort). `retryAfter` in seconds when the server sent Retry-After.
+ * A problem answer, or a refusal the route answers with a body of its own (a refused move's verdict,
+ * 409): then `problem` describes it (code `refused`, `detail` its reason) and `body` is that verdict.
+ * `status` 0 when no answer came at all: code `network_error` (refused connection, reset, timeout) or
+ * `aborted` (the caller's AbortSignal). `retryAfter` in seconds when the server sent Retry-After.
  */
 export interface Failure {
   ok: false;
+  pending?: false;
   status: number;
   problem: Problem;
   retryAfter: number | null;
+  /** A refusal's own body (e.g. `{applied: false, version: null, reason: 'illegal turn'}`). */
+  body?: unknown;
 }
 
-export type Result<Id extends OperationId> = Success<Id> | Failure;
+/**
+ * The server took the request but has no verdict yet (a move answered 202: the game stream tells the
+ * outcome). Neither a success nor a failure; `unwrap` throws a PendingError on it.
+ */
+export interface Pending {
+  ok: false;
+  pending: true;
+  status: number;
+  headers: Headers;
+}
+
+/** Routes with a "no verdict yet" answer. */
+type PendingId = {
+  [Id in OperationId]: { [K in OkStatus<Id>]: Ok<Id>[K] extends { pending: true } ? K : never }[OkStatus<Id>] extends never ? never : Id;
+}[OperationId];
+
+export type Result<Id extends OperationId> = Success<Id> | Failure | (Id extends PendingId ? Pending : never);
+
+/** Per call: `signal` aborts it (and any wait before a retry); the result is then a Failure with code `aborted`. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
 
 /** Routes whose success is an ndjson stream. */
 export type StreamId = {
@@ -95,5 +126,5 @@ export interface EventStream<T> extends AsyncIterable<T> {
 export type RouteMethods = {
   [Id in OperationId]: Id extends StreamId
     ? (...args: [...Args<Id>, options?: StreamOptions]) => EventStream<StreamLine<Id>>
-    : (...args: Args<Id>) => Promise<Result<Id>>;
+    : (...args: [...Args<Id>, options?: CallOptions]) => Promise<Result<Id>>;
 };

@@ -31,6 +31,11 @@ export interface ResponseSpec {
    */
   schema?: z.ZodType;
   contentType?: string;
+  /**
+   * A 2xx answer that is no verdict yet (a move whose verdict did not come in time): the typed client
+   * hands it out as a pending result, not a success.
+   */
+  pending?: true;
 }
 
 export interface RequestSpec {

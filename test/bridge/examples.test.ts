@@ -56,7 +56,7 @@ t.test('two bridges play each other: one challenges, the other accepts', async (
   t.equal(a[0]?.result, flip[c[0]!.result], 'the results mirror each other');
   t.ok(accepter.events.some((e) => e.event === 'challengeAccepted'), 'the challenge passed the default filters');
   t.equal(statSync(accepter.tokenFile).mode & 0o777, 0o600, 'the token file is readable by its owner only');
-  t.match(JSON.parse(readFileSync(accepter.tokenFile, 'utf8')), { team: 'kit', name: 'greedy', token: /^dcb_/ }, 'and holds the registered token');
+  t.match(JSON.parse(readFileSync(accepter.tokenFile, 'utf8')), { identities: [{ team: 'kit', name: 'greedy', token: /^dcb_/ }] }, 'and holds the registered token');
   t.same([...failures(accepter.events), ...failures(challenger.events)], [], 'no engine failed');
 });
 

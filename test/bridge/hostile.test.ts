@@ -190,7 +190,9 @@ t.test('a token file that is a symbolic link is refused before an identity is ma
 t.test('an old token file readable by others is replaced, never written into', async (t) => {
   const dir = scratch(t);
   const file = join(dir, 'token.json');
-  writeFileSync(file, 'old\n', { mode: 0o644 });
+  // A token file of the first shape, for another server: kept in the new file, which replaces it.
+  const old = `${JSON.stringify({ url: 'http://10.0.0.1:1', team: 'kit', name: 'far', token: 'dcb_far' })}\n`;
+  writeFileSync(file, old, { mode: 0o644 });
   const before = join(dir, 'same-inode');
   linkSync(file, before); // a second name of the old file: what it ever holds stays visible
   const server = await hostile(t, [], () => ({}), {
@@ -198,7 +200,7 @@ t.test('an old token file readable by others is replaced, never written into', a
   });
   await startBridge(t, server.base, ['--register', 'kit/me', '--token-file', file], engine(t));
   t.equal(statSync(file).mode & 0o777, 0o600, 'the token file is 0600');
-  t.match(JSON.parse(readFileSync(file, 'utf8')), { token: TOKEN }, 'and holds the token');
   t.not(statSync(file).ino, statSync(before).ino, 'a new file, not the old one');
-  t.equal(readFileSync(before, 'utf8'), 'old\n', 'the old file never held the token');
+  t.equal(readFileSync(before, 'utf8'), old, 'the old file never held the token');
+  t.match(JSON.parse(readFileSync(file, 'utf8')), { identities: [{ token: 'dcb_far' }, { token: TOKEN }] }, 'its identity is kept');
 });

@@ -98,7 +98,8 @@ t.test('every route through its typed method', async (t) => {
     t.match(verdict, { ok: true, status: 200, value: { applied: true } }, 'the move applied, typed by status');
   } else {
     const verdict = await anon.submitMove(gameId, { moves: [] });
-    t.match(verdict, { ok: true, status: 409, value: { applied: false } }, 'a refused move is a typed verdict');
+    t.match(verdict, { ok: false, status: 409, problem: { code: 'refused' }, body: { applied: false } }, 'a refused move is a failure that keeps its verdict');
+    t.throws(() => unwrap(verdict), { name: 'ApiError' }, 'and unwrap throws it');
   }
   t.same(unwrap(await anon.resign(gameId)), {});
   const endedOnPublic = await first(publicStream, (e) => 'GameEnded' in e, 'GameEnded');

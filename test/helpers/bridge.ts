@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Bridge } from '../../src/bridge/bridge.js';
+import { Bridge, type BridgeHooks } from '../../src/bridge/bridge.js';
 import { parseBridgeArgs } from '../../src/bridge/config.js';
 import { Reporter, type BridgeEvent } from '../../src/bridge/report.js';
 import type { Teardown } from './http.js';
@@ -37,7 +37,7 @@ const bounded = <T>(p: Promise<T>, ms: number, what: string): Promise<T> =>
   });
 
 /** Starts `dicechess bridge <args>` in this process (the same flag parser), ready when this resolves. */
-export async function startBridge(t: Teardown, url: string, args: string[], engine: string[]): Promise<RunningBridge> {
+export async function startBridge(t: Teardown, url: string, args: string[], engine: string[], hooks: BridgeHooks = {}): Promise<RunningBridge> {
   const dir = mkdtempSync(join(tmpdir(), 'dicechess-bridge-'));
   const parsed = parseBridgeArgs(['--url', url, '--token-file', join(dir, 'token.json'), ...args, '--', ...engine]);
   if (typeof parsed === 'string') throw new Error(parsed);
@@ -49,7 +49,7 @@ export async function startBridge(t: Teardown, url: string, args: string[], engi
     events.push(e);
     for (const w of [...waiters]) if (w.pred(e)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(e));
   });
-  const bridge = new Bridge(parsed.config, report);
+  const bridge = new Bridge(parsed.config, report, undefined, hooks);
   t.teardown(async () => {
     await bridge.stop(true);
     await bounded(bridge.stopped, 10_000, 'the bridge to stop at teardown').catch(() => {});

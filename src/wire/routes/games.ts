@@ -35,7 +35,7 @@ export const gameplay = [
     request: { body: Q.MoveRequest },
     ok: {
       200: json(R.MoveApplied, 'Applied; `version` is that of the TurnPlayed event.'),
-      202: json(R.Empty, 'No verdict in time; watch the game stream.'),
+      202: { ...json(R.Empty, 'No verdict in time; watch the game stream.'), pending: true as const },
       409: json(R.MoveRefused, 'Refused: `not your turn`, `illegal turn` or `game is over`.'),
     },
     errors: {
