@@ -138,8 +138,17 @@ t.test('every route through its typed method', async (t) => {
   t.match(unwrap(await pub.getEventPgn(ev.eventId)), /\[Event "typed match"\]/, 'the PGN export as text');
   t.ok(unwrap(await reg.myEvents()).events.length >= 1, 'the host sees its event');
   t.same(unwrap(await reg.setEventHosts({ hosts: [{ team: 'typed', name: 'reg' }] })), { hosts: [{ team: 'typed', name: 'reg' }], rated: false });
-  for (const r of [await reg.acceptEvent(ev.eventId), await reg.declineEvent(ev.eventId), await reg.startEvent(ev.eventId), await reg.cancelEvent(ev.eventId)]) {
-    t.match(r, { ok: false }, 'a finished event takes no invitation answer, start or cancel');
+  for (const r of [
+    await reg.acceptEvent(ev.eventId),
+    await reg.declineEvent(ev.eventId),
+    await reg.startEvent(ev.eventId),
+    await reg.cancelEvent(ev.eventId),
+    await reg.pauseEvent(ev.eventId),
+    await reg.resumeEvent(ev.eventId),
+    await reg.withdrawEventPlayer(ev.eventId, 'house', 'random'),
+    await reg.withdrawFromEvent(ev.eventId),
+  ]) {
+    t.match(r, { ok: false }, 'a finished event takes no invitation answer, start, cancel, pause, resume or withdrawal');
   }
 
   await new Promise((r) => setImmediate(r));
