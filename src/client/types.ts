@@ -39,7 +39,8 @@ export type Args<Id extends OperationId> = [
 
 /** The success statuses of a route with their response specs, as the catalogue wrote them. */
 type Ok<Id extends OperationId> = NonNullable<RouteOf<Id>[typeof OK_RESPONSES]>;
-type OkStatus<Id extends OperationId> = keyof Ok<Id> & number;
+/** Every status a route answers with a body of its own (its `ok` table: successes, a refusal with its verdict, "pending"). */
+export type OkStatus<Id extends OperationId> = keyof Ok<Id> & number;
 
 type ValueOf<Spec> = Spec extends { schema: infer S extends z.ZodType }
   ? z.output<S>

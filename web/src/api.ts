@@ -5,7 +5,7 @@
 // The wire's own types, read through the typed client's (type-only imports: nothing of the server
 // or the client is bundled), so the page cannot drift from the routes and shapes the server has.
 import type { z } from 'zod';
-import type { Args, OperationId, RouteOf, StreamLine, Success } from '../../src/client/types.js';
+import type { Args, OkStatus, OperationId, RouteOf, StreamLine, Success } from '../../src/client/types.js';
 import type {
   ClientSeeds, Clocks, GameEvent, GameOver, GameState, GameStatus, HistoryEntry, LegalMoveTree, Players, PublicFace,
   Seat, TimeControl,
@@ -58,7 +58,7 @@ type Row<Id extends OperationId> = {
   method: RouteOf<Id>['method'];
   path: RouteOf<Id>['path'];
   sends: Sends<Id>;
-  answers?: readonly Success<Id>['status'][];
+  answers?: readonly Exclude<OkStatus<Id>, Success<Id>['status']>[];
 };
 
 // The page does not bundle the typed client itself: the client's route table carries every zod
