@@ -2,21 +2,54 @@
 // the order the server counted them (each pair's finishedSeq), replayed through the same statistics.
 // A verdict or a finishing order changed in the file is named; an export of the old method (no
 // sprt.method, no finishing order) is still read, said to be old, and not failed for that alone.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyEvent } from '../../../src/cli/verify-tournament.js';
-import { bootApp } from '../../helpers/app.js';
+import { bootApp, type TestApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
-import { exportOf, HOUSE_GREEDY, HOUSE_RANDOM, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+import { EventStream } from '../../helpers/event-stream.js';
+import { exportOf, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+
+/**
+ * Two bots of the test that play no move: as each game starts, the one the script names resigns it.
+ * Every fourth game (in the order the games are first seen) is lost by `lab/strong`, the rest by
+ * `lab/weak`: pairs of 2–0 and of 1–1 both occur, whatever the timing, so the finishing order matters.
+ */
+async function scriptedPlayers(app: TestApp, host: Bot, t: Test): Promise<{ strong: Bot; weak: Bot }> {
+  const strong = await Bot.register(app, 'lab', 'strong');
+  const weak = await Bot.register(app, 'lab', 'weak');
+  for (const b of [strong, weak]) await trustHosts(b, [host]);
+  const loserOf = new Map<string, Bot>();
+  const decide = (gameId: string): Bot => {
+    let loser = loserOf.get(gameId);
+    if (!loser) loserOf.set(gameId, (loser = loserOf.size % 4 === 3 ? strong : weak));
+    return loser;
+  };
+  for (const me of [strong, weak]) {
+    const stream = new EventStream(await app.stream('/bot/stream/event', me.token), 600_000);
+    t.teardown(() => stream.close());
+    void (async () => {
+      try {
+        for (let ev = await stream.next(); ev !== undefined; ev = await stream.next()) {
+          if (ev.GameStart && decide(ev.GameStart.gameId) === me) await me.resign(ev.GameStart.gameId);
+        }
+      } catch {
+        // The server went away at teardown.
+      }
+    })();
+  }
+  return { strong, weak };
+}
 
 t.test('verify-event re-derives the SPRT verdict in finishing order', async (t) => {
   const app = await bootApp(t);
   const host = await Bot.register(app, 'lab', 'verifier');
-  // A narrow logistic test: some 30 pairs, so some of them differ (a 1–1 pair among the 2–0 ones).
+  const { strong, weak } = await scriptedPlayers(app, host, t);
+  // A narrow logistic test: some pairs 2–0, some 1–1, so the order they are counted in shapes the LLR.
   const created = await host.req('POST', '/events', {
-    name: 'audit', format: 'sprt', players: [HOUSE_GREEDY, HOUSE_RANDOM], timeControl: UNLIMITED,
+    name: 'audit', format: 'sprt', players: [strong.creds, weak.creds].map((c) => ({ team: c.team, name: c.name })), timeControl: UNLIMITED,
     sprt: { elo0: 0, elo1: 30, alpha: 0.05, beta: 0.05, model: 'logistic' }, maxPairs: 100, concurrency: 2,
   });
   t.equal(created.status, 201, created.text);
