@@ -64,6 +64,10 @@ export const GameState = named(
     dicePending: z.boolean(),
     status: GameStatus,
     timeControl: TimeControl,
+    timeControls: described(
+      z.strictObject({ white: TimeControl, black: TimeControl }).optional(),
+      'Present only on a game with time odds (an event player with its own control): each side’s time control, `timeControl` being White’s. Absent: both sides play `timeControl`.',
+    ),
     clocks: Clocks.nullable(),
     commit: described(z.string(), 'SHA-256 of the server seed, constant for the game.'),
     seed: described(
