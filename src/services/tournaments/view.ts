@@ -6,6 +6,7 @@ import { pairsRunning, seedRevealed } from './reveal.js';
 import { seedView } from './seeding.js';
 import { sprtBounds } from './stats.js';
 import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
+import { playerControlView } from './odds.js';
 
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
@@ -25,7 +26,7 @@ export function tournamentView(ev: TournamentRecord) {
   const face = (i: number) => faceOf(ev.players[i]);
   return {
     ...headOf(ev),
-    players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true, ...seedView(ev, i) })),
+    players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true, ...seedView(ev, i), ...playerControlView(p) })),
     timeControl: ev.timeControl,
     pairsPerEncounter: ev.pairsPerEncounter,
     rounds: ev.rounds,
