@@ -100,6 +100,10 @@ export const GameHistory = named(
     gameId: z.string(),
     players: Players,
     timeControl: TimeControl,
+    timeControls: described(
+      z.strictObject({ white: TimeControl, black: TimeControl }).optional(),
+      'A game with time odds only: each side’s time control (`timeControl` is then White’s).',
+    ),
     commit: z.string(),
     seed: z.string().nullable(),
     clientSeeds: ClientSeeds.nullable(),

@@ -1,5 +1,5 @@
 // Time odds over HTTP: a player of an event may bring its own time control. Each game of a pair gives
-// each player its own control, on either colour (GET /games/{id}); the event view and the export show
+// each player its own control, on either colour (GET /games/{id} and its history); the event view and the export show
 // them; a bad per-player control, Unlimited against a timed control and a rated event with odds are
 // 400 problems; an event without odds shows exactly the fields it showed before odds existed.
 import t, { type Test } from 'tap';
@@ -7,9 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyEvent } from '../../../src/cli/verify-tournament.js';
-import { bootApp, type TestApp } from '../../helpers/app.js';
+import { ManualClock } from '../../../src/domain/clock.js';
+import { bootApp, diskDir, type TestApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
-import { exportOf, HOUSE_GREEDY, HOUSE_RANDOM, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
+import { until } from '../../helpers/poll.js';
+import { exportOf, HOUSE_GREEDY, HOUSE_RANDOM, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 
 const fischer = (initialSeconds: number) => ({ Fischer: { initialSeconds, incrementSeconds: 0 } });
 const SIXTY = fischer(60);
@@ -45,6 +47,7 @@ t.test('a match with odds: each player keeps its own clock in both games of the 
     t.same(second.timeControls, { white: TEN, black: SIXTY }, `pair ${pair.index}, game 2: random White, still on 10 s`);
     t.same(second.timeControl, TEN);
     t.same(second.clocks, { white: 10_000, black: 60_000 });
+    t.same(((await app.req('GET', `/games/${pair.games[1]}/history`)).json as Json).timeControls, { white: TEN, black: SIXTY }, 'the transcript says it too');
   }
   const lines = await exportOf(app, id);
   t.same(lines[0].Event.players.map((p: Json) => p.timeControl), [SIXTY, TEN], 'the export’s event line');
@@ -95,6 +98,52 @@ t.test('an event without odds shows exactly what it showed before odds existed',
   for (const g of ev.pairs[0].games) {
     const state = (await app.req('GET', `/games/${g}`)).json as Json;
     t.same(Object.keys(state), ['version', 'dfen', 'activeSeat', 'dicePending', 'status', 'timeControl', 'clocks', 'commit', 'seed', 'clientSeeds', 'legalMoves', 'players'], `game ${g}: the state as before`);
+    t.notOk('timeControls' in ((await app.req('GET', `/games/${g}/history`)).json as Json), 'nor in its transcript');
   }
   for (const { Game: g } of (await exportOf(app, ev.eventId)).slice(1)) t.notOk('timeControls' in g, `export game ${g.game}: no timeControls`);
+});
+
+// Two bots that never move, on LMDB across a restart: in each game of the pair the side to move
+// first runs its own clock, so the one with 10 s flags at 10 s whichever colour it has, and the one
+// with 60 s only at 60 s. Which game that is depends on the pair's first roll (a forced pass hands the
+// first clock to Black), and both games of a pair have that roll, so exactly one game flags first.
+t.test('odds across a restart: the bot with 10 s flags first, the one with 60 s at 60 s', async (t) => {
+  const store = diskDir(t);
+  let now = 1_700_000_000_000;
+  const boot = async (): Promise<TestApp> => bootApp(t, { store: await store(), clock: new ManualClock(now, { runDueTimers: true }) });
+  let app = await boot();
+  const host = await Bot.register(app, 'odds', 'host');
+  const bots = await Promise.all(['slow', 'fast'].map((n) => Bot.register(app, 'odds', n)));
+  for (const b of bots) await trustHosts(b, [host]);
+  const created = await host.req('POST', '/events', {
+    name: 'handicap', format: 'match', timeControl: SIXTY,
+    players: [{ team: 'odds', name: 'slow' }, { team: 'odds', name: 'fast', timeControl: TEN }],
+  });
+  t.equal(created.status, 201, created.text);
+  const id = (created.json as Json).eventId as string;
+  t.same((created.json as Json).players.map((p: Json) => p.timeControl ?? null), [null, TEN], 'only the player with odds shows a control');
+  await app.server.tournaments.round();
+  const { games } = (await waitEvent(app, id, (e) => e.pairs.length === 1)).pairs[0];
+  now = app.clock.now() + 1_000;
+  await app.server.close();
+
+  now += 60_000;
+  app = await boot(); // the time the server was down is not charged
+  const state = async (g: string) => (await app.req('GET', `/games/${g}`)).json as Json;
+  t.same((await state(games[0])).timeControls, { white: SIXTY, black: TEN }, 'kept across the restart');
+  t.same((await state(games[1])).timeControls, { white: TEN, black: SIXTY });
+  const clock = app.clock as ManualClock;
+  clock.advance(9_999);
+  await app.server.tournaments.round();
+  t.ok((await Promise.all(games.map(state))).every((s) => 'Active' in s.status), 'both still run at 9.999 s');
+  clock.advance(1);
+  await until(async () => (await Promise.all(games.map(state))).some((s) => 'Ended' in s.status) || undefined, 'a game to end on time');
+  const ended = (await Promise.all(games.map(state))).map((s) => ('Ended' in s.status ? s.status.Ended.over : null));
+  t.equal(ended.filter((o) => o !== null).length, 1, 'one game ended at 10 s');
+  const fastSeat = ended[0] !== null ? 'Black' : 'White'; // fast is Black in game 1, White in game 2
+  t.same(ended.find((o) => o !== null), { result: { Win: { side: fastSeat === 'White' ? 'Black' : 'White' } }, termination: 'Timeout' }, 'the bot with 10 s lost it on time');
+  clock.advance(50_000);
+  const ev = await waitEvent(app, id);
+  t.equal(ev.state, 'finished');
+  t.same(ev.standings.map((s: Json) => [s.name, s.timeLosses]).sort(), [['fast', 1], ['slow', 1]], 'the other game went on until 60 s');
 });
