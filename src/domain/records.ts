@@ -1,6 +1,6 @@
 // What the store keeps. Every record carries `schema` so a newer data directory is refused, not misread.
 import type { EventHostsSetting } from './tournaments.js';
-import type { ClientSeeds, GameStatus, HistoryEntry, LadderKind, SeatPlayer, TimeControl, Clocks, Seat, Termination } from './types.js';
+import type { ClientSeeds, GameStatus, HistoryEntry, LadderKind, SeatPlayer, SeatControls, TimeControl, Clocks, Seat, Termination } from './types.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -63,7 +63,13 @@ export interface GameRecord {
   id: string;
   white: SeatPlayer;
   black: SeatPlayer;
+  /** White's time control; both sides' when `timeControls` is absent. */
   timeControl: TimeControl;
+  /**
+   * Each side's own time control, on a game with time odds only (they differ). Absent on every other
+   * game and on every record written before odds existed: both sides then play `timeControl`.
+   */
+  timeControls?: SeatControls;
   rated: boolean;
   createdAt: number; // epoch ms
   /** Lowercase hex of the 32-byte server seed. Secret until the game ends. */
@@ -98,6 +104,23 @@ export interface GameRecord {
   revealHeld?: boolean;
   /** The event this game belongs to (absent for every other game): event games are not ladder games. */
   tournament?: string;
+}
+
+/** The control each side plays: its own on a game with time odds, else the game's one for both. */
+export function seatControlsOf(rec: Pick<GameRecord, 'timeControl' | 'timeControls'>): SeatControls {
+  return rec.timeControls ?? { white: rec.timeControl, black: rec.timeControl };
+}
+
+/** Two time controls are the same control (same kind, same numbers). */
+export function sameControl(a: TimeControl, b: TimeControl): boolean {
+  const fields = (tc: TimeControl): (string | number)[] =>
+    'Unlimited' in tc ? ['Unlimited']
+      : 'SuddenDeath' in tc ? ['SuddenDeath', tc.SuddenDeath.initialSeconds]
+        : 'Fischer' in tc ? ['Fischer', tc.Fischer.initialSeconds, tc.Fischer.incrementSeconds]
+          : ['PerMove', tc.PerMove.secondsPerMove];
+  const x = fields(a);
+  const y = fields(b);
+  return x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
 /** One line of a bot's finished-games index (profiles, leaderboard counts). */

@@ -54,6 +54,11 @@ export interface TournamentPlayer {
    * played, those played count. Absent (false) for every other player and in older records.
    */
   withdrawn?: boolean;
+  /**
+   * Time odds: the player's own time control in every game it plays (docs/API.md "Events"). Absent
+   * for a player on the event's control, and in records written before odds existed.
+   */
+  timeControl?: TimeControl;
 }
 
 /** A player who plays on: accepted and not withdrawn. */

@@ -10,6 +10,15 @@ export type TimeControl =
   | { Fischer: { initialSeconds: number; incrementSeconds: number } }
   | { PerMove: { secondsPerMove: number } };
 
+/**
+ * A time control per seat: a game with time odds gives each side its own (the rest give both the
+ * same one and carry none of these).
+ */
+export interface SeatControls {
+  white: TimeControl;
+  black: TimeControl;
+}
+
 /** Remaining milliseconds per side; null for Unlimited games. */
 export interface Clocks {
   white: number;
@@ -71,7 +80,10 @@ export interface GameState {
   activeSeat: Seat;
   dicePending: boolean;
   status: GameStatus;
+  /** White's time control: the common one unless the game has time odds. */
   timeControl: TimeControl;
+  /** Present only on a game with time odds (the sides' controls differ): each side's own. */
+  timeControls?: SeatControls;
   clocks: Clocks | null;
   commit: string;
   seed: string | null;

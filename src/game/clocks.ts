@@ -4,36 +4,49 @@
 // the instant the mover's clock started. Nothing ticks in between: the mover's elapsed time is always
 // computed from that instant, so no timer has to run to keep the numbers right. Forced passes never
 // start a clock, so they never reach these functions with a running clock.
-import type { Clocks, Seat, TimeControl } from '../domain/types.js';
+//
+// Each side reads its own control (SeatControls): a game with time odds gives the two sides different
+// ones, every other game the same one to both. A game whose sides are both Unlimited has no banks; one
+// Unlimited side against a timed one is never made (events refuse it), and would play untimed.
+import type { Clocks, Seat, SeatControls, TimeControl } from '../domain/types.js';
 
 const side = (seat: Seat): 'white' | 'black' => (seat === 'White' ? 'white' : 'black');
+
+/** The same control for both sides (a game without odds). */
+export const both = (tc: TimeControl): SeatControls => ({ white: tc, black: tc });
 
 /** The per-turn budget of PerMove, or null for the other controls. */
 function perMoveBudget(tc: TimeControl): number | null {
   return 'PerMove' in tc ? tc.PerMove.secondsPerMove * 1000 : null;
 }
 
+/** A side's bank at the start (Unlimited has none and never gets here). */
+function startMs(tc: TimeControl): number {
+  if ('SuddenDeath' in tc) return tc.SuddenDeath.initialSeconds * 1000;
+  if ('Fischer' in tc) return tc.Fischer.initialSeconds * 1000;
+  if ('PerMove' in tc) return tc.PerMove.secondsPerMove * 1000;
+  return 0;
+}
+
 /** Banks at game creation; null for Unlimited (which has no clocks at all). */
-export function initialBanks(tc: TimeControl): Clocks | null {
-  if ('Unlimited' in tc) return null;
-  const ms =
-    'SuddenDeath' in tc
-      ? tc.SuddenDeath.initialSeconds * 1000
-      : 'Fischer' in tc
-        ? tc.Fischer.initialSeconds * 1000
-        : tc.PerMove.secondsPerMove * 1000;
-  return { white: ms, black: ms };
+export function initialBanks(tcs: SeatControls): Clocks | null {
+  if ('Unlimited' in tcs.white || 'Unlimited' in tcs.black) return null;
+  return { white: startMs(tcs.white), black: startMs(tcs.black) };
+}
+
+/** The side's bank with PerMove's fresh budget put back (any other control keeps `ms`). */
+function refreshed(tc: TimeControl, ms: number): number {
+  return perMoveBudget(tc) ?? ms;
 }
 
 /**
- * Banks at the instant of a roll. PerMove hands out a fresh budget every turn; both banks read the
- * full budget then, since the waiting side's next turn will start fresh too. Other controls carry the
- * banks over unchanged.
+ * Banks at the instant of a roll. PerMove hands out a fresh budget every turn; a PerMove side's bank
+ * reads its full budget then, waiting or not, since its next turn will start fresh too. Other controls
+ * carry the bank over unchanged.
  */
-export function banksAtRoll(tc: TimeControl, banks: Clocks | null): Clocks | null {
+export function banksAtRoll(tcs: SeatControls, banks: Clocks | null): Clocks | null {
   if (banks === null) return null;
-  const budget = perMoveBudget(tc);
-  return budget === null ? { ...banks } : { white: budget, black: budget };
+  return { white: refreshed(tcs.white, banks.white), black: refreshed(tcs.black, banks.black) };
 }
 
 /**
@@ -71,18 +84,18 @@ export function liveClocks(banks: Clocks | null, mover: Seat, startedAt: number 
 }
 
 /**
- * Banks after a completed (non-pass) turn that took `elapsed` ms. SuddenDeath subtracts; Fischer
- * subtracts and then adds the increment; PerMove resets both sides to the budget (the spent budget
- * does not carry over); Unlimited stays null.
+ * Banks after a completed (non-pass) turn that took `elapsed` ms, each side by its own control.
+ * SuddenDeath subtracts from the mover; Fischer subtracts and then adds the increment; a PerMove side
+ * is reset to its budget (the spent budget does not carry over); Unlimited stays null.
  */
-export function banksAfterTurn(tc: TimeControl, banks: Clocks | null, mover: Seat, elapsed: number): Clocks | null {
+export function banksAfterTurn(tcs: SeatControls, banks: Clocks | null, mover: Seat, elapsed: number): Clocks | null {
   if (banks === null) return null;
-  const budget = perMoveBudget(tc);
-  if (budget !== null) return { white: budget, black: budget };
   const k = side(mover);
+  const tc = tcs[k];
   const left = Math.max(0, banks[k] - Math.max(0, elapsed));
   const inc = 'Fischer' in tc ? tc.Fischer.incrementSeconds * 1000 : 0;
-  return { ...banks, [k]: left + inc };
+  const next = { ...banks, [k]: left + inc };
+  return { white: refreshed(tcs.white, next.white), black: refreshed(tcs.black, next.black) };
 }
 
 /** Banks frozen at the end of a game: the mover's running time charged, no increment. */

@@ -5,12 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { formatDfen, parseDfen, START_FEN } from '../engine/index.js';
 import { commitOf, hexToSeed, newServerSeed, seedToHex } from '../fair/index.js';
 import type { Clock } from '../domain/clock.js';
-import { SCHEMA_VERSION, type GameRecord } from '../domain/records.js';
+import { SCHEMA_VERSION, sameControl, type GameRecord } from '../domain/records.js';
 import type { Seat } from '../domain/types.js';
 import type { GameStore } from '../store/types.js';
 import { GameActor, type ActorDeps } from './actor.js';
 import { GameIndex, IndexedGames } from './game-index.js';
-import { initialBanks } from './clocks.js';
+import { both, initialBanks } from './clocks.js';
 import { withDefaults, type GameConfig, type GameLog } from './game-config.js';
 import { HousePlayer, type HouseKind } from './house.js';
 import { MirrorPair, reachedOf } from './mirror-pair.js';
@@ -45,6 +45,15 @@ function startPosition(startFen: string | undefined): { fen: string; seat: Seat 
   if (!pos.ok) throw new Error(`bad startFen: ${pos.error.message}`);
   if (pos.value.dice.length > 0) throw new Error('startFen must not carry dice');
   return { fen: formatDfen(pos.value), seat: pos.value.turn === 0 ? 'White' : 'Black' };
+}
+
+/**
+ * The mirror game of a pair: the colours swapped, and with them each seat's time control, so a player
+ * with time odds has its own control in both games.
+ */
+function mirrorSpec(spec: NewGameSpec): NewGameSpec {
+  const swapped = spec.timeControls ? { timeControls: { white: spec.timeControls.black, black: spec.timeControls.white } } : {};
+  return { ...spec, white: spec.black, black: spec.white, ...swapped };
 }
 
 export class GameRegistry extends IndexedGames<GameActor> implements GameFactory, GameDirectory {
@@ -83,7 +92,7 @@ export class GameRegistry extends IndexedGames<GameActor> implements GameFactory
     const clientSeeds = spec.fair?.clientSeeds ?? { white: this.newClientSeed(), black: this.newClientSeed() };
     const recs = [
       { ...this.newRecord(spec, ids[0], seed), clientSeeds, mirrorOf: ids[1] },
-      { ...this.newRecord({ ...spec, white: spec.black, black: spec.white }, ids[1], seed), clientSeeds, mirrorOf: ids[0] },
+      { ...this.newRecord(mirrorSpec(spec), ids[1], seed), clientSeeds, mirrorOf: ids[0] },
     ];
     await Promise.all(recs.map((r) => this.deps.store.putGame(r)));
     const pair = new MirrorPair({ id: ids[0], reached: 0, ended: false }, { id: ids[1], reached: 0, ended: false });
@@ -104,12 +113,16 @@ export class GameRegistry extends IndexedGames<GameActor> implements GameFactory
 
   private newRecord(spec: NewGameSpec, id: string, seed: Uint8Array): GameRecord {
     const { fen, seat } = startPosition(spec.startFen);
+    const tcs = spec.timeControls ?? both(spec.timeControl);
+    // Odds only when the sides really differ: equal controls make a record as without them.
+    const odds = !sameControl(tcs.white, tcs.black);
     return {
       schema: SCHEMA_VERSION,
       id,
       white: spec.white,
       black: spec.black,
-      timeControl: spec.timeControl,
+      timeControl: tcs.white,
+      ...(odds ? { timeControls: { white: tcs.white, black: tcs.black } } : {}),
       rated: spec.rated,
       createdAt: this.deps.clock.now(),
       serverSeed: seedToHex(seed),
@@ -119,7 +132,7 @@ export class GameRegistry extends IndexedGames<GameActor> implements GameFactory
       fen,
       activeSeat: seat,
       dice: null,
-      clocks: initialBanks(spec.timeControl),
+      clocks: initialBanks(tcs),
       clockStartedAt: null,
       version: 0,
       history: [],

@@ -4,7 +4,7 @@
 // of three dice, so a long game (and a game read back from the store) holds no copy of its dice per turn.
 import { parseDfen, passTurn, withDice } from '../engine/index.js';
 import { hexToSeed, rollDice } from '../fair/index.js';
-import type { GameRecord } from '../domain/records.js';
+import { seatControlsOf, type GameRecord } from '../domain/records.js';
 import type { GameEvent, HistoryEntry } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
 import { banksAtRoll } from './clocks.js';
@@ -50,7 +50,7 @@ export function rollOf(rec: GameRecord): { dice: number[]; dfen: string } {
 
 /** A roll with a decision pending: the record that publishes it, the mover's clock started at `now`. */
 export function pendingRoll(base: GameRecord, dice: number[], now: number): GameRecord {
-  const clocks = banksAtRoll(base.timeControl, base.clocks);
+  const clocks = banksAtRoll(seatControlsOf(base), base.clocks);
   return { ...base, ply: base.ply + 1, dice, clocks, clockStartedAt: now, version: base.version + 1 };
 }
 
@@ -61,7 +61,7 @@ export function pendingRoll(base: GameRecord, dice: number[], now: number): Game
  */
 export function forcedPass(base: GameRecord, dice: number[], dfen: string): { next: GameRecord; events: GameEvent[]; halfmove: number } {
   const mover = base.activeSeat;
-  const clocks = banksAtRoll(base.timeControl, base.clocks);
+  const clocks = banksAtRoll(seatControlsOf(base), base.clocks);
   const v = base.version + 1;
   const out = passTurn(must(parseDfen(dfen), 'roll'));
   const entry: HistoryEntry = { seat: mover, dice, moves: [], fenAfter: out.fenAfter };

@@ -1,7 +1,7 @@
 // A turn played on the pending roll: the record after it and its TurnPlayed. Pure; the actor has
 // already checked that the turn is the mover's, in time and legal, and persists what this returns.
 import { applyTurn, parseDfen } from '../engine/index.js';
-import type { GameRecord } from '../domain/records.js';
+import { seatControlsOf, type GameRecord } from '../domain/records.js';
 import type { GameEvent, HistoryEntry, Seat } from '../domain/types.js';
 import { otherSeat } from '../domain/types.js';
 import { banksAfterTurn, elapsedMs } from './clocks.js';
@@ -32,7 +32,7 @@ export function playedTurn(rec: GameRecord, dice: number[], dfen: string, seat: 
     // After a king capture the position is not turned over (docs/ENGINE.md: counters and draws): the capturer stays to move.
     activeSeat: out.kingCaptured ? seat : otherSeat(seat),
     dice: null,
-    clocks: banksAfterTurn(rec.timeControl, rec.clocks, seat, elapsedMs(started, at)),
+    clocks: banksAfterTurn(seatControlsOf(rec), rec.clocks, seat, elapsedMs(started, at)),
     clockStartedAt: null,
     version: v,
     history: [...rec.history, entry],

@@ -1,7 +1,7 @@
 // The seams around game actors. Transports (ndjson streams, webhook deliverers, built-in house bots)
 // implement GameSubscriber; the lobby, challenges and the ladder create games through GameFactory.
 import type {
-  GameEvent, GameState, GameSummary, HistoryEntry, MoveVerdict, Seat, SeatPlayer, TimeControl,
+  GameEvent, GameState, GameSummary, HistoryEntry, MoveVerdict, Seat, SeatControls, SeatPlayer, TimeControl,
 } from '../domain/types.js';
 import type { GameRecord } from '../domain/records.js';
 import type { CommandName, PayloadOf, ReplyOf } from './commands.js';
@@ -99,6 +99,11 @@ export interface NewGameSpec {
   white: SeatPlayer;
   black: SeatPlayer;
   timeControl: TimeControl;
+  /**
+   * Time odds: each seat's own control, in place of `timeControl` (which the record then keeps as
+   * White's). A mirror pair's second game gives each *player* its own control again, on the other seat.
+   */
+  timeControls?: SeatControls;
   rated: boolean;
   /**
    * Optional six-field start position (no dice); the standard start when omitted. For tests and

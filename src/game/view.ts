@@ -6,7 +6,7 @@ import { legalTree, parseDfen, treeToJson, treeToObject } from '../engine/index.
 import { ladderKindOf, type GameRecord } from '../domain/records.js';
 import { SEED_REJECT_REASON } from '../domain/rules.js';
 import type {
-  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LadderKind, LegalMoveTree, Players, Seat,
+  ClientSeeds, Clocks, GameEvent, GameState, HistoryEntry, LadderKind, LegalMoveTree, Players, Seat, SeatControls,
 } from '../domain/types.js';
 import { StateTemplate, diceRolledLine, eventLine, movesJson, snapshotLine, type StateFields } from '../wire/encode.js';
 import type { EventFrame, GameSummary, MovesView } from './types.js';
@@ -142,6 +142,10 @@ function endedEventOf(rec: GameRecord): GameEvent | null {
 }
 
 /** `ladder` for a ladder game; nothing at all for any other game, whose state keeps its exact shape. */
+/** Each side's control, on a game with time odds only: every other state keeps its exact shape. */
+const oddsField = (rec: GameRecord): { timeControls?: SeatControls } =>
+  rec.timeControls ? { timeControls: rec.timeControls } : {};
+
 const ladderField = (rec: GameRecord): { ladder?: LadderKind } => {
   const ladder = ladderKindOf(rec);
   return ladder ? { ladder } : {};
@@ -178,6 +182,7 @@ export class GameView {
       dicePending: this.tree !== null,
       status: rec.status,
       timeControl: rec.timeControl,
+      ...oddsField(rec),
       commit: rec.commit,
       seed,
       clientSeeds,
@@ -195,7 +200,7 @@ export class GameView {
     const f = this.fields();
     return {
       version: f.version, dfen: f.dfen, activeSeat: f.activeSeat, dicePending: f.dicePending,
-      status: f.status, timeControl: f.timeControl, clocks: this.clocks(), commit: f.commit,
+      status: f.status, timeControl: f.timeControl, ...oddsField(this.rec), clocks: this.clocks(), commit: f.commit,
       seed: f.seed, clientSeeds: f.clientSeeds, legalMoves: this.tree ? this.tree.inline(this.cap) : null,
       players: f.players, ...ladderField(this.rec),
     };

@@ -84,6 +84,7 @@ export class StateTemplate {
       dicePending: s.dicePending,
       status: s.status,
       timeControl: s.timeControl,
+      ...(s.timeControls ? { timeControls: s.timeControls } : {}),
     });
     this.head = `${head.slice(0, -1)},"clocks":`;
     this.tail =

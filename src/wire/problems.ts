@@ -244,6 +244,11 @@ export const PROBLEMS = {
     detail: 'this event cannot be made',
     when: 'an event the format does not allow, or over the server limits',
   },
+  rated_odds: {
+    status: 400,
+    detail: 'an event with time odds cannot be rated',
+    when: 'a rated event in which a player has its own time control',
+  },
   unknown_event: { status: 404, detail: 'no event with this id', when: 'no event with this id' },
   not_invited: {
     status: 404,

@@ -28,7 +28,16 @@ export const CreateEventRequest = named(
     name: described(z.string().min(1).max(80), 'What the event is called.'),
     format: z.enum(TOURNAMENT_FORMATS),
     players: described(
-      z.array(z.object({ team: botRef('Team of a player.'), name: botRef('Name of a player.') })).min(1).max(256),
+      z.array(
+        z.object({
+          team: botRef('Team of a player.'),
+          name: botRef('Name of a player.'),
+          timeControl: described(
+            TimeControl.optional(),
+            'Time odds: this player’s own time control in all its games, in place of the event’s (same bounds). Not in a rated event; not Unlimited against a timed control.',
+          ),
+        }),
+      ).min(1).max(256),
       'Registered or house bots; a match and an SPRT take two, a gauntlet’s first player meets every other.',
     ),
     timeControl: TimeControl,
@@ -152,6 +161,10 @@ export const EventView = named(
         withdrawn: described(z.boolean(), 'Withdrawn (by the host or by itself) while the event ran.'),
         seed: described(z.int().nullable(), 'Swiss: the player’s place in the seeding fixed at the start (1 the first), by ladder rating; null otherwise.'),
         seedRating: described(z.number().nullable(), 'Swiss: the rating the player was seeded by; null otherwise.'),
+        timeControl: described(
+          TimeControl.optional(),
+          'Time odds: the player’s own time control, in all its games; absent for a player on the event’s `timeControl`.',
+        ),
       }),
     ),
     timeControl: TimeControl,
@@ -371,6 +384,10 @@ export const EventGameLine = named(
         white: Face,
         black: Face,
         timeControl: TimeControl,
+        timeControls: described(
+          z.strictObject({ white: TimeControl, black: TimeControl }).optional(),
+          'A game with time odds only: each side’s time control (`timeControl` is then White’s).',
+        ),
         commit: z.string(),
         serverSeed: z.string(),
         clientSeeds: z.strictObject({ white: z.string(), black: z.string() }),

@@ -2,14 +2,14 @@
 // roll's publication to the move's receipt; passes are free; DiceRolled carries banks, state() live.
 import t from 'tap';
 import { ManualClock, type TimerHandle } from '../../src/domain/clock.js';
-import type { Clocks, TimeControl } from '../../src/domain/types.js';
+import type { Clocks, SeatControls, TimeControl } from '../../src/domain/types.js';
 import { Recorder, bot, has, lacks, openWith, playRandom, rng, settle, setup } from '../helpers/game.js';
 
 const BLOCKED = '7k/8/8/8/4p3/4P3/8/K7 w - - 0 1';
 
-async function game(tc: TimeControl, o: { startFen?: string; clock?: ManualClock } = {}) {
+async function game(tc: TimeControl, o: { startFen?: string; clock?: ManualClock; timeControls?: SeatControls } = {}) {
   const s = setup({ clock: o.clock });
-  const h = await s.registry.create({ white: bot('w'), black: bot('b'), timeControl: tc, rated: false, startFen: o.startFen });
+  const h = await s.registry.create({ white: bot('w'), black: bot('b'), timeControl: tc, timeControls: o.timeControls, rated: false, startFen: o.startFen });
   const rec = new Recorder();
   h.subscribe(rec);
   return { ...s, h, rec };
@@ -109,4 +109,34 @@ t.test('a move received after the bank ran out loses on time, verdict game is ov
   t.same(played?.verdict, { applied: false, version: null, reason: 'game is over' });
   t.same(g.rec.kinds(), ['DiceRolled', 'GameEnded']);
   t.same(g.rec.last('GameEnded')!.over, { result: { Win: { side: 'Black' } }, termination: 'Timeout' });
+});
+
+t.test('time odds: the side with less time flags first, after spending less than the other did', async (t) => {
+  const odds: SeatControls = { white: { SuddenDeath: { initialSeconds: 60 } }, black: { SuddenDeath: { initialSeconds: 10 } } };
+  const g = await game(odds.white, { timeControls: odds });
+  t.same(g.h.state().timeControls, odds, 'the state shows each side its own');
+  t.same(JSON.parse(g.h.stateJson()).timeControls, odds, 'and so does the cached JSON');
+  t.same(g.h.state().timeControl, odds.white, 'timeControl: White’s');
+  t.same(g.h.state().clocks, { white: 60_000, black: 10_000 });
+  await openWith(g.h, has(1), 2);
+  g.clock.advance(12_000); // more than Black's whole bank: White has 60 s
+  await playRandom(g.h, rng(1), { spareKing: true });
+  await settle();
+  t.ok(g.h.isActive(), 'White spent 12 s of its 60 and plays on');
+  t.same(rolledClocks(g.rec).at(-1), { white: 48_000, black: 10_000 });
+  g.clock.advance(9_999);
+  await settle();
+  t.ok(g.h.isActive(), 'Black still has a millisecond');
+  g.clock.advance(1);
+  await settle();
+  t.same(g.rec.last('GameEnded')!.over, { result: { Win: { side: 'White' } }, termination: 'Timeout' }, 'Black flags at its own 10 s');
+  t.same(g.h.record().clocks, { white: 48_000, black: 0 });
+});
+
+t.test('a game made with the same control for both sides carries no timeControls', async (t) => {
+  const tc: TimeControl = { SuddenDeath: { initialSeconds: 60 } };
+  const g = await game(tc, { timeControls: { white: tc, black: { SuddenDeath: { initialSeconds: 60 } } } });
+  t.notOk('timeControls' in g.h.record(), 'the record is as without odds');
+  t.notOk('timeControls' in g.h.state());
+  t.notOk('timeControls' in JSON.parse(g.h.stateJson()));
 });

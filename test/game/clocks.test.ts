@@ -1,14 +1,15 @@
-// Pure clock arithmetic, one time control at a time.
+// Pure clock arithmetic, one time control at a time, and with time odds (each side its own).
 import t from 'tap';
 import {
   banksAfterTurn, banksAtEnd, banksAtRoll, decisionLimitMs, elapsedMs, initialBanks, liveClocks, outOfTime,
 } from '../../src/game/clocks.js';
-import type { TimeControl } from '../../src/domain/types.js';
+import type { SeatControls, TimeControl } from '../../src/domain/types.js';
 
-const SD: TimeControl = { SuddenDeath: { initialSeconds: 60 } };
-const FI: TimeControl = { Fischer: { initialSeconds: 300, incrementSeconds: 3 } };
-const PM: TimeControl = { PerMove: { secondsPerMove: 10 } };
-const UN: TimeControl = { Unlimited: {} };
+const same = (tc: TimeControl): SeatControls => ({ white: tc, black: tc });
+const SD = same({ SuddenDeath: { initialSeconds: 60 } });
+const FI = same({ Fischer: { initialSeconds: 300, incrementSeconds: 3 } });
+const PM = same({ PerMove: { secondsPerMove: 10 } });
+const UN = same({ Unlimited: {} });
 
 t.test('initial banks', async (t) => {
   t.same(initialBanks(SD), { white: 60_000, black: 60_000 });
@@ -56,4 +57,18 @@ t.test('after a completed turn', async (t) => {
 t.test('at the end: the running time charged, no increment', async (t) => {
   t.same(banksAtEnd({ white: 10_000, black: 8_000 }, 'White', 0, 4_000), { white: 6_000, black: 8_000 });
   t.same(banksAtEnd({ white: 10_000, black: 8_000 }, 'White', null, 4_000), { white: 10_000, black: 8_000 });
+});
+
+t.test('time odds: each side starts, spends and earns by its own control', async (t) => {
+  const odds: SeatControls = { white: { SuddenDeath: { initialSeconds: 60 } }, black: { Fischer: { initialSeconds: 10, incrementSeconds: 2 } } };
+  t.same(initialBanks(odds), { white: 60_000, black: 10_000 });
+  t.same(banksAtRoll(odds, { white: 5, black: 7 }), { white: 5, black: 7 }, 'nothing refreshed');
+  t.same(banksAfterTurn(odds, { white: 60_000, black: 10_000 }, 'White', 1_000), { white: 59_000, black: 10_000 }, 'White: no increment');
+  t.same(banksAfterTurn(odds, { white: 59_000, black: 10_000 }, 'Black', 1_000), { white: 59_000, black: 11_000 }, 'Black: its increment');
+  const perMove: SeatControls = { white: { PerMove: { secondsPerMove: 5 } }, black: { SuddenDeath: { initialSeconds: 30 } } };
+  t.same(initialBanks(perMove), { white: 5_000, black: 30_000 });
+  t.same(banksAtRoll(perMove, { white: 1_000, black: 20_000 }), { white: 5_000, black: 20_000 }, 'only the PerMove side refreshed');
+  t.same(banksAfterTurn(perMove, { white: 5_000, black: 20_000 }, 'Black', 4_000), { white: 5_000, black: 16_000 });
+  t.same(banksAfterTurn(perMove, { white: 5_000, black: 16_000 }, 'White', 4_000), { white: 5_000, black: 16_000 }, 'PerMove spent budget not kept');
+  t.equal(initialBanks({ white: { Unlimited: {} }, black: { SuddenDeath: { initialSeconds: 30 } } }), null, 'an Unlimited side: no banks');
 });

@@ -233,3 +233,17 @@ t.test('a partner not live at resume (ended, or never stored after a crash) hold
   await settle();
   t.ok(!a.isActive() || a.state().dicePending, 'A rolls on alone');
 });
+
+t.test('time odds in a mirror pair: each player keeps its own control on either colour', async (t) => {
+  const s = setup();
+  const fast: TimeControl = { SuddenDeath: { initialSeconds: 10 } };
+  const slow: TimeControl = { SuddenDeath: { initialSeconds: 60 } };
+  const [a, b] = await s.registry.createMirrorPair({
+    white: bot('alpha'), black: bot('beta'), timeControl: slow, timeControls: { white: slow, black: fast }, rated: false,
+  });
+  t.same(a.state().timeControls, { white: slow, black: fast }, 'game 1: alpha White with 60 s');
+  t.same(a.state().clocks, { white: 60_000, black: 10_000 });
+  t.same(b.state().timeControls, { white: fast, black: slow }, 'game 2: beta White, still with 10 s');
+  t.same(b.state().clocks, { white: 10_000, black: 60_000 });
+  t.same(b.state().timeControl, fast, 'timeControl is White’s');
+});

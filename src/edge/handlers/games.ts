@@ -129,6 +129,7 @@ export function gameHandlers(deps: GameRouteDeps): Handlers<GameOps> {
         gameId: game.id,
         players: state.players,
         timeControl: state.timeControl,
+        ...(state.timeControls ? { timeControls: state.timeControls } : {}),
         commit: state.commit,
         seed: state.seed,
         clientSeeds: state.clientSeeds,

@@ -34,6 +34,7 @@ export function* exportPieces(ev: TournamentRecord, view: ViewWithLists, ended: 
           white: faceOf(ev.players[w]),
           black: faceOf(ev.players[b]),
           timeControl: rec.timeControl,
+          ...(rec.timeControls ? { timeControls: rec.timeControls } : {}),
           commit: rec.commit,
           serverSeed: rec.serverSeed,
           clientSeeds: { white: rec.clientSeeds.white ?? '', black: rec.clientSeeds.black ?? '' },

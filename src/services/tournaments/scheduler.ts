@@ -22,6 +22,7 @@ import { endedLine, pairsRunning, seedRevealed } from './reveal.js';
 import { RefusalCounts } from './refusals.js';
 import { Tallies } from './tally.js';
 import { closeCancelled, dropReplays, startable, voidAttempt } from './replays.js';
+import { pairControls } from './odds.js';
 
 export type { TournamentSchedulerConfig, TournamentSchedulerDeps } from './scheduler-deps.js';
 
@@ -256,7 +257,7 @@ export class TournamentScheduler implements GameLifecycleListener {
         const games = await this.deps.games.createMirrorPair({
           white: botSeat(ev.players[c.a].team, ev.players[c.a].name),
           black: botSeat(ev.players[c.b].team, ev.players[c.b].name),
-          timeControl: ev.timeControl,
+          ...pairControls(ev, c.a, c.b), // each player's own control with time odds
           // A house bot has no rating of its own to risk (the ladder never seats one), so a game
           // against it would move only the other side's: such games stay unrated.
           rated: ev.rated && !this.house(ev.players[c.a].id) && !this.house(ev.players[c.b].id),

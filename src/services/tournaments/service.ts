@@ -22,6 +22,7 @@ import { seededAtStart } from './seeding.js';
 import { answerOf, tournamentSummary, tournamentView } from './view.js';
 import { TournamentControl } from './control.js';
 import { pgnPieces } from './pgn.js';
+import { ownControls } from './odds.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -35,7 +36,8 @@ export interface TournamentLimits {
 export interface CreateTournamentInput {
   name: string;
   format: TournamentFormat;
-  players: { team: string; name: string }[];
+  /** `timeControl`: time odds, the player's own control (odds.ts). */
+  players: { team: string; name: string; timeControl?: TimeControl }[];
   timeControl: TimeControl;
   pairsPerEncounter?: number;
   rounds?: number;
@@ -125,12 +127,15 @@ export class TournamentService {
     const full = this.places.checkOpen(host.id);
     if (full) return full;
     const rated = input.rated === true;
+    const own = ownControls(input.timeControl, input.players, rated);
+    if (!own.ok) return own;
     const store = this.deps.followers.store;
     const players: TournamentPlayer[] = input.players.map((p, i) => ({
       id: ids[i],
       team: p.team,
       name: p.name,
       accepted: entersAtOnce(store, this.deps.isHouse, ids[i], host.id, rated) ? true : null,
+      ...(own.value[i] ? { timeControl: own.value[i] } : {}),
     }));
     const invited = players.filter((p) => p.accepted === null);
     const refused = this.places.takeInvitations(invited);

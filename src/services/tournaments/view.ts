@@ -7,6 +7,7 @@ import { seedView } from './seeding.js';
 import { ratingsView } from './ratings.js';
 import { sprtBounds } from './stats.js';
 import { BIAS_NOTE, SPRT_METHOD } from './sprt-verdict.js';
+import { playerControlView } from './odds.js';
 
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
@@ -26,7 +27,7 @@ export function tournamentView(ev: TournamentRecord) {
   const face = (i: number) => faceOf(ev.players[i]);
   return {
     ...headOf(ev),
-    players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true, ...seedView(ev, i) })),
+    players: ev.players.map((p, i) => ({ ...faceOf(p), invitation: answerOf(p.accepted), withdrawn: p.withdrawn === true, ...seedView(ev, i), ...playerControlView(p) })),
     timeControl: ev.timeControl,
     pairsPerEncounter: ev.pairsPerEncounter,
     rounds: ev.rounds,

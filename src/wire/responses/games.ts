@@ -64,6 +64,10 @@ export const GameState = named(
     dicePending: z.boolean(),
     status: GameStatus,
     timeControl: TimeControl,
+    timeControls: described(
+      z.strictObject({ white: TimeControl, black: TimeControl }).optional(),
+      'Present only on a game with time odds (an event player with its own control): each side’s time control, `timeControl` being White’s. Absent: both sides play `timeControl`.',
+    ),
     clocks: Clocks.nullable(),
     commit: described(z.string(), 'SHA-256 of the server seed, constant for the game.'),
     seed: described(
@@ -96,6 +100,10 @@ export const GameHistory = named(
     gameId: z.string(),
     players: Players,
     timeControl: TimeControl,
+    timeControls: described(
+      z.strictObject({ white: TimeControl, black: TimeControl }).optional(),
+      'A game with time odds only: each side’s time control (`timeControl` is then White’s).',
+    ),
     commit: z.string(),
     seed: z.string().nullable(),
     clientSeeds: ClientSeeds.nullable(),
