@@ -7,7 +7,7 @@ import type { JsonObject } from './jsonschema.js';
 import { COMPONENT_PREFIX, componentSchemas, documentCache, reachable } from './jsonschema.js';
 import { componentId, wireRegistry } from './schema-registry.js';
 import { ACCOUNT_EVENTS, GAME_EVENTS } from './events.js';
-import { EVENT_STREAM_LINES } from './tournament-schemas.js';
+import { EVENT_STREAM_LINES } from './tournament-lines.js';
 import { CONTENT_TYPES, CONTRACT_VERSION } from './route-spec.js';
 
 interface Stream {

@@ -6,7 +6,7 @@ import { asyncApiJson, buildAsyncApi } from '../../src/wire/openapi.js';
 import type { Json, JsonObject } from '../../src/wire/jsonschema.js';
 import * as X from '../helpers/wire-examples.js';
 import { refs, resolve } from '../helpers/json-refs.js';
-import { EventLine } from '../../src/wire/tournament-schemas.js';
+import { EventLine } from '../../src/wire/tournament-lines.js';
 import { componentId } from '../../src/wire/schema-registry.js';
 
 type AjvClass = typeof import('ajv').default;

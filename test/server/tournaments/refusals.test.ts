@@ -10,7 +10,8 @@ import { StoreProxy } from '../../helpers/store-proxy.js';
 import { bootApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
 import { EventStream } from '../../helpers/event-stream.js';
-import { EventLine, EventView } from '../../../src/wire/tournament-schemas.js';
+import { EventView } from '../../../src/wire/tournament-schemas.js';
+import { EventLine } from '../../../src/wire/tournament-lines.js';
 import { HOUSE_RANDOM, ResigningBot, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 
 t.test('each refused move of an event game counts for the bot that sent it; the stream matches its schema', async (t) => {
