@@ -119,6 +119,8 @@ export type AccountEvent =
       EventInvitation: {
         eventId: string; name: string; format: string; host: { team: string; name: string };
         rated: boolean; invitation: 'invited' | 'accepted';
+        /** The invited bot's own time control in the event, and whether players' controls differ. */
+        timeControl: TimeControl; timeOdds: boolean;
       };
     };
 

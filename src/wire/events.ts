@@ -48,7 +48,12 @@ export const EventInvitation = named(
       rated: described(z.boolean(), 'Whether the event’s games move ratings (never those against house bots): accepting it accepts that.'),
       invitation: described(
         z.enum(['invited', 'accepted']),
-        '`accepted`: the caller’s event-hosts setting names this host, so it takes part without answering; `invited`: it answers.',
+        '`accepted`: the caller’s event-hosts setting names this host, so it takes part without answering; `invited`: it answers (always, in an event with time odds).',
+      ),
+      timeControl: TimeControl,
+      timeOdds: described(
+        z.boolean(),
+        'Whether the players’ time controls differ (a handicap event; `timeControl` is then the caller’s own): no bot is entered by its event-hosts setting then.',
       ),
     }),
   }),

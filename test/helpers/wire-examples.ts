@@ -75,7 +75,7 @@ export const accountEvents: AccountEvent[] = [
   { ChallengeDeclined: { id: 'c1' } },
   { GameStart: { gameId: 'g1' } },
   { LadderRemoved: { reason: 'lost 4 ladder games in a row on time; rejoin with POST /bot/ladder/join' } },
-  { EventInvitation: { eventId: 'Ev3nt1d000000000', name: 'weekly', format: 'roundRobin', host: { team: 'acme', name: 'host' }, rated: false, invitation: 'invited' } },
+  { EventInvitation: { eventId: 'Ev3nt1d000000000', name: 'weekly', format: 'roundRobin', host: { team: 'acme', name: 'host' }, rated: false, invitation: 'invited', timeControl: { Fischer: { initialSeconds: 60, incrementSeconds: 1 } }, timeOdds: false } },
 ];
 
 export const applied: MoveVerdict = { applied: true, version: 10, reason: null };

@@ -130,11 +130,13 @@ export class TournamentService {
     const own = ownControls(input.timeControl, input.players, rated);
     if (!own.ok) return own;
     const store = this.deps.followers.store;
+    // A handicap is not what a standing trust in a host covers: with odds, every bot answers itself.
+    const odds = own.value.some((c) => c !== undefined);
     const players: TournamentPlayer[] = input.players.map((p, i) => ({
       id: ids[i],
       team: p.team,
       name: p.name,
-      accepted: entersAtOnce(store, this.deps.isHouse, ids[i], host.id, rated) ? true : null,
+      accepted: (odds ? this.deps.isHouse(ids[i]) || ids[i] === host.id : entersAtOnce(store, this.deps.isHouse, ids[i], host.id, rated)) ? true : null,
       ...(own.value[i] ? { timeControl: own.value[i] } : {}),
     }));
     const invited = players.filter((p) => p.accepted === null);
@@ -188,7 +190,9 @@ export class TournamentService {
       // A bot entered by its own setting hears of it as any invited bot does, already accepted.
       if (this.deps.isHouse(p.id) || p.id === host.id) continue;
       const invitation = p.accepted === true ? 'accepted' as const : 'invited' as const;
-      this.deps.hub.publish(p.id, { EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host), rated, invitation } });
+      this.deps.hub.publish(p.id, {
+        EventInvitation: { eventId: ev.id, name: ev.name, format: ev.format, host: faceOf(host), rated, invitation, timeControl: p.timeControl ?? ev.timeControl, timeOdds: odds },
+      });
     }
     if (all) this.deps.kick();
     return ok(this.view(this.deps.followers.get(ev.id)!));

@@ -11,6 +11,7 @@ import { ManualClock } from '../../../src/domain/clock.js';
 import { bootApp, diskDir, type TestApp } from '../../helpers/app.js';
 import { Bot, type Json } from '../../helpers/bot.js';
 import { until } from '../../helpers/poll.js';
+import { EventStream } from '../../helpers/event-stream.js';
 import { exportOf, HOUSE_GREEDY, HOUSE_RANDOM, trustHosts, UNLIMITED, waitEvent } from '../../helpers/tournaments.js';
 
 const fischer = (initialSeconds: number) => ({ Fischer: { initialSeconds, incrementSeconds: 0 } });
@@ -114,13 +115,14 @@ t.test('odds across a restart: the bot with 10 s flags first, the one with 60 s 
   let app = await boot();
   const host = await Bot.register(app, 'odds', 'host');
   const bots = await Promise.all(['slow', 'fast'].map((n) => Bot.register(app, 'odds', n)));
-  for (const b of bots) await trustHosts(b, [host]);
   const created = await host.req('POST', '/events', {
     name: 'handicap', format: 'match', timeControl: SIXTY,
     players: [{ team: 'odds', name: 'slow' }, { team: 'odds', name: 'fast', timeControl: TEN }],
   });
   t.equal(created.status, 201, created.text);
   const id = (created.json as Json).eventId as string;
+  // An event with odds is answered by each bot itself (a standing trust in the host does not cover it).
+  for (const b of bots) t.equal((await b.req('POST', `/events/${id}/accept`)).status, 200, `${b.creds.name} accepts`);
   t.same((created.json as Json).players.map((p: Json) => p.timeControl ?? null), [null, TEN], 'only the player with odds shows a control');
   await app.server.tournaments.round();
   const { games } = (await waitEvent(app, id, (e) => e.pairs.length === 1)).pairs[0];
@@ -146,4 +148,29 @@ t.test('odds across a restart: the bot with 10 s flags first, the one with 60 s 
   const ev = await waitEvent(app, id);
   t.equal(ev.state, 'finished');
   t.same(ev.standings.map((s: Json) => [s.name, s.timeLosses]).sort(), [['fast', 1], ['slow', 1]], 'the other game went on until 60 s');
+});
+
+t.test('a bot that trusts the host is still asked about an event with odds, and hears its own control', async (t) => {
+  const app = await bootApp(t);
+  const host = await Bot.register(app, 'hosts', 'handicapper');
+  const trusting = await Bot.register(app, 'acme', 'trusting');
+  await trustHosts(trusting, [host]);
+  const stream = new EventStream(await app.stream('/bot/stream/event', trusting.token), 600_000);
+  t.teardown(() => stream.close());
+  const me = { team: 'acme', name: 'trusting' };
+  // Without odds, the setting enters it at once (as before); with odds, it answers itself.
+  const plain = await host.req('POST', '/events', { name: 'plain', format: 'match', players: [me, HOUSE_RANDOM], timeControl: EVENT_TC, pairsPerEncounter: 1 });
+  t.equal(plain.status, 201, plain.text);
+  const odds = await host.req('POST', '/events', { name: 'odds', format: 'match', players: [{ ...me, timeControl: TEN }, { ...HOUSE_GREEDY, timeControl: SIXTY }], timeControl: EVENT_TC, pairsPerEncounter: 1 });
+  t.equal(odds.status, 201, odds.text);
+  t.equal((odds.json as Json).state, 'pending', 'the odds event waits for its answer');
+  t.equal((odds.json as Json).players[0].invitation, 'invited');
+  const invitations: Json[] = [];
+  while (invitations.length < 2) {
+    const ev = await stream.next();
+    if (ev === undefined) break;
+    if (ev.EventInvitation) invitations.push(ev.EventInvitation);
+  }
+  t.match(invitations[0], { name: 'plain', invitation: 'accepted', timeControl: EVENT_TC, timeOdds: false }, 'entered by its setting; its control is the event’s');
+  t.match(invitations[1], { name: 'odds', invitation: 'invited', timeControl: TEN, timeOdds: true }, 'asked, with its own control and the odds said');
 });
