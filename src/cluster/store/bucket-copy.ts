@@ -21,9 +21,6 @@ const TICKET_GRACE_MS = 10_000;
 /** How long a write caught by a leader election (unanswered, or no responders) is sent again. */
 export const WRITE_RETRY_MS = 15_000;
 
-/** How long a node keeps opening its buckets while a busy cluster leaves the requests unanswered. */
-export const OPEN_RETRY_MS = 60_000;
-
 /**
  * A request the cluster left unanswered or answered "no responders" / 503: a stream electing a new
  * leader (a server died), or the client reconnecting. It may have landed; it may be sent again.
