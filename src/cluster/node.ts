@@ -192,6 +192,8 @@ export class ClusterNode {
           post: (batch) => post(withEndings(batch, (id) => games.getGame(id))),
           // Update counts start past any an earlier owner reached (1,024 per millisecond of its clock),
           // so the other nodes' replicas see a gap and resync rather than drop the new owner's updates.
+          // Wall time on purpose: the count is compared with another process's, and monotonic clocks
+          // of two processes share no origin (a wall clock stepped back only makes replicas resync).
           seqBase: () => clock.now() * 1024,
         });
         // A game whose ending the log held although its owner died before telling anyone: every
