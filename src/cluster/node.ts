@@ -57,7 +57,10 @@ export class ClusterNode {
     /** The start-up budget: `start` and the sharing buses wait for the cluster under it too. */
     readonly startWait: StartWait,
   ) {
-    this.transport = new NatsShardTransport({ nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5) });
+    this.transport = new NatsShardTransport({
+      nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5),
+      onPartsDropped: (why) => log.warn({ why }, 'a shard reply sent in parts was dropped (the game resyncs)'),
+    });
   }
 
   /**

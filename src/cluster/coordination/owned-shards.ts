@@ -16,6 +16,7 @@ import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Command, ShardReply } from '../../shard/protocol/messages.js';
 import { decodeCommands, encodeReplies, gameSubject, outSubject } from '../transport/nats-transport.js';
+import { publishInParts } from '../transport/reply-parts.js';
 import { ShardServer } from '../transport/shard-link.js';
 
 /** What `open` builds for a shard: something that takes command batches, and its live games. */
@@ -324,7 +325,10 @@ export class OwnedShards {
     flush();
   }
 
-  /** One message per batch, split in halves while too big for the servers (a large resume). */
+  /**
+   * One message per batch, split in halves while too big for the servers (a large resume); a single
+   * reply still too big (a large legal-move tree) goes in parts (transport/reply-parts.ts).
+   */
   private publish(shard: number, w: { r: ShardReply[]; to: string[] }, game: string | null = null): void {
     const bytes = encodeReplies(w);
     if (bytes.byteLength > MAX_MESSAGE_BYTES && w.r.length > 1) {
@@ -333,8 +337,10 @@ export class OwnedShards {
       this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) }, game);
       return;
     }
+    const subject = game === null ? outSubject(this.outPrefix, shard) : gameSubject(this.outPrefix, shard, game);
     try {
-      this.o.nc.publish(game === null ? outSubject(this.outPrefix, shard) : gameSubject(this.outPrefix, shard, game), bytes);
+      if (bytes.byteLength > MAX_MESSAGE_BYTES) publishInParts(this.o.nc, subject, bytes);
+      else this.o.nc.publish(subject, bytes);
     } catch (e) {
       this.o.log.warn({ shard, err: String(e) }, 'could not publish shard replies');
     }
