@@ -12,6 +12,7 @@ import { EncodedBodies } from './edge/encoded-bodies.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import { listen } from './edge/listen.js';
+import { listenStarting } from './edge/starting.js';
 import { gatherWrites } from './edge/ndjson.js';
 import { OpenCounts } from './edge/open-counts.js';
 import { SpectatorSeats } from './edge/spectators.js';
@@ -108,9 +109,16 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
 
   let openedStore = opts.store;
   let cluster: ClusterNode | undefined;
+  // A cluster node answers 503 `node_starting` while it waits for its cluster (docs/CLUSTER.md).
+  const starting = !openedStore && config.cluster.servers.length > 0 ? await listenStarting(config.host, config.port, log).catch((e: Error) => e) : undefined;
+  if (starting instanceof Error) return { ok: false, error: starting.message };
   if (!openedStore && config.cluster.servers.length > 0) { // cluster mode (docs/CLUSTER.md)
-    const opened = await ClusterNode.open(config.cluster, clock, log, { maxResultsInFlight: config.ladder.maxGamesPerBatch });
-    if (!opened.ok) return opened;
+    const onWait = (_step: string, cause: string) => starting?.waitingFor(cause);
+    const opened = await ClusterNode.open(config.cluster, clock, log, { maxResultsInFlight: config.ladder.maxGamesPerBatch, onWait });
+    if (!opened.ok) {
+      starting?.close();
+      return opened;
+    }
     cluster = opened.value;
     openedStore = cluster.store;
   }
@@ -303,33 +311,35 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     meter: metrics.edge,
   };
 
-  if (cluster) {
-    // Each shard's owner resumes its games; the ladder, the rating batch and the events run on one node.
-    await cluster.start({
-      sharded, clock, games: config.games, housePlayers, random: opts.random,
-      singletons: [
-        { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
-        { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
-        { name: 'event-scheduler', start: () => tournamentScheduler.start(), stop: () => tournamentScheduler.stop() },
-        ...held,
-      ],
-    });
-  } else {
-    await sharded.resume();
-    ratings.start();
-    scheduler.start();
-    await tournamentScheduler.start();
-  }
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins, trustedProxies: proxies.value, maxBodyBytes: config.limits.maxBodyBytes,
     keepAliveMs: config.streams.keepAliveMs, maxBufferedBytes: config.streams.maxBufferedBytes,
     connectionsPerIp: config.limits.connectionsPerIp, clock, observe: opts.observe,
-    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')), send: config.http.send, movesBodies,
+    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')), send: config.http.send, movesBodies, app: starting?.app,
   });
   let listening;
   try {
-    listening = await listen(edge, config.host, config.port);
+    if (cluster) {
+      // Each shard's owner resumes its games; the ladder, the rating batch and the events run on one node.
+      await cluster.start({
+        sharded, clock, games: config.games, housePlayers, random: opts.random,
+        singletons: [
+          { name: 'rating-batch', start: () => ratings.start(), stop: () => ratings.stop() },
+          { name: 'ladder-scheduler', start: () => scheduler.start(), stop: () => scheduler.stop() },
+          { name: 'event-scheduler', start: () => tournamentScheduler.start(), stop: () => tournamentScheduler.stop() },
+          ...held,
+        ],
+      });
+    } else {
+      await sharded.resume();
+      ratings.start();
+      scheduler.start();
+      await tournamentScheduler.start();
+    }
+    // A cluster node's starting answers stop here and the edge takes their port over.
+    listening = starting ? starting.handOver(edge) : await listen(edge, config.host, config.port);
   } catch (e) {
+    starting?.close();
     await ratings.stop();
     await scheduler.stop();
     await tournamentScheduler.stop();

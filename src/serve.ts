@@ -18,7 +18,8 @@ export async function serveUntilSignal(config: Config): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  const started = await startServer(config, { log });
+  // A step of a cluster node's start-up that gave up rejects (StartFailed): said as any other failure.
+  const started = await startServer(config, { log }).catch((e: Error) => ({ ok: false as const, error: e.message }));
   if (!started.ok) {
     log.error({}, started.error);
     // The log goes to stdout as JSON; whoever started the server reads one plain line on stderr.

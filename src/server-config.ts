@@ -132,6 +132,11 @@ export const ConfigSchema = z.object({
     followIdleMs: z.number().int().min(1000),
     /** Games a node follows one by one at most (the least recently asked go first). */
     followMax: z.number().int().min(1),
+    /**
+     * How long a node waits at start-up for its cluster (servers listening, JetStream ready) before
+     * it exits with the cause; it answers 503 meanwhile. A setting written before it existed gets 120 s.
+     */
+    startTimeoutMs: z.number().int().min(100).default(120_000),
   }).refine((c) => c.servers.length === 0 || c.node !== '', { message: 'cluster.node is needed with cluster.servers', path: ['node'] }),
 });
 
@@ -194,6 +199,7 @@ const ENV: Record<string, string> = {
   DICECHESS_NODE: 'cluster.node',
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',
   DICECHESS_CLUSTER_REPLICAS: 'cluster.replicas',
+  DICECHESS_CLUSTER_START_TIMEOUT_MS: 'cluster.startTimeoutMs',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');

@@ -21,7 +21,7 @@ import { LogGameStore } from './log/log-game-store.js';
 import { Singletons, type SingletonService } from './coordination/singletons.js';
 import { ResultsQueue } from './store/results.js';
 import { ResultsFeed } from './store/rating-feed.js';
-import { isTransient, OPEN_RETRY_MS, retryTransient } from './store/bucket-copy.js';
+import { connectMayPass, StartWait } from './start-wait.js';
 import { ShardHost } from '../shard/owner/host.js';
 import type { ShardedGames } from '../shard/main/sharded-games.js';
 import type { ShardReply } from '../shard/protocol/messages.js';
@@ -54,27 +54,36 @@ export class ClusterNode {
     private readonly liveIndex: LiveIndex,
     private readonly clock: Clock,
     private readonly log: Logger,
+    /** The start-up budget: `start` and the sharing buses wait for the cluster under it too. */
+    readonly startWait: StartWait,
   ) {
-    this.transport = new NatsShardTransport({ nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5) });
+    this.transport = new NatsShardTransport({
+      nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5),
+      onPartsDropped: (why) => log.warn({ why }, 'a shard reply sent in parts was dropped (the game resyncs)'),
+    });
   }
 
   /**
    * Connects and opens the store; the shards are taken once `start` is given the games.
-   * `maxResultsInFlight`: results the rater may hold unacknowledged (its largest batch).
+   * `maxResultsInFlight`: results the rater may hold unacknowledged (its largest batch). Every step
+   * of start-up (here, `start` and the sharing buses) waits for the cluster within one budget,
+   * `config.startTimeoutMs`; `onWait` is told each time a step waits, with the cause.
    */
-  static async open(config: Config['cluster'], clock: Clock, log: Logger, o: { maxResultsInFlight?: number } = {}): Promise<Result<ClusterNode, string>> {
-    // A busy cluster (servers electing leaders, several nodes creating the buckets at once, a loaded
-    // machine) may leave a request of the opening unanswered: the whole opening is tried again on a
-    // fresh connection for up to OPEN_RETRY_MS before the node gives up.
-    const giveUpAt = Date.now() + OPEN_RETRY_MS;
-    for (let attempt = 1; ; attempt++) {
-      let nc: NatsConnection;
-      try {
-        nc = await connectCluster(config.servers, `dicechess-${config.node}`);
-      } catch (e) {
-        return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
-      }
-      try {
+  static async open(
+    config: Config['cluster'], clock: Clock, log: Logger,
+    o: { maxResultsInFlight?: number; onWait?: (step: string, cause: string) => void } = {},
+  ): Promise<Result<ClusterNode, string>> {
+    const wait = new StartWait({ timeoutMs: config.startTimeoutMs, log, onWait: o.onWait });
+    try {
+      // The servers may not listen yet (started with the node), and then JetStream may not be ready
+      // (no meta leader yet, too few current peers to place an R3 stream, a request unanswered on a
+      // busy cluster): both are waited for. Each try of the opening is on a fresh connection, whose
+      // closing drops whatever the failed try had opened on it (watches, consumers).
+      let nc: NatsConnection | undefined;
+      const opened = await wait.step('opening the store', async () => {
+        nc = await wait.step(`connecting to ${config.servers.join(',')}`, () => connectCluster(config.servers, `dicechess-${config.node}`), {
+          retryable: connectMayPass,
+        });
         const { replicas } = config;
         // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
         const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });
@@ -83,14 +92,12 @@ export class ClusterNode {
           GameLog.open(nc, { replicas }),
           openLiveIndex(nc, { replicas }),
         ]);
-        return { ok: true, value: new ClusterNode(config, nc, store, results, gameLog, liveIndex, clock, log) };
-      } catch (e) {
-        // Closing the connection drops whatever this attempt opened on it.
-        await nc.close().catch(() => {});
-        if (!isTransient(e) || Date.now() >= giveUpAt) return { ok: false, error: `cluster: cannot open the store: ${(e as Error).message}` };
-        log.warn({ attempt, err: (e as Error).message }, 'cluster: opening the store went unanswered; trying again');
-        await new Promise((r) => setTimeout(r, 1000));
-      }
+        return { nc, results, store, gameLog, liveIndex };
+      }, { cleanup: async () => void (await nc?.close()) });
+      const { results, store, gameLog, liveIndex } = opened;
+      return { ok: true, value: new ClusterNode(config, opened.nc, store, results, gameLog, liveIndex, clock, log, wait) };
+    } catch (e) {
+      return { ok: false, error: (e as Error).message };
     }
   }
 
@@ -188,6 +195,8 @@ export class ClusterNode {
           post: (batch) => post(withEndings(batch, (id) => games.getGame(id))),
           // Update counts start past any an earlier owner reached (1,024 per millisecond of its clock),
           // so the other nodes' replicas see a gap and resync rather than drop the new owner's updates.
+          // Wall time on purpose: the count is compared with another process's, and monotonic clocks
+          // of two processes share no origin (a wall clock stepped back only makes replicas resync).
           seqBase: () => clock.now() * 1024,
         });
         // A game whose ending the log held although its owner died before telling anyone: every
@@ -205,7 +214,8 @@ export class ClusterNode {
       },
     });
     // JetStream may still be electing its leaders (servers started or restarted with the node): asked again.
-    const kv = leaseBucket(await retryTransient(() => openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs }), OPEN_RETRY_MS));
+    const wait = this.startWait;
+    const kv = leaseBucket(await wait.step('opening the shard leases', () => openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs })));
     const hosts = this.hosts;
     this.ownership = new ShardOwnership({
       kv,
@@ -225,11 +235,12 @@ export class ClusterNode {
     // The games live now on any shard: this node keeps a record of each (asked of its owner), and
     // follows their updates only while it is asked about them or owns their shard.
     for (let shard = 0; shard < config.shards; shard++) {
-      for (const id of await this.liveIndex.list(shard)) parts.sharded.requestGame(id, shard);
+      for (const id of await wait.step('listing the live games', () => this.liveIndex.list(shard))) parts.sharded.requestGame(id, shard);
     }
-    const singletonKv = leaseBucket(await retryTransient(() => openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs }), OPEN_RETRY_MS));
+    const singletonKv = leaseBucket(await wait.step('opening the singleton leases', () => openBucket(nc, { bucket: 'dc-singletons', replicas: config.replicas, ttlMs: config.leaseTtlMs })));
     this.singletons = new Singletons({ kv: singletonKv, node: config.node, ttlMs: config.leaseTtlMs, clock, log }, parts.singletons);
     this.singletons.start();
+    wait.finish();
   }
 
   /** Stops the singletons, hands every shard back (drained), and closes the connection. */

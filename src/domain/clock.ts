@@ -5,14 +5,25 @@ export interface TimerHandle {
 }
 
 export interface Clock {
-  /** Milliseconds since the Unix epoch. */
+  /**
+   * Milliseconds since the Unix epoch: wall time, which an operator or NTP may step back or forth.
+   * For what is shown or written for other processes to read; never for a deadline kept here.
+   */
   now(): number;
+  /**
+   * Milliseconds on a clock that only moves forward at a steady rate, from an arbitrary origin (this
+   * process's): what a deadline or an expiry the process computes for itself is measured on. Timers
+   * (`schedule`) run on it too.
+   */
+  monotonic(): number;
   /** Calls fn once after ms milliseconds (never synchronously). */
   schedule(ms: number, fn: () => void): TimerHandle;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  // Node's timers run on the same kind of clock (libuv's monotonic time), not on the wall clock.
+  monotonic: () => performance.now(),
   schedule(ms, fn) {
     const t = setTimeout(fn, Math.max(0, ms));
     t.unref?.();
@@ -25,7 +36,10 @@ export const systemClock: Clock = {
  * instant, so expiry logic is tested without sleeping.
  */
 export class ManualClock implements Clock {
+  /** The monotonic reading; timers fall due on it. */
   private t: number;
+  /** What the wall clock reads beyond it (moved by stepWall only). */
+  private wallOffset = 0;
   private seq = 0;
   private timers: { due: number; seq: number; fn: () => void; live: boolean }[] = [];
   private readonly runDue: boolean;
@@ -41,7 +55,20 @@ export class ManualClock implements Clock {
   }
 
   now(): number {
+    return this.t + this.wallOffset;
+  }
+
+  /** Starts equal to now(); moves with advance() and jump(), never with stepWall(). */
+  monotonic(): number {
     return this.t;
+  }
+
+  /**
+   * Steps the wall clock (now()) by ms, back when negative, as an operator or NTP might: the
+   * monotonic reading and the timers do not move.
+   */
+  stepWall(ms: number): void {
+    this.wallOffset += ms;
   }
 
   schedule(ms: number, fn: () => void): TimerHandle {

@@ -1,7 +1,7 @@
 // Assembles the HTTP edge: a uWS app, the toolkit router, and every catalogued route bound to its
 // handler. Knows nothing of rules; talks to the services, the game directory, and the store only to
 // read the ratings shown in the game list.
-import uWS from 'uWebSockets.js';
+import uWS, { type TemplatedApp } from 'uWebSockets.js';
 import type { Clock } from '../domain/clock.js';
 import { bindRoutes } from './bind.js';
 import type { TrustedProxies } from './client-ip.js';
@@ -41,11 +41,13 @@ export interface EdgeOptions {
    * (`forget`); by default a body goes when the next one is kept after its game ended.
    */
   movesBodies?: EncodedBodies;
+  /** The app to build on (a cluster node's starting app, starting.ts); a new one by default. */
+  app?: TemplatedApp;
 }
 
 /** The router owns the uWS app (router.app) and the connections it tracks (router.closeConnections()). */
 export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
-  const app = uWS.App();
+  const app = opts.app ?? uWS.App();
   const router = createRouter(app, {
     logger: deps.log,
     corsOrigins: opts.corsOrigins,

@@ -338,6 +338,11 @@ export const PROBLEMS = {
     detail: "this game's shard is being taken over by another node; retry shortly",
     when: "in a cluster, the game's shard is between two nodes (the game is not lost)",
   },
+  node_starting: {
+    status: 503,
+    detail: 'this node is starting: it is waiting for its cluster; retry shortly',
+    when: 'in a cluster, the node is still waiting for its cluster at start-up (every route, /health included)',
+  },
   tree_unavailable: {
     status: 503,
     detail: 'the legal-move tree could not be read now; retry shortly',

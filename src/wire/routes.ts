@@ -19,6 +19,7 @@ const operations = [
     operationId: 'health', method: 'GET', path: '/health', auth: 'public', tag: 'Operations',
     summary: 'Liveness and server version.',
     ok: { 200: json(R.Health, 'Alive.') },
+    errors: { 503: 'Cluster mode: the node is starting and waits for its cluster (`node_starting`); every other route answers the same meanwhile. Retry after `Retry-After`.' },
   }),
   route({
     operationId: 'metrics', method: 'GET', path: '/metrics', auth: 'public', tag: 'Operations',

@@ -45,8 +45,12 @@ export function settingsFile(settings: Record<string, unknown>): { file: string;
   return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Starts one node and resolves once it listens (or rejects with its log if it exits first). */
-export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 120_000): Promise<ClusterNodeProc> {
+/**
+ * Starts one node and resolves once it listens (or rejects with its log if it exits first). With
+ * `starting`, it resolves as soon as the node answers at all (503 while it waits for its cluster):
+ * `url` is then its starting address, the same port the node keeps once up.
+ */
+export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 120_000, o: { starting?: boolean } = {}): Promise<ClusterNodeProc> {
   const child = spawnBound(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -93,8 +97,9 @@ export function startNode(name: string, servers: string[], configFile: string, t
           else serving.delete(Number(s[1]));
         }
         const m = /listening on (http:\/\/[^"\s]+)/.exec(line);
-        if (m && node.url === '') {
-          node.url = m[1];
+        const w = o.starting ? /starting: answering 503 on port (\d+)/.exec(line) : null;
+        if ((m || w) && node.url === '') {
+          node.url = m ? m[1] : `http://127.0.0.1:${w![1]}`;
           clearTimeout(timer);
           res(node);
         }

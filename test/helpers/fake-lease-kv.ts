@@ -1,6 +1,8 @@
 // An in-memory bucket that behaves like a NATS KV with a max age, for lease and ownership tests on a
 // ManualClock: revision checks, keys expiring TTL after their last write, and switches to make writes
-// hang, lose their answers, or hold key listings until the test lets them go.
+// hang, lose their answers, or hold key listings until the test lets them go. The bucket ages keys on
+// the ManualClock's monotonic reading: the server's own time, which a test stepping a node's wall
+// clock (stepWall) does not move.
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { ManualClock } from '../../src/domain/clock.js';
 import type { OwnershipKv } from '../../src/cluster/coordination/ownership.js';
@@ -24,7 +26,7 @@ export class FakeKv implements OwnershipKv {
   ) {}
   private live(key: string) {
     const e = this.entries.get(key);
-    if (e && this.clock.now() >= e.writtenAt + this.ttlMs) this.entries.delete(key);
+    if (e && this.clock.monotonic() >= e.writtenAt + this.ttlMs) this.entries.delete(key);
     return this.entries.get(key);
   }
   private write(key: string, value: Uint8Array, expect: number, operation = 'PUT'): Promise<number> {
@@ -32,7 +34,7 @@ export class FakeKv implements OwnershipKv {
     const cur = this.live(key);
     if ((cur?.revision ?? 0) !== expect) return Promise.reject(conflict());
     const revision = ++this.seq;
-    this.entries.set(key, { revision, value, writtenAt: this.clock.now(), operation });
+    this.entries.set(key, { revision, value, writtenAt: this.clock.monotonic(), operation });
     return this.dropAnswers ? Promise.reject(new Error('timeout')) : Promise.resolve(revision);
   }
   create(key: string, value: Uint8Array) {

@@ -32,6 +32,8 @@ export interface NatsCluster {
   resume(i: number): void;
   /** Starts server i again on its ports and store (after kill9), and waits until it serves JetStream. */
   start(i: number): Promise<void>;
+  /** Starts every server not running (a cluster made with `deferred`), and waits until JetStream places streams. */
+  startAll(): Promise<void>;
   /** Stops every server by PID and removes the temp dir. */
   stop(): Promise<void>;
 }
@@ -113,7 +115,11 @@ export async function waitJetStream(url: string, timeoutMs = 30_000): Promise<vo
   throw new Error(`JetStream at ${url} not ready: ${String(last)}`);
 }
 
-export async function startNatsCluster(opts: { size?: number; name?: string } = {}): Promise<NatsCluster> {
+/**
+ * `deferred`: the servers' ports and settings are chosen but nothing is started until `startAll()`
+ * (a node started first waits for them).
+ */
+export async function startNatsCluster(opts: { size?: number; name?: string; deferred?: boolean } = {}): Promise<NatsCluster> {
   const size = opts.size ?? 3;
   const clusterName = opts.name ?? 'dc-test';
   const dir = mkdtempSync(join(tmpdir(), 'dc-nats-'));
@@ -169,15 +175,18 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
     process.kill(pid, sig);
   };
 
-  servers.forEach(launch);
-  try {
-    await Promise.all(servers.map((s) => waitJetStream(s.url)));
-    if (size > 1) await waitPlacement(servers[0].url, size);
-  } catch (e) {
-    for (const s of servers) if (s.child?.pid !== undefined && s.child.exitCode === null) process.kill(s.child.pid, 'SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
-  }
+  const startAll = async (): Promise<void> => {
+    for (const s of servers) if (s.child === undefined || s.child.exitCode !== null || s.child.signalCode !== null) launch(s);
+    try {
+      await Promise.all(servers.map((s) => waitJetStream(s.url)));
+      if (size > 1) await waitPlacement(servers[0].url, size);
+    } catch (e) {
+      for (const s of servers) if (s.child?.pid !== undefined && s.child.exitCode === null) process.kill(s.child.pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  };
+  if (!opts.deferred) await startAll();
 
   return {
     servers,
@@ -199,6 +208,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string } = 
       launch(servers[i]);
       await waitJetStream(servers[i].url);
     },
+    startAll,
     async stop() {
       await Promise.all(
         servers.map(async (s) => {

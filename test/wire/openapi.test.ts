@@ -62,7 +62,7 @@ const EXPECTED: Record<string, number[]> = {
   'POST /events/{id}/withdraw': [200, 401, 404, 409, 413, 500],
   'GET /bot/events': [200, 401, 500],
   'PUT /bot/account/event-hosts': [200, 400, 401, 403, 413, 500],
-  'GET /health': [200, 500],
+  'GET /health': [200, 500, 503],
   'GET /metrics': [200, 500],
   'GET /openapi.json': [200, 500],
   'GET /asyncapi.json': [200, 500],

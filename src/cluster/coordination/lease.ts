@@ -1,7 +1,10 @@
 // Leases in a replicated key-value bucket whose max age is the lease's TTL (nats-server 2.9 has no
 // per-key TTL), and LeaseCandidate, which keeps trying to hold one.
 // Invariant: the holder never believes longer than the server keeps the key. held() reads the clock
-// itself and counts `safety`·TTL from the moment the last good write was SENT. Taking is a create,
+// itself and counts `safety`·TTL from the moment the last good write was SENT. Every one of those
+// times is the clock's monotonic reading, never its wall time: a wall clock stepped back would
+// stretch the holder's belief past the key's expiry (two owners), stepped forward it would cut it.
+// Nothing of the lease's timing is written for other nodes; the server ages the key on its own clock. Taking is a create,
 // renewing an update naming the holder's own last revision, releasing a purge sent only while held()
 // (never a delete: on 2.9 a create over its marker could have two winners).
 // Why this is sound on 2.9: (docs/CLUSTER.md, "Leases").
@@ -115,7 +118,7 @@ export class Lease {
 
   /** True while the holder may act under the lease (also false once the deadline passed, timer or not). */
   held(): boolean {
-    return this.state === 'held' && this.clock.now() < this.validUntil;
+    return this.state === 'held' && this.clock.monotonic() < this.validUntil;
   }
 
   /** The revision of the holder's last write (0 when not held). */
@@ -125,7 +128,7 @@ export class Lease {
 
   /** Milliseconds the holder may still act without another successful renewal. */
   remainingMs(): number {
-    return this.held() ? this.validUntil - this.clock.now() : 0;
+    return this.held() ? this.validUntil - this.clock.monotonic() : 0;
   }
 
   /** One attempt to take the lease. True if it is now held by this holder. */
@@ -174,7 +177,7 @@ export class Lease {
   private attempt(): Attempt {
     const n = ++this.writes;
     const value: LeaseValue = { holder: this.holder, incarnation: this.incarnation, n };
-    return { n, sentAt: this.clock.now(), bytes: enc.encode(JSON.stringify(value)) };
+    return { n, sentAt: this.clock.monotonic(), bytes: enc.encode(JSON.stringify(value)) };
   }
 
   /** If the key's current value is one of our unanswered writes, returns its revision and send time. */
@@ -190,7 +193,7 @@ export class Lease {
   private gained(revision: number, sentAt: number): boolean {
     this.revision = revision;
     this.validUntil = sentAt + this.ttlMs * this.safety;
-    if (this.clock.now() >= this.validUntil) return false; // the answer came too late to act on
+    if (this.clock.monotonic() >= this.validUntil) return false; // the answer came too late to act on
     this.state = 'held';
     this.armDeadline();
     this.scheduleRenew(this.renewEveryMs);
@@ -199,8 +202,8 @@ export class Lease {
 
   private armDeadline(): void {
     this.deadlineTimer?.cancel();
-    this.deadlineTimer = this.clock.schedule(this.validUntil - this.clock.now(), () => {
-      if (this.state === 'held' && this.clock.now() >= this.validUntil) this.lose('expired');
+    this.deadlineTimer = this.clock.schedule(this.validUntil - this.clock.monotonic(), () => {
+      if (this.state === 'held' && this.clock.monotonic() >= this.validUntil) this.lose('expired');
     });
   }
 

@@ -16,6 +16,7 @@ import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Command, ShardReply } from '../../shard/protocol/messages.js';
 import { decodeCommands, encodeReplies, gameSubject, outSubject } from '../transport/nats-transport.js';
+import { publishInParts } from '../transport/reply-parts.js';
 import { ShardServer } from '../transport/shard-link.js';
 
 /** What `open` builds for a shard: something that takes command batches, and its live games. */
@@ -66,6 +67,8 @@ interface Hosted {
   ready: boolean;
   /** When the lease was gained (this node's clock, ms). */
   gainedAt: number;
+  /** The same moment on the monotonic clock (the open duration is measured from it). */
+  gainedMono: number;
   /** Another node took the shard over: whatever the host still emits is dropped. */
   fenced: boolean;
   hosted?: HostedShard;
@@ -113,7 +116,7 @@ export class OwnedShards {
   /** The shard was gained: build its host, resume its games, then serve its subject. */
   gained(shard: number): void {
     if (this.hosts.has(shard)) return;
-    const h: Hosted = { shard, ready: false, gainedAt: this.o.clock.now(), fenced: false, opening: Promise.resolve() };
+    const h: Hosted = { shard, ready: false, gainedAt: this.o.clock.now(), gainedMono: this.o.clock.monotonic(), fenced: false, opening: Promise.resolve() };
     this.hosts.set(shard, h);
     const before = this.stopping.get(shard) ?? Promise.resolve();
     h.opening = before.then(() => (this.hosts.get(shard) === h ? this.start(h) : undefined)).then(
@@ -172,9 +175,12 @@ export class OwnedShards {
     this.server.serve(h.shard);
     this.o.log.info({ shard: h.shard, games: live.length }, 'serving shard');
     // The takeover's times, for the failover benchmark (bench/cluster-failover.ts): the lease gained,
-    // then the log taken over and the games resumed, then the subject answered.
+    // then the log taken over and the games resumed, then the subject answered. Wall times, since the
+    // bench compares them with other processes' (only logged, nothing here waits on them); the
+    // duration on the monotonic clock.
     const servingAt = this.o.clock.now();
-    this.o.log.info({ shard: h.shard, games: live.length, gainedAt: h.gainedAt, servingAt, openMs: servingAt - h.gainedAt }, 'shard taken over');
+    const openMs = Math.round(this.o.clock.monotonic() - h.gainedMono);
+    this.o.log.info({ shard: h.shard, games: live.length, gainedAt: h.gainedAt, servingAt, openMs }, 'shard taken over');
     if (live.length > 0) this.o.served?.(h.shard, live.map((g) => g.id));
   }
 
@@ -319,7 +325,10 @@ export class OwnedShards {
     flush();
   }
 
-  /** One message per batch, split in halves while too big for the servers (a large resume). */
+  /**
+   * One message per batch, split in halves while too big for the servers (a large resume); a single
+   * reply still too big (a large legal-move tree) goes in parts (transport/reply-parts.ts).
+   */
   private publish(shard: number, w: { r: ShardReply[]; to: string[] }, game: string | null = null): void {
     const bytes = encodeReplies(w);
     if (bytes.byteLength > MAX_MESSAGE_BYTES && w.r.length > 1) {
@@ -328,8 +337,10 @@ export class OwnedShards {
       this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) }, game);
       return;
     }
+    const subject = game === null ? outSubject(this.outPrefix, shard) : gameSubject(this.outPrefix, shard, game);
     try {
-      this.o.nc.publish(game === null ? outSubject(this.outPrefix, shard) : gameSubject(this.outPrefix, shard, game), bytes);
+      if (bytes.byteLength > MAX_MESSAGE_BYTES) publishInParts(this.o.nc, subject, bytes);
+      else this.o.nc.publish(subject, bytes);
     } catch (e) {
       this.o.log.warn({ shard, err: String(e) }, 'could not publish shard replies');
     }

@@ -234,14 +234,14 @@ export class LogGameStore implements GameStore {
     if (this.fencedWhy !== undefined || this.live.get(next.id) !== g) this.refuse(next.id);
     const n = g.n + 1;
     const data = encodeVersion(g.rec, next, results);
-    const deadline = this.clock.now() + this.retryForMs;
+    const deadline = this.clock.monotonic() + this.retryForMs; // local: on the monotonic clock
     let restarted = false;
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       let r;
       try {
         r = await g.writer.append(n, data);
       } catch (e) {
-        if (this.clock.now() >= deadline) {
+        if (this.clock.monotonic() >= deadline) {
           // Whether the entry landed is unknown, and any later write of the game would be taken for
           // it or fenced by it: this node stops writing the shard, as if fenced. The log stays the
           // truth; whoever opens the shard next resumes the game from what it holds.
@@ -291,10 +291,10 @@ export class LogGameStore implements GameStore {
   private async settle(game: GameRecord, results: ResultRecord[] | undefined): Promise<void> {
     this.live.delete(game.id);
     this.keepEnded(game);
-    const deadline = this.clock.now() + this.retryForMs;
+    const deadline = this.clock.monotonic() + this.retryForMs; // local: on the monotonic clock
     for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
       if (await this.archived(game, results)) break;
-      if (this.clock.now() >= deadline) {
+      if (this.clock.monotonic() >= deadline) {
         this.laterArchive(game, results);
         return;
       }

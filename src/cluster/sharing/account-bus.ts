@@ -144,7 +144,7 @@ export class AccountBus {
   isOnline(principalId: string): boolean {
     const keys = this.byPrincipal.get(principalId);
     if (!keys) return false;
-    const now = this.o.clock.now();
+    const now = this.o.clock.monotonic();
     for (const k of keys) {
       const s = this.seen.get(k);
       if (s && s.at + this.ttlMs > now) return true;
@@ -213,7 +213,7 @@ export class AccountBus {
       return;
     }
     if (typeof id !== 'string') return;
-    this.seen.set(e.key, { principalId: id, at: this.o.clock.now() });
+    this.seen.set(e.key, { principalId: id, at: this.o.clock.monotonic() });
     let keys = this.byPrincipal.get(id);
     if (!keys) this.byPrincipal.set(id, (keys = new Set()));
     keys.add(e.key);
@@ -230,7 +230,7 @@ export class AccountBus {
 
   /** Drops entries not rewritten for a TTL (their node stopped renewing: the server aged them out). */
   private sweep(): void {
-    const now = this.o.clock.now();
+    const now = this.o.clock.monotonic();
     for (const [k, s] of this.seen) if (s.at + this.ttlMs <= now) this.forget(k);
   }
 }

@@ -10,7 +10,6 @@ import { AccountBus } from './account-bus.js';
 import { TokenBus } from './token-bus.js';
 import { SeenBus } from './seen-bus.js';
 import { TournamentBus } from './tournament-bus.js';
-import { OPEN_RETRY_MS, retryTransient } from '../store/bucket-copy.js';
 import { heldService, remoteService } from './service-proxy.js';
 import type { SingletonService } from '../coordination/singletons.js';
 import { serviceUnavailable, type Unavailable } from '../../services/remote-service.js';
@@ -31,12 +30,14 @@ export async function openSharing(cluster: ClusterNode | undefined, config: Conf
   if (!cluster) return { close: async () => {} };
   const { nc } = cluster;
   const { node, replicas } = config.cluster;
-  // Their buckets are made or found on opening; on a busy cluster (nodes starting together, leaders
-  // being elected) a request of it may go unanswered: it is sent again for up to a minute.
-  const accountBus = await retryTransient(() => AccountBus.open(nc, { node, replicas, clock, log }), OPEN_RETRY_MS);
-  const tokenBus = await retryTransient(
+  // Their buckets are made or found on opening; on a cluster still forming or busy (nodes starting
+  // together, leaders being elected) a request of it may fail or go unanswered: it is tried again
+  // within the node's start-up budget (start-wait.ts).
+  const wait = cluster.startWait;
+  const accountBus = await wait.step('opening the presence bucket', () => AccountBus.open(nc, { node, replicas, clock, log }));
+  const tokenBus = await wait.step(
+    'opening the token bucket',
     () => TokenBus.open(nc, { replicas, clock, log, ttlMs: Math.max(config.identity.anonTtlMs, 24 * 3_600_000) }),
-    OPEN_RETRY_MS,
   );
   const seenBus = new SeenBus(nc);
   const tournamentBus = new TournamentBus(nc);

@@ -12,6 +12,9 @@ import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import { silentLogger } from '../../domain/log.js';
 
+/** Less time than this left before a deadline: no further attempt (it could not be answered). */
+const LAST_ATTEMPT_MS = 5;
+
 const CALL_ID = 'Dc-Call-Id';
 const STATUS = 'Dc-Status';
 const NOT_HOLDER = 'not-holder';
@@ -166,11 +169,13 @@ export function remoteService<T extends object, K extends MethodName<T>, F>(
     const data = encodeCall(method, args);
     const h = headers();
     h.set(CALL_ID, newCallId());
-    const giveUpAt = o.clock.now() + (o.deadlineMs ?? 5000);
+    const giveUpAt = o.clock.monotonic() + (o.deadlineMs ?? 5000);
     let wait = o.backoffMs ?? 50;
     let last = 'no attempt';
-    while (o.clock.now() < giveUpAt) {
-      const timeout = Math.max(1, Math.min(o.attemptTimeoutMs ?? 1000, giveUpAt - o.clock.now()));
+    // Timers may wake a fraction of a millisecond before the monotonic deadline they were set for
+    // (libuv counts whole milliseconds): an attempt with almost nothing left is not made.
+    while (giveUpAt - o.clock.monotonic() >= LAST_ATTEMPT_MS) {
+      const timeout = Math.max(1, Math.min(o.attemptTimeoutMs ?? 1000, giveUpAt - o.clock.monotonic()));
       try {
         const reply = await nc.request(subject, data, { timeout, headers: h });
         if (reply.headers?.get(STATUS) !== NOT_HOLDER) {
@@ -186,7 +191,7 @@ export function remoteService<T extends object, K extends MethodName<T>, F>(
         if (e instanceof RequestError && e.isNoResponders()) last = 'no responders';
         else last = String(e); // the connection is reconnecting or closed
       }
-      await sleep(Math.min(wait, Math.max(0, giveUpAt - o.clock.now())));
+      await sleep(Math.min(wait, Math.max(0, giveUpAt - o.clock.monotonic())));
       wait = Math.min(wait * 2, 1000);
     }
     return o.unavailable(method, 'no-holder', `service ${name}: no holder answered (${last})`);

@@ -21,9 +21,6 @@ const TICKET_GRACE_MS = 10_000;
 /** How long a write caught by a leader election (unanswered, or no responders) is sent again. */
 export const WRITE_RETRY_MS = 15_000;
 
-/** How long a node keeps opening its buckets while a busy cluster leaves the requests unanswered. */
-export const OPEN_RETRY_MS = 60_000;
-
 /**
  * A request the cluster left unanswered or answered "no responders" / 503: a stream electing a new
  * leader (a server died), or the client reconnecting. It may have landed; it may be sent again.
@@ -37,12 +34,12 @@ export function isTransient(e: unknown): boolean {
 
 /** Runs `send` again while it fails transiently (100 ms doubling to 1 s apart), for up to `forMs`. */
 export async function retryTransient<T>(send: () => Promise<T>, forMs = WRITE_RETRY_MS): Promise<T> {
-  const giveUpAt = Date.now() + forMs;
+  const giveUpAt = performance.now() + forMs; // a local deadline: the monotonic clock
   for (let wait = 100; ; wait = Math.min(wait * 2, 1000)) {
     try {
       return await send();
     } catch (e) {
-      if (!isTransient(e) || Date.now() + wait > giveUpAt) throw e;
+      if (!isTransient(e) || performance.now() + wait > giveUpAt) throw e;
     }
     await new Promise((r) => setTimeout(r, wait));
   }
@@ -238,9 +235,9 @@ export class BucketCopy {
     // A writer that died between its ticket and its update (kill -9 mid-batch) leaves the ticket
     // held until the bucket expires it: the others wait that out (a few polls a second) rather than
     // give up, so the writer gives up only after `maxAttempts` tries AND more than a ticket's life.
-    const since = clock.now();
+    const since = clock.monotonic();
     let blocked = false;
-    for (let attempt = 0; attempt < maxAttempts || clock.now() - since <= TICKET_TTL_MS + TICKET_GRACE_MS; attempt++) {
+    for (let attempt = 0; attempt < maxAttempts || clock.monotonic() - since <= TICKET_TTL_MS + TICKET_GRACE_MS; attempt++) {
       if (attempt > 0) await new Promise<void>((r) => clock.schedule(Math.min(blocked ? 250 : 50, attempt * 2), () => r()));
       blocked = false;
       const e = await retryTransient(() => this.kv.get(key));
@@ -252,7 +249,7 @@ export class BucketCopy {
         if (await this.create(key, next)) return next;
         continue; // created by someone else meanwhile: read again
       }
-      const ticketAt = clock.now();
+      const ticketAt = clock.monotonic();
       const ticket = `${key}.${live.revision}`;
       const mark = new Uint8Array(randomBytes(8));
       try {
@@ -266,7 +263,7 @@ export class BucketCopy {
           continue;
         }
       }
-      if (clock.now() - ticketAt > TICKET_TTL_MS / 2) continue;
+      if (clock.monotonic() - ticketAt > TICKET_TTL_MS / 2) continue;
       let mayHaveLanded = false;
       try {
         const revision = await retryTransient(async () => {
@@ -293,7 +290,7 @@ export class BucketCopy {
         throw err;
       }
     }
-    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts and ${clock.now() - since} ms`);
+    throw new Error(`modify ${key}: still conflicting after ${maxAttempts} attempts and ${clock.monotonic() - since} ms`);
   }
 
   close(): void {

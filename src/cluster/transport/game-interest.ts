@@ -60,7 +60,7 @@ export class GameInterest {
   /** Someone asks about the game: undefined when its replica is current, else a promise that it will be. */
   touch(id: string): Promise<void> | undefined {
     if (this.stopped || this.deps.owned(id)) return undefined;
-    const now = this.deps.clock.now();
+    const now = this.deps.clock.monotonic();
     const known = this.followed.get(id);
     if (known) {
       this.followed.delete(id);
@@ -85,7 +85,7 @@ export class GameInterest {
   /** The game's updates reach this node already and its replica is current (its shard was owned here). */
   keep(id: string): void {
     if (this.stopped || this.followed.has(id)) return;
-    this.followed.set(id, { lastUse: this.deps.clock.now(), ready: null });
+    this.followed.set(id, { lastUse: this.deps.clock.monotonic(), ready: null });
     void this.deps.subscribe(id, true).catch(() => {});
     this.trim();
     this.arm();
@@ -98,7 +98,7 @@ export class GameInterest {
 
   /** Drops the games nobody asked about for `idleMs` (a subscriber counts as asking). */
   sweep(): void {
-    const now = this.deps.clock.now();
+    const now = this.deps.clock.monotonic();
     for (const [id, f] of this.followed) {
       if (f.ready) continue;
       if (this.deps.subscribers(id) > 0) f.lastUse = now;

@@ -5,7 +5,8 @@
 // Invariant: replies travel on core NATS (at most once, unordered across a reconnect), which the shard
 // protocol copes with; an answer names the node that asked, and the others drop it.
 // (docs/CLUSTER.md, "A node: `dicechess serve --cluster`", main side).
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { PartsAssembler } from './reply-parts.js';
 import type { Clock } from '../../domain/clock.js';
 import { codec } from '../../domain/codec.js';
 import { chunked, type Command, type ShardReply } from '../../shard/protocol/messages.js';
@@ -43,6 +44,8 @@ export interface NatsShardTransportOptions {
   /** Subject prefixes (default dc.shard and dc.out). */
   shardPrefix?: string;
   outPrefix?: string;
+  /** Told when a reply sent in parts is dropped (incomplete in time, over its bounds). */
+  onPartsDropped?: (why: string) => void;
 }
 
 /** The answer a request gets when its batch could not reach any owner in time. */
@@ -55,8 +58,11 @@ function unreachable(c: Command, why: string): ShardReply | null {
 export class NatsShardTransport implements ShardTransport {
   private readonly client: ShardClient;
   private readonly outPrefix: string;
+  /** Replies too large for one message (a large tree) come in parts: put together here, bounded. */
+  private readonly parts: PartsAssembler;
 
   constructor(private readonly o: NatsShardTransportOptions) {
+    this.parts = new PartsAssembler({ now: () => o.clock.monotonic(), onDrop: o.onPartsDropped });
     this.client = new ShardClient(o.nc, { clock: o.clock, prefix: o.shardPrefix });
     this.outPrefix = o.outPrefix ?? 'dc.out';
   }
@@ -64,18 +70,22 @@ export class NatsShardTransport implements ShardTransport {
   open(index: number, events: ShardEvents): ShardChannel {
     const { node, nc } = this.o;
     let closed = false;
-    const callback = (err: Error | null, m: { data: Uint8Array }): void => {
+    // Each subscription assembles its own parts (two subscriptions matching one subject each get every part).
+    let subs = 0;
+    const callbackFor = (tag = `${index}.${subs++}`) => (err: Error | null, m: Msg): void => {
       if (err !== null || closed) return;
+      const data = this.parts.take(tag, m.data, m.headers);
+      if (data === undefined) return; // a part of a message not complete yet, or dropped
       let w: ReplyWire;
       try {
-        w = decodeReplies(m.data);
+        w = decodeReplies(data);
       } catch {
         return; // not a reply batch: nothing of it can be trusted
       }
       const mine = w.r.filter((_, i) => w.to[i] === '' || w.to[i] === node || (w.to[i].startsWith('!') && w.to[i] !== `!${node}`));
       if (mine.length > 0) events.replies(mine);
     };
-    const sub: Subscription = nc.subscribe(outSubject(this.outPrefix, index), { callback });
+    const sub: Subscription = nc.subscribe(outSubject(this.outPrefix, index), { callback: callbackFor() });
     // The games followed one by one, and the whole shard's (a wildcard) while this node owns it.
     const games = new Map<string, Subscription>();
     let all: Subscription | undefined;
@@ -121,7 +131,7 @@ export class NatsShardTransport implements ShardTransport {
       follow: async (id, on) => {
         const had = games.get(id);
         if (on === (had !== undefined) || closed) return;
-        if (on) games.set(id, nc.subscribe(gameSubject(this.outPrefix, index, id), { callback }));
+        if (on) games.set(id, nc.subscribe(gameSubject(this.outPrefix, index, id), { callback: callbackFor() }));
         else {
           games.delete(id);
           had?.unsubscribe();
@@ -130,7 +140,7 @@ export class NatsShardTransport implements ShardTransport {
       },
       followAll: async (on) => {
         if (on === (all !== undefined) || closed) return;
-        if (on) all = nc.subscribe(gameSubject(this.outPrefix, index, '*'), { callback });
+        if (on) all = nc.subscribe(gameSubject(this.outPrefix, index, '*'), { callback: callbackFor() });
         else {
           all?.unsubscribe();
           all = undefined;

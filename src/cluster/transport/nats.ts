@@ -193,18 +193,18 @@ export function watchedRead(
           messages.stop();
           break;
         }
-        let heard = Date.now();
+        let heard = performance.now();
         let stalled = false;
         void (async () => {
-          for await (const s of messages.status()) if (s.type === 'heartbeat') heard = Date.now();
+          for await (const s of messages.status()) if (s.type === 'heartbeat') heard = performance.now();
         })().catch(() => {});
         watchdog = setInterval(() => {
-          if (Date.now() - heard <= stallMs) return;
+          if (performance.now() - heard <= stallMs) return;
           stalled = true;
           messages.stop();
         }, heartbeatMs);
         for await (const m of messages) {
-          heard = Date.now();
+          heard = performance.now();
           if (m.seq < next) continue;
           next = m.seq + 1;
           wait = 100;

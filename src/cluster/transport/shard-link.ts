@@ -12,6 +12,9 @@ import { headers, RequestError, TimeoutError, type Msg, type NatsConnection, typ
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../domain/clock.js';
 
+/** Less time than this left before a deadline: no further attempt (it could not be answered). */
+const LAST_ATTEMPT_MS = 5;
+
 const REQUEST_ID = 'Dc-Request-Id';
 const STATUS = 'Dc-Status';
 const NOT_OWNER = 'not-owner';
@@ -120,11 +123,13 @@ export class ShardClient {
     const id = newId();
     const h = headers();
     h.set(REQUEST_ID, id);
-    const giveUpAt = this.o.clock.now() + deadlineMs;
+    const giveUpAt = this.o.clock.monotonic() + deadlineMs;
     let wait = this.o.backoffMs ?? 50;
     let last = 'no attempt';
-    while (this.o.clock.now() < giveUpAt) {
-      const timeout = Math.max(1, Math.min(this.o.attemptTimeoutMs ?? 1000, giveUpAt - this.o.clock.now()));
+    // Timers may wake a fraction of a millisecond before the monotonic deadline they were set for
+    // (libuv counts whole milliseconds): an attempt with almost nothing left is not made.
+    while (giveUpAt - this.o.clock.monotonic() >= LAST_ATTEMPT_MS) {
+      const timeout = Math.max(1, Math.min(this.o.attemptTimeoutMs ?? 1000, giveUpAt - this.o.clock.monotonic()));
       try {
         const reply = await this.nc.request(shardSubject(this.prefix, shard), batch, { timeout, headers: h });
         if (reply.headers?.get(STATUS) !== NOT_OWNER) return reply.data;

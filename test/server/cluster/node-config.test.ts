@@ -17,7 +17,7 @@ const cluster = (args: string[], env: Record<string, string> = {}) => {
 };
 
 t.test('off by default, with its defaults', async (t) => {
-  t.same(cluster([]), { servers: [], node: '', shards: 16, replicas: 3, leaseTtlMs: 10_000, followIdleMs: 60_000, followMax: 10_000 });
+  t.same(cluster([]), { servers: [], node: '', shards: 16, replicas: 3, leaseTtlMs: 10_000, followIdleMs: 60_000, followMax: 10_000, startTimeoutMs: 120_000 });
 });
 
 t.test('flags and environment', async (t) => {
@@ -31,6 +31,7 @@ t.test('flags and environment', async (t) => {
   }, 'a numeric node name stays a name');
   t.match(cluster(['--node', 'b'], { DICECHESS_CLUSTER_SERVERS: 'nats://h1:4222', DICECHESS_NODE: 'a' }), { node: 'b' }, 'a flag over the environment');
   t.match(cluster([], { DICECHESS_CLUSTER_SERVERS: 'nats://h1:4222', DICECHESS_NODE: 'a', DICECHESS_CLUSTER_SHARDS: '32', DICECHESS_CLUSTER_REPLICAS: '1' }), { shards: 32, replicas: 1 });
+  t.match(cluster([], { DICECHESS_CLUSTER_START_TIMEOUT_MS: '5000' }), { startTimeoutMs: 5000 }, 'the start-up budget from the environment');
 });
 
 t.test('refused settings name the field', async (t) => {
@@ -38,6 +39,7 @@ t.test('refused settings name the field', async (t) => {
   t.match(cluster(['--cluster', 'http://h:4222', '--node', 'a']), /cluster\.servers/, 'only NATS URLs');
   t.match(cluster(['--cluster', 'nats://h:4222', '--node', 'no dots.here']), /cluster\.node/);
   t.match(cluster([], { DICECHESS_CLUSTER_REPLICAS: '2' }), /cluster\.replicas/);
+  t.match(cluster([], { DICECHESS_CLUSTER_START_TIMEOUT_MS: 'soon' }), /cluster\.startTimeoutMs/);
   t.equal(parseServeFlags(['--cluster']), '--cluster needs a value');
   t.equal(parseServeFlags(['--node']), '--node needs a value');
 });
