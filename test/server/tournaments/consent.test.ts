@@ -28,7 +28,7 @@ t.test('a stranger who registers a name in a bot’s team cannot enter that bot 
   t.equal(ev.state, 'pending', 'the event waits for alpha');
   t.same(ev.players.map((p: Json) => p.invitation), ['invited', 'accepted'], 'alpha is only invited; the house bot plays whoever asks');
   t.same(await invitationOf(stream), {
-    eventId: ev.eventId, name: 'ambush', format: 'match', host: face(mallory), rated: true, invitation: 'invited',
+    eventId: ev.eventId, name: 'ambush', format: 'match', host: face(mallory), rated: true, invitation: 'invited', timeControl: { SuddenDeath: { initialSeconds: 1 } }, timeOdds: false,
   }, 'alpha is asked, and told the event is rated');
   const mine = (await alpha.req('GET', '/bot/events')).json as Json;
   t.match(mine.events[0], { eventId: ev.eventId, invitation: 'invited', hosting: false, rated: true }, 'its listing says rated too');
