@@ -11,6 +11,7 @@ import type { GameConfig } from '../game/game-config.js';
 import type { HouseKind } from '../game/house.js';
 import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
+import { explainConnectError, natsClientOptions } from './transport/nats-auth.js';
 import { ShardOwnership } from './coordination/ownership.js';
 import { NatsShardTransport } from './transport/nats-transport.js';
 import { OwnedShards } from './coordination/owned-shards.js';
@@ -67,12 +68,15 @@ export class ClusterNode {
     // machine) may leave a request of the opening unanswered: the whole opening is tried again on a
     // fresh connection for up to OPEN_RETRY_MS before the node gives up.
     const giveUpAt = Date.now() + OPEN_RETRY_MS;
+    // Credentials and TLS: a missing or malformed file stops the node here, naming the setting.
+    const security = natsClientOptions(config.servers, config.nats);
+    if (!security.ok) return { ok: false, error: `cluster: ${security.error}` };
     for (let attempt = 1; ; attempt++) {
       let nc: NatsConnection;
       try {
-        nc = await connectCluster(config.servers, `dicechess-${config.node}`);
+        nc = await connectCluster(config.servers, `dicechess-${config.node}`, security.value);
       } catch (e) {
-        return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${(e as Error).message}` };
+        return { ok: false, error: `cluster: cannot connect to ${config.servers.join(',')}: ${explainConnectError(e)}` };
       }
       try {
         const { replicas } = config;
