@@ -10,6 +10,7 @@ import { connect, nkeyAuthenticator, nkeys, type NatsConnection, type Msg } from
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { openBucket } from '../../../src/cluster/transport/nats.js';
+import { ResultsQueue } from '../../../src/cluster/store/results.js';
 import { startSecureNats } from '../../helpers/nats-secure.js';
 
 const nats = await startSecureNats({ name: 'dc-perm' });
@@ -87,6 +88,14 @@ t.test('the monitor cannot forge a token nor publish to a shard', async (t) => {
   t.same(heard.map((m) => m.string()), ['sentinel'], 'only the node reached the shard');
 });
 
+t.test('a node queues a result and its rater takes and acknowledges it', async (t) => {
+  const queue = await ResultsQueue.open(node, { replicas: 1, ackWaitMs: 5000 });
+  await queue.publish('g1', enc.encode('result'));
+  const taken: string[] = [];
+  t.equal(await queue.rateOnce(10, 1000, async (batch) => void taken.push(...batch.map((r) => r.gameId))), 1, 'taken and acknowledged (ackAck answered)');
+  t.same(taken, ['g1'], 'the result');
+});
+
 t.test('neither the monitor nor a node may delete a stream', async (t) => {
   for (const [who, nc] of [['monitor', monitor], ['node', node]] as const) {
     const jsm = await jetstreamManager(nc, { timeout: 2000 });
@@ -96,3 +105,9 @@ t.test('neither the monitor nor a node may delete a stream', async (t) => {
   t.equal((await bots.get('bot.probe'))?.string().includes('s3cret'), true, 'the bucket and its value are still there');
 });
 
+
+t.test('the server logs each refusal (what the whole-node test looks for)', async (t) => {
+  const log = nats.serverLog(0);
+  t.match(log, /Publish Violation.*dc\.shard\.0/, 'the monitor publishing to a shard');
+  t.match(log, /Subscription Violation.*\$KV\.dc_bots/, 'the monitor subscribing to a bucket');
+});
