@@ -22,7 +22,9 @@ export type { NatsConnection } from '@nats-io/transport-node';
  * `security`: credentials and TLS (natsClientOptions in nats-auth.ts), the same on every reconnect.
  */
 export function connectCluster(servers: string[], name: string, security: Partial<NodeConnectionOptions> = {}): Promise<NatsConnection> {
-  return connect({ ...security, servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000 });
+  // ignoreAuthErrorAbort: a reconnect refused for its credentials (a rotation that removed the old user
+  // before the node's file was replaced) is tried again, with the file read anew, rather than given up.
+  return connect({ ...security, servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000, ignoreAuthErrorAbort: true });
 }
 
 export interface BucketOptions {
