@@ -4,11 +4,19 @@
 // Prints the URLs and runs until Ctrl-C (or SIGTERM); then stops the nodes (a clean stop hands their
 // shards back), then the servers, each by the PID it started. CLUSTER_HTTP_PORT and
 // CLUSTER_NATS_PORT move the first port of each range.
+//
+// The cluster is secured as docs/CLUSTER.md ("Securing a cluster") describes: each run writes fresh
+// credentials into .cluster/secrets/ (the node user's nkey seed, the monitor's and the routes'
+// passwords) and a server configuration per server (one account, node and monitor users with their
+// permissions, route authorisation); with `openssl` at hand (and CLUSTER_TLS not `off`) also a
+// throw-away CA and a certificate, for client and route TLS (tls:// URLs). The nodes get their
+// credentials through DICECHESS_CLUSTER_* variables naming those files, never on their command line.
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect } from '@nats-io/transport-node';
+import { connect, nkeyAuthenticator, nkeys } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,14 +26,36 @@ const httpBase = Number(process.env.CLUSTER_HTTP_PORT ?? 8081);
 const natsBase = Number(process.env.CLUSTER_NATS_PORT ?? 4222);
 const routeBase = natsBase + 2000;
 const NODES = ['a', 'b', 'c'];
+const DIST = join(ROOT, 'dist', 'src', 'cluster', 'security');
+const { natsServerConf } = await import(join(DIST, 'nats-conf.js'));
+const { MONITOR_INBOX_PREFIX } = await import(join(DIST, 'permissions.js'));
+const { hasOpenssl, makeDevCerts } = await import(join(DIST, 'dev-certs.js'));
 
 mkdirSync(DIR, { recursive: true });
+const SECRETS = join(DIR, 'secrets');
+mkdirSync(SECRETS, { recursive: true, mode: 0o700 });
+/** A secret file only its owner reads. */
+function secret(name, text) {
+  const file = join(SECRETS, name);
+  writeFileSync(file, text, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+const nodeUser = nkeys.createUser();
+const nodeSeed = new TextDecoder().decode(nodeUser.getSeed());
+const seedFile = secret('node.nk', `${nodeSeed}\n`);
+const monitorPassword = randomBytes(18).toString('base64url');
+const monitorPasswordFile = secret('monitor.password', `${monitorPassword}\n`);
+const routePassword = randomBytes(18).toString('base64url');
+const useTls = process.env.CLUSTER_TLS !== 'off' && hasOpenssl();
+const certs = useTls ? makeDevCerts(SECRETS) : undefined;
+const clientTls = certs ? { tls: { caFile: certs.caFile } } : {};
 const children = [];
 let stopping = false;
 
-function start(what, cmd, args, logFile) {
+function start(what, cmd, args, logFile, env = process.env) {
   const out = createWriteStream(logFile, { flags: 'a' });
-  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env });
   child.stdout.pipe(out);
   child.stderr.pipe(out);
   child.once('exit', (code, signal) => {
@@ -64,7 +94,7 @@ async function jetStreamReady(url, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
+      const nc = await connect({ ...clientTls, authenticator: nkeyAuthenticator(nodeUser.getSeed()), servers: url, timeout: 1000, reconnect: false });
       try {
         await (await jetstreamManager(nc, { timeout: 1000 })).getAccountInfo();
         return;
@@ -78,21 +108,33 @@ async function jetStreamReady(url, timeoutMs = 30_000) {
   }
 }
 
-const urls = NODES.map((_, i) => `nats://127.0.0.1:${natsBase + i}`);
+const urls = NODES.map((_, i) => `${certs ? 'tls' : 'nats'}://127.0.0.1:${natsBase + i}`);
 for (let i = 0; i < NODES.length; i++) {
   const name = `nats-${i}`;
-  const routes = NODES.map((_, j) => j).filter((j) => j !== i).map((j) => `"nats-route://127.0.0.1:${routeBase + j}"`);
   const conf = join(DIR, `${name}.conf`);
+  const tls = certs ? { certFile: certs.certFile, keyFile: certs.keyFile } : undefined;
+  // The configuration holds the monitor's and the routes' passwords: readable by its owner only.
   writeFileSync(
     conf,
-    [
-      `server_name: "${name}"`,
-      `listen: "127.0.0.1:${natsBase + i}"`,
-      `jetstream { store_dir: "${join(DIR, name)}" }`,
-      `cluster { name: "dicechess-local", listen: "127.0.0.1:${routeBase + i}", routes: [${routes.join(', ')}] }`,
-      '',
-    ].join('\n'),
+    natsServerConf({
+      serverName: name,
+      listen: `127.0.0.1:${natsBase + i}`,
+      storeDir: join(DIR, name),
+      nodes: [{ nkey: nodeUser.getPublicKey() }],
+      monitors: [{ user: 'monitor', password: monitorPassword }],
+      tls,
+      cluster: {
+        name: 'dicechess-local',
+        listen: `127.0.0.1:${routeBase + i}`,
+        peers: NODES.map((_, j) => j).filter((j) => j !== i).map((j) => `127.0.0.1:${routeBase + j}`),
+        user: 'route',
+        password: routePassword,
+        tls: tls && { ...tls, caFile: certs.caFile, verify: true },
+      },
+    }),
+    { mode: 0o600 },
   );
+  chmodSync(conf, 0o600);
   start(name, NATS, ['-c', conf], join(DIR, `${name}.log`));
 }
 try {
@@ -103,11 +145,16 @@ try {
 }
 
 const cli = join(ROOT, 'dist', 'src', 'cli.js');
+// Files named in the environment, so no secret shows in `ps`.
+const nodeEnv = { ...process.env, DICECHESS_CLUSTER_NKEY_SEED_FILE: seedFile, ...(certs ? { DICECHESS_CLUSTER_TLS_CA: certs.caFile } : {}) };
 NODES.forEach((node, i) => {
   const port = httpBase + i;
-  start(`node ${node}`, process.execPath, [cli, 'serve', '--port', String(port), '--cluster', urls.join(','), '--node', node], join(DIR, `node-${node}.log`));
+  start(`node ${node}`, process.execPath, [cli, 'serve', '--port', String(port), '--cluster', urls.join(','), '--node', node], join(DIR, `node-${node}.log`), nodeEnv);
 });
 
-console.log(`NATS servers: ${urls.join(' ')} (logs and stores in .cluster/)`);
+console.log(`NATS servers: ${urls.join(' ')} (logs, stores and configurations nats-N.conf in .cluster/)`);
+console.log(`credentials in .cluster/secrets/: node user nkey seed node.nk (public key ${nodeUser.getPublicKey()}),`);
+console.log(`  monitor user "monitor" with password in ${monitorPasswordFile} (inbox prefix ${MONITOR_INBOX_PREFIX}), route user "route"`);
+console.log(certs ? `TLS on (clients and routes): CA ${certs.caFile}, certificate ${certs.certFile}` : 'TLS off (no openssl, or CLUSTER_TLS=off)');
 for (let i = 0; i < NODES.length; i++) console.log(`node ${NODES[i]}: http://127.0.0.1:${httpBase + i}   (log: .cluster/node-${NODES[i]}.log)`);
 console.log('any node answers any route; Ctrl-C stops everything');

@@ -7,6 +7,24 @@ import type { Result } from './domain/result.js';
 import { projectFile } from './paths.js';
 
 const ms = z.number().int().min(0);
+/** A file path, or '' for none. */
+const optionalFile = z.string();
+
+/** At most one way to authenticate; a user needs its password file; a client certificate needs its key. */
+const NatsClientSchema = z
+  .object({
+    credsFile: optionalFile,
+    nkeySeedFile: optionalFile,
+    user: z.string(),
+    passwordFile: optionalFile,
+    tls: z.object({ caFile: optionalFile, certFile: optionalFile, keyFile: optionalFile }),
+  })
+  .refine((n) => [n.credsFile, n.nkeySeedFile, n.user].filter((v) => v !== '').length <= 1, {
+    message: 'give one of credsFile, nkeySeedFile or user',
+  })
+  .refine((n) => (n.user === '') === (n.passwordFile === ''), { message: 'user and passwordFile go together', path: ['passwordFile'] })
+  .refine((n) => (n.tls.certFile === '') === (n.tls.keyFile === ''), { message: 'certFile and keyFile go together', path: ['tls', 'keyFile'] });
+
 const pos = z.number().int().min(1);
 
 export const ConfigSchema = z.object({
@@ -137,6 +155,11 @@ export const ConfigSchema = z.object({
      * it exits with the cause; it answers 503 meanwhile. A setting written before it existed gets 120 s.
      */
     startTimeoutMs: z.number().int().min(100).default(120_000),
+    /**
+     * How a node proves itself to NATS and checks the servers (docs/CLUSTER.md, "Securing a cluster"):
+     * secrets are named by file path only, never given inline, so they stay out of argv and config dumps.
+     */
+    nats: NatsClientSchema,
   }).refine((c) => c.servers.length === 0 || c.node !== '', { message: 'cluster.node is needed with cluster.servers', path: ['node'] }),
 });
 
@@ -200,6 +223,13 @@ const ENV: Record<string, string> = {
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',
   DICECHESS_CLUSTER_REPLICAS: 'cluster.replicas',
   DICECHESS_CLUSTER_START_TIMEOUT_MS: 'cluster.startTimeoutMs',
+  DICECHESS_CLUSTER_CREDS: 'cluster.nats.credsFile',
+  DICECHESS_CLUSTER_NKEY_SEED_FILE: 'cluster.nats.nkeySeedFile',
+  DICECHESS_CLUSTER_USER: 'cluster.nats.user',
+  DICECHESS_CLUSTER_PASSWORD_FILE: 'cluster.nats.passwordFile',
+  DICECHESS_CLUSTER_TLS_CA: 'cluster.nats.tls.caFile',
+  DICECHESS_CLUSTER_TLS_CERT: 'cluster.nats.tls.certFile',
+  DICECHESS_CLUSTER_TLS_KEY: 'cluster.nats.tls.keyFile',
 };
 
 export const DEFAULT_CONFIG_PATH = projectFile('config', 'default.json');
@@ -233,8 +263,10 @@ function envValue(path: string, raw: string): unknown {
   if (path === 'http.trustedProxies' || path === 'http.corsOrigins' || path === 'cluster.servers') {
     return raw.split(',').map((s) => s.trim()).filter(Boolean);
   }
+  const textual = path === 'houseBots' || path === 'host' || path === 'dataDir' || path === 'cluster.node' || path.startsWith('cluster.nats.');
+  if (textual) return raw;
   if (raw === 'true' || raw === 'false') return raw === 'true';
-  if (/^-?\d+$/.test(raw) && path !== 'houseBots' && path !== 'host' && path !== 'dataDir' && path !== 'cluster.node') return Number(raw);
+  if (/^-?\d+$/.test(raw)) return Number(raw);
   return raw;
 }
 

@@ -11,6 +11,7 @@ import type { GameConfig } from '../game/game-config.js';
 import type { HouseKind } from '../game/house.js';
 import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
+import { explainConnectError, natsClientOptions } from './transport/nats-auth.js';
 import { ShardOwnership } from './coordination/ownership.js';
 import { NatsShardTransport } from './transport/nats-transport.js';
 import { OwnedShards } from './coordination/owned-shards.js';
@@ -73,6 +74,9 @@ export class ClusterNode {
     config: Config['cluster'], clock: Clock, log: Logger,
     o: { maxResultsInFlight?: number; onWait?: (step: string, cause: string) => void } = {},
   ): Promise<Result<ClusterNode, string>> {
+    // Credentials and TLS: a missing or malformed file stops the node here, naming the setting.
+    const security = natsClientOptions(config.servers, config.nats);
+    if (!security.ok) return { ok: false, error: `cluster: ${security.error}` };
     const wait = new StartWait({ timeoutMs: config.startTimeoutMs, log, onWait: o.onWait });
     try {
       // The servers may not listen yet (started with the node), and then JetStream may not be ready
@@ -81,9 +85,11 @@ export class ClusterNode {
       // closing drops whatever the failed try had opened on it (watches, consumers).
       let nc: NatsConnection | undefined;
       const opened = await wait.step('opening the store', async () => {
-        nc = await wait.step(`connecting to ${config.servers.join(',')}`, () => connectCluster(config.servers, `dicechess-${config.node}`), {
-          retryable: connectMayPass,
+        // Refused credentials and an untrusted certificate are said in words, and end the waiting.
+        const connect = () => connectCluster(config.servers, `dicechess-${config.node}`, security.value).catch((e: unknown) => {
+          throw new Error(explainConnectError(e), { cause: e });
         });
+        nc = await wait.step(`connecting to ${config.servers.join(',')}`, connect, { retryable: connectMayPass });
         const { replicas } = config;
         // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
         const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from '@nats-io/transport-node';
+import { connect, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { StorageType, jetstreamManager } from '@nats-io/jetstream';
 import { spawnBound } from './spawn-bound.js';
 
@@ -73,9 +73,9 @@ function exited(child: ChildProcess): Promise<void> {
  * enough on a busy machine, where the meta leader may not count every peer yet ("no suitable peers
  * for placement" at the first stream a test makes). A probe stream is made and removed.
  */
-async function waitPlacement(url: string, replicas: number, timeoutMs = 30_000): Promise<void> {
+async function waitPlacement(url: string, replicas: number, timeoutMs = 30_000, client: Partial<NodeConnectionOptions> = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  const nc = await connect({ servers: url, timeout: 1000 });
+  const nc = await connect({ ...client, servers: url, timeout: 1000 });
   try {
     const jsm = await jetstreamManager(nc, { timeout: 2000 });
     for (;;) {
@@ -94,12 +94,12 @@ async function waitPlacement(url: string, replicas: number, timeoutMs = 30_000):
 }
 
 /** Waits until a client on url gets an answer from JetStream (the cluster has a meta leader). */
-export async function waitJetStream(url: string, timeoutMs = 30_000): Promise<void> {
+export async function waitJetStream(url: string, timeoutMs = 30_000, client: Partial<NodeConnectionOptions> = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
-      const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
+      const nc = await connect({ ...client, servers: url, timeout: 1000, reconnect: false });
       try {
         const jsm = await jetstreamManager(nc, { timeout: 1000 });
         await jsm.getAccountInfo();
@@ -115,14 +115,39 @@ export async function waitJetStream(url: string, timeoutMs = 30_000): Promise<vo
   throw new Error(`JetStream at ${url} not ready: ${String(last)}`);
 }
 
-/**
- * `deferred`: the servers' ports and settings are chosen but nothing is started until `startAll()`
- * (a node started first waits for them).
- */
-export async function startNatsCluster(opts: { size?: number; name?: string; deferred?: boolean } = {}): Promise<NatsCluster> {
+/** What a secured cluster's configuration is made from (test/helpers/nats-secure.ts). */
+export interface ServerConfArgs {
+  name: string;
+  clusterName: string;
+  port: number;
+  clusterPort: number;
+  /** The other servers' route ports. */
+  peers: number[];
+  storeDir: string;
+  /** The temp dir the cluster lives in (removed at stop()). */
+  dir: string;
+}
+
+export interface NatsClusterOptions {
+  size?: number;
+  name?: string;
+  /** A server's whole configuration text (default: no authentication, no TLS). */
+  conf?: (a: ServerConfArgs) => string;
+  /** Credentials and TLS of the helper's own clients (readiness checks). */
+  client?: Partial<NodeConnectionOptions>;
+  /** The URLs' scheme (tls when the servers require TLS). */
+  scheme?: 'nats' | 'tls';
+  /** Probe stream placement at start (needs a client that may create and delete any stream; default true). */
+  probe?: boolean;
+  /** The servers' ports and settings are chosen but nothing is started until `startAll()` (a node started first waits for them). */
+  deferred?: boolean;
+}
+
+export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsCluster> {
   const size = opts.size ?? 3;
   const clusterName = opts.name ?? 'dc-test';
   const dir = mkdtempSync(join(tmpdir(), 'dc-nats-'));
+  const client = opts.client ?? {};
   const ports = await freePorts(size * 2);
   const servers: NatsServerProc[] = [];
   for (let i = 0; i < size; i++) {
@@ -134,9 +159,11 @@ export async function startNatsCluster(opts: { size?: number; name?: string; def
       .map((p) => `"nats-route://127.0.0.1:${p}"`)
       .join(', ');
     const configFile = join(dir, `${name}.conf`);
+    const peers = ports.filter((_, j) => j % 2 === 1 && j !== 2 * i + 1);
+    const args: ServerConfArgs = { name, clusterName, port, clusterPort, peers, storeDir: join(dir, name), dir };
     writeFileSync(
       configFile,
-      [
+      opts.conf?.(args) ?? [
         `server_name: "${name}"`,
         `listen: "127.0.0.1:${port}"`,
         `jetstream { store_dir: "${join(dir, name)}", max_memory_store: 64MB, max_file_store: 512MB }`,
@@ -144,7 +171,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string; def
         '',
       ].join('\n'),
     );
-    servers.push({ name, port, clusterPort, url: `nats://127.0.0.1:${port}`, configFile, child: undefined });
+    servers.push({ name, port, clusterPort, url: `${opts.scheme ?? 'nats'}://127.0.0.1:${port}`, configFile, child: undefined });
   }
 
   const launch = (s: NatsServerProc) => {
@@ -178,8 +205,8 @@ export async function startNatsCluster(opts: { size?: number; name?: string; def
   const startAll = async (): Promise<void> => {
     for (const s of servers) if (s.child === undefined || s.child.exitCode !== null || s.child.signalCode !== null) launch(s);
     try {
-      await Promise.all(servers.map((s) => waitJetStream(s.url)));
-      if (size > 1) await waitPlacement(servers[0].url, size);
+      await Promise.all(servers.map((s) => waitJetStream(s.url, 30_000, client)));
+      if (size > 1 && opts.probe !== false) await waitPlacement(servers[0].url, size, 30_000, client);
     } catch (e) {
       for (const s of servers) if (s.child?.pid !== undefined && s.child.exitCode === null) process.kill(s.child.pid, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
@@ -206,7 +233,7 @@ export async function startNatsCluster(opts: { size?: number; name?: string; def
     resume: (i) => signal(i, 'SIGCONT'),
     async start(i) {
       launch(servers[i]);
-      await waitJetStream(servers[i].url);
+      await waitJetStream(servers[i].url, 30_000, client);
     },
     startAll,
     async stop() {

@@ -1,5 +1,5 @@
 // Connecting to the NATS cluster and opening the buckets and streams the cluster layer uses.
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import {
   DeliverPolicy,
   JetStreamApiCodes,
@@ -17,9 +17,14 @@ import type { LeaseKv } from '../coordination/lease.js';
 
 export type { NatsConnection } from '@nats-io/transport-node';
 
-/** Connects to any of the servers (the client fails over between them and reconnects forever). */
-export function connectCluster(servers: string[], name: string): Promise<NatsConnection> {
-  return connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000 });
+/**
+ * Connects to any of the servers (the client fails over between them and reconnects forever).
+ * `security`: credentials and TLS (natsClientOptions in nats-auth.ts), the same on every reconnect.
+ */
+export function connectCluster(servers: string[], name: string, security: Partial<NodeConnectionOptions> = {}): Promise<NatsConnection> {
+  // ignoreAuthErrorAbort: a reconnect refused for its credentials (a rotation that removed the old user
+  // before the node's file was replaced) is tried again, with the file read anew, rather than given up.
+  return connect({ ...security, servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: 5000, ignoreAuthErrorAbort: true });
 }
 
 export interface BucketOptions {
