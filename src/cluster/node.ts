@@ -11,6 +11,7 @@ import type { GameConfig } from '../game/game-config.js';
 import type { HouseKind } from '../game/house.js';
 import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
+import { ConnectionState } from './transport/connection-state.js';
 import { ShardOwnership } from './coordination/ownership.js';
 import { NatsShardTransport } from './transport/nats-transport.js';
 import { OwnedShards } from './coordination/owned-shards.js';
@@ -44,6 +45,7 @@ export class ClusterNode {
   private singletons: Singletons | undefined;
   private parts: ClusterParts | undefined;
   private readonly ownedListeners: GameLifecycleListener[] = [];
+  private readonly connection: ConnectionState;
 
   private constructor(
     readonly config: Config['cluster'],
@@ -56,6 +58,15 @@ export class ClusterNode {
     private readonly log: Logger,
   ) {
     this.transport = new NatsShardTransport({ nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5) });
+    this.connection = new ConnectionState(nc);
+  }
+
+  /** For /ready: NATS's state (undefined: connected), and shards whose lease is held here but not yet served. */
+  readiness(): { nats: string | undefined; unserved: number[]; started: boolean } {
+    const nats = this.connection.problem();
+    if (this.ownership === undefined || this.hosts === undefined) return { nats, unserved: [], started: false };
+    const serving = new Set(this.hosts.serving());
+    return { nats, unserved: this.ownership.owned().filter((s) => !serving.has(s)), started: true };
   }
 
   /**
