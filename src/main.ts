@@ -24,7 +24,7 @@ import { loadWebAssets } from './edge/web.js';
 import type { ObservedResponse } from './edge/router.js';
 import type { HouseKind } from './game/house.js';
 import type { Logger } from './domain/log.js';
-import { createLogger } from './log.js';
+import { createLogger, gameLogLines } from './log.js';
 import { ServiceMetrics } from './metrics.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
@@ -204,7 +204,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
+    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : []), ...[gameLogLines(log)].filter((l) => l !== undefined)],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
