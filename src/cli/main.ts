@@ -15,6 +15,7 @@ const USAGE = `usage:
   dicechess roll <server-seed-hex> <white-seed> <black-seed> <ply>
   dicechess commit <server-seed-hex>
   dicechess verify-event FILE
+  dicechess backup [--data DIR] [--compact] TARGET
   dicechess <command> --help`;
 
 /** Where the command's own lines go: the console, or a test's capture. */
@@ -31,7 +32,7 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     // Asked for help: the answer goes to stdout and is not an error. With no command at all it is.
-    const text = cmd === undefined ? USAGE : `${USAGE}\n\ncommands:\n  serve   starts the bot service\n  bridge  plays games on a server through an engine program (docs/BRIDGE.md)\n${ENGINE_HELP}`;
+    const text = cmd === undefined ? USAGE : `${USAGE}\n\ncommands:\n  serve   starts the bot service\n  bridge  plays games on a server through an engine program (docs/BRIDGE.md)\n  backup  copies a data directory consistently, while its server runs or not\n${ENGINE_HELP}`;
     if (cmd === undefined) io.error(text);
     else io.log(text);
     return cmd === undefined ? 2 : 0;
@@ -68,6 +69,10 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
     // Everything is closed and flushed; idle keep-alive connections that this uWS build cannot
     // close would otherwise hold the process until their idle timeout.
     process.exit(code);
+  }
+  if (cmd === 'backup') {
+    const { backupCommand } = await import('./backup.js');
+    return backupCommand(rest, process.env, { out: (l) => io.log(l), err: (l) => io.error(l) });
   }
   if (cmd === 'verify-event') {
     const { verifyEvent, VERIFY_USAGE } = await import('./verify-tournament.js');
