@@ -39,7 +39,7 @@ export class Readiness {
         ? { ok: false, detail: 'not yet part of the cluster' }
         : cluster.unserved.length === 0
           ? OK
-          : { ok: false, detail: `shards ${cluster.unserved.join(', ')} are owned here but still being opened` };
+          : { ok: false, detail: `owned here, still opening: shard ${cluster.unserved.join(', ')}` };
     }
     let ready = true;
     for (const name in parts) if (!parts[name].ok) ready = false;
@@ -58,6 +58,6 @@ export class Readiness {
 
   private shards(): Part {
     const restarting = this.sources.restartingShards();
-    return restarting.length === 0 ? OK : { ok: false, detail: `shards ${restarting.join(', ')} are restarting` };
+    return restarting.length === 0 ? OK : { ok: false, detail: `restarting: shard ${restarting.join(', ')}` };
   }
 }
