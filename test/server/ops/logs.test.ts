@@ -5,6 +5,7 @@
 import t from 'tap';
 import type { DestinationStream } from 'pino';
 import { createLogger } from '../../../src/log.js';
+import { loadConfig } from '../../../src/server-config.js';
 import { bootApp } from '../../helpers/app.js';
 import { Bot } from '../../helpers/bot.js';
 import { until } from '../../helpers/poll.js';
@@ -74,4 +75,11 @@ t.test('at debug: registrations, refusals by a limit, ladder pairings, game star
   t.equal(ended.termination, 'Resign');
   t.ok(typeof ended.result === 'string', `and the result: ${ended.result}`);
   t.ok(out.lines.some((l) => l.msg === 'request' && l.level === INFO), 'the access lines too');
+});
+
+t.test('debug is a level the configuration takes, from the environment or a file', async (t) => {
+  const c = loadConfig({ env: { DICECHESS_LOG_LEVEL: 'debug' } });
+  t.equal(c.ok && c.value.logLevel, 'debug');
+  t.ok(createLogger('debug').debug, 'a debug logger has debug lines');
+  t.notOk(createLogger('info').debug, 'an info one has none, so nothing is built for them');
 });
