@@ -9,21 +9,23 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { Result } from './domain/result.js';
 import { buildEdge } from './edge/app.js';
 import { EncodedBodies } from './edge/encoded-bodies.js';
+import { RateLimiter } from './edge/rate-limit.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
-import { listen } from './edge/listen.js';
+import { listen, type Listening } from './edge/listen.js';
 import { listenStarting } from './edge/starting.js';
+import { listenMetrics } from './edge/metrics-listener.js';
+import { edgeLimits } from './edge-limits.js';
+import { Readiness } from './readiness.js';
 import { gatherWrites } from './edge/ndjson.js';
-import { OpenCounts } from './edge/open-counts.js';
 import { SpectatorSeats } from './edge/spectators.js';
 import { GuestAbandonment } from './services/guest-abandon.js';
 import { GuestQuota } from './services/guest-quota.js';
 import { loadWebAssets } from './edge/web.js';
-import { RateLimiter } from './edge/rate-limit.js';
 import type { ObservedResponse } from './edge/router.js';
 import type { HouseKind } from './game/house.js';
 import type { Logger } from './domain/log.js';
-import { createLogger } from './log.js';
+import { createLogger, gameLogLines } from './log.js';
 import { ServiceMetrics } from './metrics.js';
 import { AccountHub } from './services/account-hub.js';
 import { ChallengeService } from './services/challenges.js';
@@ -93,6 +95,8 @@ export interface RunningServer {
   ratings: RatingBatcher;
   /** Webhook parts, null when webhooks are disabled. */
   webhooks: WebhookParts | null;
+  /** The port of the metrics' own listener (`metrics.port`), if they have one. */
+  metricsPort?: number;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
 }
@@ -208,7 +212,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : [])],
+    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : []), ...[gameLogLines(log)].filter((l) => l !== undefined)],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -273,8 +277,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   );
 
   const spectators = new SpectatorSeats(config.spectators);
-  const hour = 3_600_000;
-  const maxKeys = config.limits.rateLimitMaxKeys;
+  const readiness = new Readiness({ store, restartingShards: sharded.restartingShards, cluster: cluster ? () => cluster!.readiness() : undefined });
+  const metricsApart = config.metrics.port !== null;
   const deps: EdgeDeps = {
     clock,
     log,
@@ -290,24 +294,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     spectators,
     guestAbandonment,
     presence,
-    limits: {
-      anonMints: new RateLimiter({ limit: config.limits.anonMintsPerHour, windowMs: hour, maxKeys, clock }),
-      registrations: new RateLimiter({ limit: config.limits.registrationsPerHour, windowMs: hour, maxKeys, clock }),
-      guests: new RateLimiter({ limit: config.limits.guestLobbyPerHour, windowMs: hour, maxKeys, clock }),
-      webhookRegistrations: new RateLimiter({ limit: config.limits.webhookRegistrationsPerHour, windowMs: hour, maxKeys, clock }),
-      challenges: new RateLimiter({ limit: config.limits.challengesPerHour, windowMs: hour, maxKeys, clock }),
-      streams: new OpenCounts(config.limits.streamsPerIdentity),
-      lobbyPolls: new RateLimiter({ limit: config.limits.lobbyPollsPerMinute, windowMs: 60_000, maxKeys, clock }),
-      ladderChanges: new RateLimiter({ limit: config.limits.ladderChangesPerHour, windowMs: hour, maxKeys, clock }),
-      eventCreatesPerHost: new RateLimiter({ limit: config.events.createsPerHostPerHour, windowMs: hour, maxKeys, clock }),
-      eventCreatesPerAddress: new RateLimiter({ limit: config.events.createsPerAddressPerHour, windowMs: hour, maxKeys, clock }),
-    },
+    limits: edgeLimits(config, clock),
     version: VERSION,
     verdictWaitMs: config.games.verdictWaitMs,
     webhooksEnabled: config.webhooks.enabled,
     webhooks: webhooks?.routes ?? null,
     tournaments,
-    metrics: () => metrics.text(),
+    metrics: metricsApart ? null : () => metrics.text(),
+    ready: () => readiness.report(),
     meter: metrics.edge,
   };
 
@@ -317,7 +311,29 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     connectionsPerIp: config.limits.connectionsPerIp, clock, observe: opts.observe,
     web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')), send: config.http.send, movesBodies, app: starting?.app,
   });
-  let listening;
+  let listening: Listening | undefined;
+  let metricsListening: Listening | undefined;
+  // Stop accepting, end every stream cleanly (account streams here, game streams when their actors
+  // stop), wait for running game commands, then close the store. Also what a failed start undoes.
+  const shutDown = async (): Promise<void> => {
+    listening?.close();
+    metricsListening?.close();
+    hub.closeAll();
+    await sharing.close();
+    guestAbandonment.stop();
+    tournamentFollowers.closeAll();
+    await scheduler.stop();
+    await tournamentScheduler.stop();
+    // Deliveries in flight are cut off first, not marked finished: after a restart they go again.
+    await webhooks?.stop();
+    await cluster?.close(); // its shards handed back (drained) for other nodes to resume
+    await sharded.stop();
+    // After the games: a game that ended while stopping is pending and rated at the next start.
+    await ratings.stop();
+    edge.closeConnections(); // anything opened while the games stopped
+    await store.close();
+    await cluster?.disconnect();
+  };
   try {
     if (cluster) {
       // Each shard's owner resumes its games; the ladder, the rating batch and the events run on one node.
@@ -338,16 +354,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     }
     // A cluster node's starting answers stop here and the edge takes their port over.
     listening = starting ? starting.handOver(edge) : await listen(edge, config.host, config.port);
+    if (config.metrics.port !== null) metricsListening = await listenMetrics(config.metrics.host, config.metrics.port, () => metrics.text(), log);
   } catch (e) {
-    starting?.close();
-    await ratings.stop();
-    await scheduler.stop();
-    await tournamentScheduler.stop();
-    await webhooks?.stop();
-    await cluster?.close();
-    await sharded.stop();
-    await store.close();
-    await cluster?.disconnect();
+    if (listening === undefined) starting?.close();
+    await shutDown();
     return { ok: false, error: (e as Error).message };
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -356,7 +366,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   log.info({ url, store: storeName, version: VERSION, ...(cluster ? { node: config.cluster.node } : {}) }, `listening on ${url}`);
 
   let closing: Promise<void> | undefined;
-  const s = store;
   return {
     ok: true,
     value: {
@@ -365,29 +374,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       games: sharded,
       scheduler,
       tournaments: tournamentScheduler,
-      store: s,
+      store,
       ratings,
       webhooks,
+      metricsPort: metricsListening?.port,
       close: () =>
         (closing ??= (async () => {
-          // Stop accepting, end every stream cleanly (account streams here, game streams when their
-          // actors stop), wait for running game commands, then close the store.
-          listening.close();
-          hub.closeAll();
-          await sharing.close();
-          guestAbandonment.stop();
-          tournamentFollowers.closeAll();
-          await scheduler.stop();
-          await tournamentScheduler.stop();
-          // Deliveries in flight are cut off first, not marked finished: after a restart they go again.
-          await webhooks?.stop();
-          await cluster?.close(); // its shards handed back (drained) for other nodes to resume
-          await sharded.stop();
-          // After the games: a game that ended while stopping is pending and rated at the next start.
-          await ratings.stop();
-          edge.closeConnections(); // anything opened while the games stopped
-                await s.close();
-          await cluster?.disconnect();
+          // /ready says 503 at once, while everything else serves on for shutdown.notReadyMs, so that a
+          // load balancer stops sending new clients here first.
+          readiness.stop();
+          if (config.shutdown.notReadyMs > 0) await new Promise<void>((done) => clock.schedule(config.shutdown.notReadyMs, done));
+          await shutDown();
         })()),
     },
   };

@@ -7,6 +7,7 @@ import type { GameRecord } from './domain/records.js';
 import type { EdgeMeter, StreamKind } from './edge/deps.js';
 import type { GameHandle, GameLifecycleListener } from './game/types.js';
 import type { Store } from './store/types.js';
+import { totalsCounter } from './metric-totals.js';
 
 /** Store methods that write; every other member passes straight through. */
 const STORE_WRITES = ['createBot', 'updateBot', 'modifyBot', 'putGame', 'finishGame', 'applyRatingBatch'] as const;
@@ -57,14 +58,12 @@ export class ServiceMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     new Gauge({ name: 'dicechess_live_games', help: 'Games in progress', registers, collect() { this.set(sources.liveGames()); } });
-    new Gauge({
+    totalsCounter({
       name: 'dicechess_thread_cpu_seconds_total',
       help: 'CPU time used by each serving thread (main, shard-N), from /proc/thread-self/schedstat',
       labelNames: ['thread'],
       registers,
-      collect() {
-        for (const { thread, seconds } of sources.threadCpu()) this.set({ thread }, seconds);
-      },
+      read: () => sources.threadCpu().map(({ thread, seconds }) => ({ labels: { thread }, value: seconds })),
     });
     new Gauge({
       name: 'dicechess_thread_heap_bytes',
@@ -84,24 +83,23 @@ export class ServiceMetrics {
       registers,
       collect() { this.set(sources.unsentBytes()); },
     });
-    new Gauge({
+    totalsCounter({
       name: 'dicechess_shard_main_seconds_total',
       help: 'Main-thread wall time spent on the game shards (preemption included): dispatch (packing, posting, unpacking batches), apply (mirrors and stream fan-out)',
       labelNames: ['part'],
       registers,
-      collect() {
+      read: () => {
         const t = sources.shardTime();
-        this.set({ part: 'dispatch' }, t.dispatch);
-        this.set({ part: 'apply' }, t.apply);
+        return [{ labels: { part: 'dispatch' }, value: t.dispatch }, { labels: { part: 'apply' }, value: t.apply }];
       },
     });
     const replicas = sources.replicas;
     if (replicas) {
-      new Gauge({
+      totalsCounter({
         name: 'dicechess_replica_updates_applied_total',
         help: 'Game updates applied to this node\'s replicas (in a cluster: only of the games it follows or whose shard it owns)',
         registers,
-        collect() { this.set(replicas().applied); },
+        read: () => [{ labels: {}, value: replicas().applied }],
       });
       new Gauge({
         name: 'dicechess_replica_follows',

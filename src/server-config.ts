@@ -35,6 +35,13 @@ export const ConfigSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   /** Game shards (worker threads owning the actors): a count, or 'auto' for cores − 1 (at least 1). */
   shards: z.union([z.literal('auto'), z.number().int().min(1).max(64)]),
+  /**
+   * GET /metrics on a listener of its own (`port`, on `host`), and not on the public port; null: on
+   * the public port. 0 picks a free port (tests).
+   */
+  metrics: z.object({ port: z.number().int().min(0).max(65535).nullable(), host: z.string().min(1) }),
+  /** After SIGTERM, /ready answers 503 for `notReadyMs` while everything else still serves; then the drain. */
+  shutdown: z.object({ notReadyMs: ms }),
   games: z.object({
     seedGraceMs: ms,
     unlimitedCapMs: pos,
@@ -173,6 +180,9 @@ const ENV: Record<string, string> = {
   DICECHESS_MEMORY: 'memory',
   DICECHESS_LOG_LEVEL: 'logLevel',
   DICECHESS_SHARDS: 'shards',
+  DICECHESS_METRICS_PORT: 'metrics.port',
+  DICECHESS_METRICS_HOST: 'metrics.host',
+  DICECHESS_SHUTDOWN_NOT_READY_MS: 'shutdown.notReadyMs',
   DICECHESS_HOUSE_BOTS: 'houseBots',
   DICECHESS_SEED_GRACE_MS: 'games.seedGraceMs',
   DICECHESS_HOUSE_MOVE_DELAY_MS: 'games.houseMoveDelayMs',
@@ -263,7 +273,7 @@ function envValue(path: string, raw: string): unknown {
   if (path === 'http.trustedProxies' || path === 'http.corsOrigins' || path === 'cluster.servers') {
     return raw.split(',').map((s) => s.trim()).filter(Boolean);
   }
-  const textual = path === 'houseBots' || path === 'host' || path === 'dataDir' || path === 'cluster.node' || path.startsWith('cluster.nats.');
+  const textual = path === 'houseBots' || path === 'host' || path === 'metrics.host' || path === 'dataDir' || path === 'cluster.node' || path.startsWith('cluster.nats.');
   if (textual) return raw;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   if (/^-?\d+$/.test(raw)) return Number(raw);

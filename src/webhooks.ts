@@ -13,6 +13,7 @@ import { systemResolver, type Resolver } from './services/webhooks/policy.js';
 import { WebhookRegistry } from './services/webhooks/registration.js';
 import { DeliveryStats, OUTCOMES, type Outcome } from './services/webhooks/stats.js';
 import type { Store } from './store/types.js';
+import { totalsCounter } from './metric-totals.js';
 import { parseBody } from './wire/parse.js';
 import { MoveRequest } from './wire/requests.js';
 
@@ -118,9 +119,16 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
           this.set(deliverer.pending());
         },
       });
+      totalsCounter({
+        name: 'dicechess_webhook_deliveries_dropped_total',
+        help: 'Webhook turn deliveries never queued because a queue bound was reached',
+        registers: [registry],
+        read: () => [{ labels: {}, value: deliverer.droppedCount() }],
+      });
+      // The name before it became a counter, kept for one more version so dashboards can move over.
       new Gauge({
         name: 'dicechess_webhook_deliveries_dropped',
-        help: 'Webhook turn deliveries never queued because a queue bound was reached (since start)',
+        help: 'Deprecated, removed in the next version: use dicechess_webhook_deliveries_dropped_total',
         registers: [registry],
         collect() {
           this.set(deliverer.droppedCount());

@@ -16,6 +16,7 @@ const USAGE = `usage:
   dicechess commit <server-seed-hex>
   dicechess verify-event FILE
   dicechess reissue-token TEAM/NAME [--data DIR]
+  dicechess backup [--data DIR] [--compact] TARGET
   dicechess <command> --help`;
 
 /** Where the command's own lines go: the console, or a test's capture. */
@@ -32,7 +33,7 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
   const [cmd, ...rest] = argv;
   if (cmd === undefined || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     // Asked for help: the answer goes to stdout and is not an error. With no command at all it is.
-    const text = cmd === undefined ? USAGE : `${USAGE}\n\ncommands:\n  serve   starts the bot service\n  bridge  plays games on a server through an engine program (docs/BRIDGE.md)\n${ENGINE_HELP}`;
+    const text = cmd === undefined ? USAGE : `${USAGE}\n\ncommands:\n  serve   starts the bot service\n  bridge  plays games on a server through an engine program (docs/BRIDGE.md)\n  backup  copies a data directory consistently, while its server runs or not\n${ENGINE_HELP}`;
     if (cmd === undefined) io.error(text);
     else io.log(text);
     return cmd === undefined ? 2 : 0;
@@ -73,6 +74,10 @@ export async function runCli(argv: string[], io: CliIo = console): Promise<numbe
   if (cmd === 'reissue-token') {
     const { reissueTokenCommand } = await import('./reissue-token.js');
     return reissueTokenCommand(rest, io);
+  }
+  if (cmd === 'backup') {
+    const { backupCommand } = await import('./backup.js');
+    return backupCommand(rest, process.env, { out: (l) => io.log(l), err: (l) => io.error(l) });
   }
   if (cmd === 'verify-event') {
     const { verifyEvent, VERIFY_USAGE } = await import('./verify-tournament.js');

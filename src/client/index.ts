@@ -191,6 +191,7 @@ export class Client implements RouteMethods {
   readonly setEventHosts = this.op('setEventHosts');
   // Operations
   readonly health = this.op('health');
+  readonly ready = this.op('ready');
   readonly metrics = this.op('metrics');
   readonly getOpenApi = this.op('getOpenApi');
   readonly getAsyncApi = this.op('getAsyncApi');

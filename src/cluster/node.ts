@@ -12,6 +12,7 @@ import type { HouseKind } from '../game/house.js';
 import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
 import { explainConnectError, natsClientOptions } from './transport/nats-auth.js';
+import { ConnectionState } from './transport/connection-state.js';
 import { ShardOwnership } from './coordination/ownership.js';
 import { NatsShardTransport } from './transport/nats-transport.js';
 import { OwnedShards } from './coordination/owned-shards.js';
@@ -45,6 +46,7 @@ export class ClusterNode {
   private singletons: Singletons | undefined;
   private parts: ClusterParts | undefined;
   private readonly ownedListeners: GameLifecycleListener[] = [];
+  private readonly connection: ConnectionState;
 
   private constructor(
     readonly config: Config['cluster'],
@@ -62,6 +64,15 @@ export class ClusterNode {
       nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5),
       onPartsDropped: (why) => log.warn({ why }, 'a shard reply sent in parts was dropped (the game resyncs)'),
     });
+    this.connection = new ConnectionState(nc);
+  }
+
+  /** For /ready: NATS's state (undefined: connected), and shards whose lease is held here but not yet served. */
+  readiness(): { nats: string | undefined; unserved: number[]; started: boolean } {
+    const nats = this.connection.problem();
+    if (this.ownership === undefined || this.hosts === undefined) return { nats, unserved: [], started: false };
+    const serving = new Set(this.hosts.serving());
+    return { nats, unserved: this.ownership.owned().filter((s) => !serving.has(s)), started: true };
   }
 
   /**

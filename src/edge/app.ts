@@ -3,6 +3,7 @@
 // read the ratings shown in the game list.
 import uWS, { type TemplatedApp } from 'uWebSockets.js';
 import type { Clock } from '../domain/clock.js';
+import { accessLog } from './access-log.js';
 import { bindRoutes } from './bind.js';
 import type { TrustedProxies } from './client-ip.js';
 import type { EdgeDeps } from './deps.js';
@@ -57,6 +58,7 @@ export function buildEdge(deps: EdgeDeps, opts: EdgeOptions): Router {
     observe: opts.observe,
     maxOpenPerIp: opts.connectionsPerIp,
     sendBudget: new SendBudget(opts.clock, opts.send),
+    access: deps.log.infoEnabled === false ? undefined : accessLog(deps.log),
   });
   bindRoutes(router, deps, {
     ...identityHandlers(deps),

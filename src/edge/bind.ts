@@ -55,7 +55,10 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
     const route = `${spec.method} ${spec.path}`;
     const counted = async (ctx: RequestContext): Promise<Reply | void> => {
       const reply = await run(spec, ctx, deps, handler);
-      if (reply?.status === 429) deps.meter.refused(route);
+      if (reply?.status === 429) {
+        deps.meter.refused(route);
+        deps.log.debug?.({ route, ip: ctx.ip, identity: ctx.identity, code: problemCode(reply) }, 'refused by a limit');
+      }
       return reply;
     };
     // Only public reads are open to every origin. The public writes (mints, guest seeks and games)
@@ -70,6 +73,15 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
   }
 }
 
+/** The `code` of a problem reply (read only for a debug line). */
+function problemCode(reply: Reply): string | undefined {
+  try {
+    return typeof reply.body === 'string' ? (JSON.parse(reply.body) as { code?: string }).code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler: BoundHandler): Promise<Reply | void> {
   // With webhooks disabled every webhook route is 503, checked before authentication (docs/DECISIONS.md, "Webhooks").
   if (spec.tag === 'Webhooks' && !deps.webhooksEnabled) {
@@ -81,6 +93,7 @@ async function run(spec: RouteSpec, ctx: RequestContext, deps: EdgeDeps, handler
     if (token === undefined) return unauthorized('missing_token');
     principal = deps.identity.authenticate(token);
     if (principal === null) return unauthorized('invalid_token');
+    ctx.identity = principal.id;
     if (principal.tier === 'registered') deps.presence?.touch(principal.id);
     if (principal.tier === 'guest' && spec.auth !== 'seatOrBearer') {
       return unauthorized('seat_token_not_allowed');

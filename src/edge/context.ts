@@ -47,6 +47,8 @@ export class RequestContext {
   body: Promise<BodyResult> = EMPTY_BODY;
   /** The query string as sent, without '?' ('' when there is none). */
   readonly rawQuery: string;
+  /** The authenticated caller's id (set by the route binding), for the access log. */
+  identity: string | undefined = undefined;
   private readonly peerText: string;
   private parsedQuery: URLSearchParams | undefined;
   private clientIp: string | undefined;

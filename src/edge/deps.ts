@@ -44,6 +44,12 @@ export interface EdgeLimits {
 
 export type StreamKind = 'account' | 'game' | 'spectator';
 
+/** What GET /ready reports: ready only when every part is. */
+export interface ReadinessReport {
+  readonly ready: boolean;
+  readonly parts: Readonly<Record<string, { ok: boolean; detail?: string }>>;
+}
+
 /** What the edge reports for /metrics; the composition root decides how it is kept. */
 export interface EdgeMeter {
   /** A request was refused with 429 (`route` is "METHOD /path/{template}"). */
@@ -96,8 +102,10 @@ export interface EdgeDeps {
   webhooks: WebhookRegistry | null;
   /** Tournaments (the /events routes: src/services/tournaments/). */
   tournaments: TournamentService;
-  /** Prometheus text exposition (GET /metrics). */
-  metrics: () => Promise<string>;
+  /** Prometheus text exposition (GET /metrics); null when the metrics have a port of their own (404 here). */
+  metrics: (() => Promise<string>) | null;
+  /** GET /ready: which parts serve now (without it, ready whenever the edge answers at all). */
+  ready?: () => ReadinessReport;
   meter: EdgeMeter;
 }
 

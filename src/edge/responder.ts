@@ -9,8 +9,15 @@ import { internalError, json, noContent, statusLine, tooManyRequests, type Heade
 import type { SendBudget, SendTicket } from './send-budget.js';
 import type { StepResult } from './send-pacer.js';
 
-/** The toolkit only ever reports bugs, so it needs only the error level of the server's logger. */
-export type BugLog = Pick<Logger, 'error'>;
+/** The toolkit reports bugs, and (when asked for, at debug) the requests it refuses by a limit. */
+export type BugLog = Pick<Logger, 'error' | 'debug'>;
+
+/** What the access log reads of a request once its response is over (the RequestContext). */
+export interface AccessSubject {
+  readonly ip: string;
+  /** The authenticated caller's id, once the route has authenticated one. */
+  readonly identity: string | undefined;
+}
 
 export type HeaderList = ReadonlyArray<readonly [string, string]>;
 export const NO_HEADERS: HeaderList = [];
@@ -41,6 +48,10 @@ export class Responder {
   observer: SendObserver | undefined;
   /** Runs once when the response is complete or the connection is gone (the router's tracking). */
   onSettled: (() => void) | undefined;
+  /** The status sent (200 for a stream); 0 while nothing has been. */
+  status = 0;
+  /** The request, for the access log; set by the router when it reads one. */
+  subject: AccessSubject | undefined;
   /** Set by the router: large bodies are streamed with backpressure and counted (send-budget.ts). */
   sendGate: SendGate | undefined;
   private ticket: SendTicket | undefined;
@@ -102,6 +113,7 @@ export class Responder {
    */
   reply(r: Reply, closeConnection = false): boolean {
     if (this.state !== 'open') return false;
+    this.status = r.status;
     const gate = this.sendGate;
     const body = r.body;
     if (gate !== undefined && body !== undefined && !this.head && r.status !== 204 && r.status !== 304 && !closeConnection) {
@@ -254,6 +266,7 @@ export class Responder {
   takeForStream(onFail?: () => void): HttpResponse | undefined {
     if (this.state !== 'open') return undefined;
     this.state = 'streaming';
+    this.status = 200;
     this.failStream = onFail;
     return this.raw;
   }

@@ -12,6 +12,7 @@ import type { NdjsonOptions } from './ndjson.js';
 import { OpenCounts } from './open-counts.js';
 import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
 import { Responder, type BugLog } from './responder.js';
+import type { AccessLog } from './access-log.js';
 
 /**
  * Return a Reply, or nothing after opening a stream (ctx.ndjson()) or sending through ctx.res.
@@ -59,6 +60,8 @@ export interface RouterOptions {
   readonly maxOpenPerIp?: number;
   /** Large bodies streamed with backpressure and counted per address (send-budget.ts); none without. */
   readonly sendBudget?: SendBudget;
+  /** One line per request once its response is over (access-log.ts); none without. */
+  readonly access?: AccessLog;
 }
 
 interface Route {
@@ -96,6 +99,7 @@ export class Router {
   private readonly perIp: OpenCounts | undefined;
   /** Unsent bytes of large answers and the per-address body budget (undefined: bodies go out whole). */
   readonly sendBudget: SendBudget | undefined;
+  private readonly access: AccessLog | undefined;
 
   constructor(
     readonly app: TemplatedApp,
@@ -107,6 +111,7 @@ export class Router {
     this.observe = opts.observe;
     this.perIp = opts.maxOpenPerIp === undefined ? undefined : new OpenCounts(opts.maxOpenPerIp);
     this.sendBudget = opts.sendBudget;
+    this.access = opts.access;
     this.env = {
       logger: opts.logger,
       trustedProxies: opts.trustedProxies,
@@ -207,7 +212,15 @@ export class Router {
     const res = new Responder(raw, this.logger, method === 'HEAD');
     const inFlight = this.inFlight;
     inFlight.add(res);
-    res.onSettled = () => inFlight.delete(res);
+    const access = this.access;
+    if (access === undefined) res.onSettled = () => inFlight.delete(res);
+    else {
+      const start = performance.now();
+      res.onSettled = () => {
+        inFlight.delete(res);
+        access(method, pattern, res, start);
+      };
+    }
     const observe = this.observe;
     if (observe !== undefined) {
       res.observer = (status, contentType, body) => observe({ method, pattern, status, contentType, body });
@@ -221,6 +234,7 @@ export class Router {
     if (this.refused(raw)) return;
     const res = this.responder(raw, head ? 'HEAD' : route.method, route.pattern);
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
+    res.subject = ctx;
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
     if (this.sendBudget !== undefined) res.sendGate = { budget: this.sendBudget, address: ctx.addressKey };
     if (this.perIp !== undefined && !this.admit(this.perIp, ctx, route)) return;
@@ -259,6 +273,7 @@ export class Router {
   private admit(perIp: OpenCounts, ctx: RequestContext, route: Route): boolean {
     const key = ctx.addressKey;
     if (!perIp.tryOpen(key)) {
+      this.logger.debug?.({ ip: ctx.ip, route: route.pattern, code: 'too_many_connections' }, 'refused by a limit');
       const detail = `this address already holds ${perIp.limit} requests and streams open; close some first`;
       // An unread body would stay on the connection: close it, as for a body that is too large.
       ctx.res.reply(tooManyRequests('too_many_connections', 1, detail), route.hasBody);

@@ -174,6 +174,7 @@ export class LadderScheduler implements GameLifecycleListener {
       if (plan.kind === 'mirror') await this.deps.games.createMirrorPair(spec);
       else await this.deps.games.create(spec);
       this.started[plan.kind]++;
+      this.deps.log.debug?.({ white: w.id, black: b.id, kind: plan.kind }, 'ladder pairing');
       return true;
     } catch (e) {
       // The registry is stopping or the store refuses: no game this round, try again next round.

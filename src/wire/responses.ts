@@ -16,6 +16,27 @@ export const Health = named(
   'Liveness.',
 );
 
+export const ReadinessPart = named(
+  'ReadinessPart',
+  z.strictObject({
+    ok: z.boolean(),
+    detail: described(z.string(), 'Why the part is not serving; absent when it is.').optional(),
+  }),
+  'One part of the server as /ready sees it.',
+);
+
+export const Readiness = named(
+  'Readiness',
+  z.strictObject({
+    status: z.enum(['ready', 'not_ready']),
+    parts: described(
+      z.record(z.string(), ReadinessPart),
+      '`server` (not shutting down), `store`, `shards` (the game worker threads); in a cluster also `nats` and `ownedShards`.',
+    ),
+  }),
+  'Whether this server should be sent traffic, and which part is not serving if not.',
+);
+
 export const Problem = named(
   'Problem',
   z.strictObject({

@@ -22,9 +22,22 @@ const operations = [
     errors: { 503: 'Cluster mode: the node is starting and waits for its cluster (`node_starting`); every other route answers the same meanwhile. Retry after `Retry-After`.' },
   }),
   route({
+    operationId: 'ready', method: 'GET', path: '/ready', auth: 'public', tag: 'Operations',
+    summary: 'Readiness: whether this server should be sent traffic now.',
+    description:
+      'Unlike /health (alive), 200 only while the store, the game shards and, in a cluster, NATS and the shards ' +
+      'this node owns are serving; 503 otherwise, also from the moment the server is told to stop, so a load ' +
+      'balancer takes it out before it closes its port.',
+    ok: {
+      200: json(R.Readiness, 'Every part is serving.'),
+      503: json(R.Readiness, 'Some part is not serving (`parts` says which), or the server is shutting down.'),
+    },
+  }),
+  route({
     operationId: 'metrics', method: 'GET', path: '/metrics', auth: 'public', tag: 'Operations',
     summary: 'Prometheus metrics.',
     ok: { 200: { description: 'Prometheus text exposition format.', contentType: CONTENT_TYPES.prometheus } },
+    errors: { 404: '`not_found`: the metrics are served on their own port (`metrics.port`), not on this one.' },
   }),
   route({
     operationId: 'getOpenApi', method: 'GET', path: '/openapi.json', auth: 'public', tag: 'Operations',
@@ -65,7 +78,7 @@ export const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Streams', description: 'Long-lived ndjson event streams.' },
   { name: 'Webhooks', description: 'Turn deliveries by HTTPS, registered bots only.' },
   { name: 'Events', description: 'Matches, gauntlets, round-robins, Swiss and SPRT tests for tournament hosts.' },
-  { name: 'Operations', description: 'Health, metrics and the machine-readable contract.' },
+  { name: 'Operations', description: 'Health, readiness, metrics and the machine-readable contract.' },
 ];
 
 const byKey = new Map(ROUTES.map((r) => [`${r.method} ${r.path}`, r]));

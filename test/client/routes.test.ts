@@ -45,6 +45,7 @@ t.test('every route through its typed method', async (t) => {
   };
   const pub = recording();
   t.match(unwrap(await pub.health()), { status: 'ok' });
+  t.match(unwrap(await pub.ready()), { status: 'ready' });
   t.match(unwrap(await pub.metrics()), /# HELP/, 'metrics as text');
   t.equal(unwrap(await pub.getOpenApi()).openapi, '3.1.0');
   t.ok(unwrap(await pub.getAsyncApi()).asyncapi);

@@ -63,7 +63,8 @@ const EXPECTED: Record<string, number[]> = {
   'GET /bot/events': [200, 401, 500],
   'PUT /bot/account/event-hosts': [200, 400, 401, 403, 413, 500],
   'GET /health': [200, 500, 503],
-  'GET /metrics': [200, 500],
+  'GET /ready': [200, 500, 503],
+  'GET /metrics': [200, 404, 500],
   'GET /openapi.json': [200, 500],
   'GET /asyncapi.json': [200, 500],
 };
@@ -73,7 +74,7 @@ const PUBLIC = new Set([
   'DELETE /lobby/seeks/{id}', 'POST /lobby/seeks/{id}/accept', 'POST /lobby/house/{name}', 'GET /games', 'GET /games/{id}',
   'GET /games/{id}/stream',
   'GET /games/{id}/moves', 'GET /games/{id}/history', 'GET /leaderboard', 'GET /bots/{team}/{name}',
-  'GET /health', 'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json',
+  'GET /health', 'GET /ready', 'GET /metrics', 'GET /openapi.json', 'GET /asyncapi.json',
   'GET /events', 'GET /events/{id}', 'GET /events/{id}/stream', 'GET /events/{id}/games', 'GET /events/{id}/games.pgn',
 ]);
 
@@ -105,12 +106,13 @@ t.test('every route declares exactly its statuses, in the catalogue and the docu
   }
 });
 
-t.test('errors are problems, except the move verdict', async (t) => {
+t.test('errors are problems, except the move verdict and the readiness report', async (t) => {
   for (const r of ROUTES) {
     for (const [status, spec] of Object.entries(r.responses)) {
       const s = Number(status);
       if (s < 400) continue;
-      const verdict = r.operationId === 'submitMove' && s === 409;
+      // A refused move is a verdict; /ready's 503 is the same report as its 200, which a probe reads by status.
+      const verdict = (r.operationId === 'submitMove' && s === 409) || (r.operationId === 'ready' && s === 503);
       t.equal(spec.contentType, verdict ? 'application/json' : 'application/problem+json', `${r.operationId} ${s}`);
     }
   }

@@ -7,7 +7,7 @@ import { json, tooManyRequests, type Reply } from '../reply.js';
 import { serviceProblem } from './errors.js';
 
 /** What the identity routes use. */
-export type IdentityRouteDeps = Pick<EdgeDeps, 'identity'> & {
+export type IdentityRouteDeps = Pick<EdgeDeps, 'identity' | 'log'> & {
   limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations' | 'ladderChanges'>;
 };
 
@@ -26,7 +26,9 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
     mintAnonymous: ({ ctx, query }) => {
       const budget = deps.limits.anonMints.take(rateLimitKey(ctx.ip));
       if (!budget.ok) return tooManyRequests('too_many_mints', budget.retryAfterSeconds, `at most ${deps.limits.anonMints.limit} anonymous mints per hour per address`);
-      return json(201, deps.identity.mintAnon(query.name));
+      const minted = deps.identity.mintAnon(query.name);
+      deps.log.debug?.({ id: minted.id, ip: ctx.ip }, 'anonymous identity minted');
+      return json(201, minted);
     },
 
     register: async ({ ctx, body }) => {
@@ -40,6 +42,7 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
         deps.limits.registrations.refund(rateLimitKey(ctx.ip));
         return serviceProblem(r.error);
       }
+      deps.log.debug?.({ id: r.value.id, ip: ctx.ip }, 'bot registered');
       return json(201, r.value);
     },
 

@@ -110,6 +110,9 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
     return this.shards.map((s) => s.cpuSeconds);
   }
 
+  /** Shards being started again after dying (/ready). */
+  readonly restartingShards = (): number[] => this.shards.filter((s) => s.restarting).map((s) => s.index);
+
   /** Per-shard V8 heap (from the shards' last stats), for /metrics. */
   shardHeapBytes(): { used: number; total: number }[] {
     return this.shards.map((s) => s.heap);
