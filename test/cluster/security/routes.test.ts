@@ -14,6 +14,8 @@ import { eventually } from '../../helpers/nats-cluster.js';
 import { startSecureNats } from '../../helpers/nats-secure.js';
 
 const tls = hasOpenssl();
+// make test installs openssl (with nats-server): without it the routes' TLS is not checked, and that fails.
+t.ok(tls, 'openssl is installed, so the routes run TLS');
 const nats = await startSecureNats({ name: 'dc-routes', size: 3, tls });
 t.teardown(() => nats.stop());
 
