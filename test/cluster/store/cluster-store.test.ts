@@ -190,6 +190,8 @@ t.test('finishGame repeated on another node (a crash before it returned) changes
   t.equal(b.allResults().length, 2, 'no duplicated lines');
   t.equal(b.pendingRatings(10).length, 1, 'pending once');
   t.equal(await b.applyRatingBatch(batchFor(g, 300, [r(1600, 300), r(1400, 300)])), true);
+  // a's copy of the bucket learns of b's batch a moment later: the repeat comes once it has.
+  t.ok(await eventually(() => a.pendingRatings(10).length === 0), 'a sees the game rated');
   await a.finishGame(g, linesFor(g, 100));
   t.same(a.pendingRatings(10), [], 'a rated game finished again does not become pending again');
   t.ok(await eventually(() => b.pendingRatings(10).length === 0 && a.getBot(A.id)?.rating.rating === 1600));
