@@ -1,7 +1,7 @@
 // Standings and per-encounter statistics of an event, recomputed from its pair list (the server's
 // views and `dicechess verify-event` both call this, so they cannot disagree by construction; the
 // statistics themselves are checked against an independent implementation in the tests).
-import { pairFinished, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
+import { pairFinished, type TournamentPairRecord, type TournamentRecord, type GameScore } from '../../domain/tournaments.js';
 import { pairStats, sprtReport, type PairStats, type SprtReport } from './stats.js';
 import { rankRows, SwissMeetings } from './tiebreaks.js';
 
@@ -22,6 +22,32 @@ export interface StandingRow {
   sonnebornBerger: number | null;
 }
 
+const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
+
+/** What a finished pair counts in its players' rows. */
+export type PairCounts = Pick<StandingRow, 'points' | 'games' | 'wins' | 'draws' | 'losses' | 'pairs' | 'timeLosses'>;
+
+/**
+ * Adds one finished pair to its two players' rows: a pair, two games with their points, wins, draws
+ * and losses, and each time loss. `rowOf` gives the row a player's counts go to (kept by the caller).
+ * The views (tournamentTables) and the scheduler's running tally (tally.ts) both count with it.
+ */
+export function countPair(p: TournamentPairRecord, rowOf: (player: number) => PairCounts): void {
+  const [x, y] = p.scores as [GameScore, GameScore];
+  for (const [who, scores] of [[p.a, [x, y]], [p.b, [flip(x), flip(y)]]] as const) {
+    const r = rowOf(who);
+    r.pairs++;
+    for (const s of scores) {
+      r.games++;
+      r.points += s;
+      if (s === 1) r.wins++;
+      else if (s === 0) r.losses++;
+      else r.draws++;
+    }
+  }
+  for (const loser of p.timeLosses) rowOf(loser).timeLosses++;
+}
+
 export interface EncounterStats extends PairStats {
   /** Player indexes; statistics are from the first one's side. */
   players: [number, number];
@@ -39,7 +65,6 @@ export interface TournamentTables {
 
 /** A pair is finished once both of its games have a result. */
 
-const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
 
 /**
  * The standings (ranked by points, then entry order; a Swiss by points, Buchholz, Sonneborn–Berger,
@@ -57,19 +82,11 @@ export function tournamentTables(ev: TournamentRecord): TournamentTables {
   const byEncounter = new Map<string, { players: [number, number]; scores: [GameScore, GameScore][]; games: [string, string][] }>();
   for (const p of finished) {
     const [x, y] = p.scores as [GameScore, GameScore];
-    for (const [who, scores] of [[p.a, [x, y]], [p.b, [flip(x), flip(y)]]] as const) {
-      const r = row(who);
-      r.pairs++;
-      for (const s of scores) {
-        r.games++;
-        r.points += s;
-        if (s === 1) r.wins++;
-        else if (s === 0) r.losses++;
-        else r.draws++;
-      }
-      rows.set(who, r);
-    }
-    for (const loser of p.timeLosses) row(loser).timeLosses++;
+    countPair(p, (i) => {
+      const r = row(i);
+      rows.set(i, r);
+      return r;
+    });
     meetings.add(p);
     // Statistics are kept from the side of the lower-numbered player of the two.
     const first = Math.min(p.a, p.b);

@@ -3,18 +3,16 @@
 // event quadratic). They give what tournamentTables (standings.ts) gives for the same pairs — the
 // views and `dicechess verify-event` keep using that one, and a test holds the two equal.
 import { pairFinished, type GameScore, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
-import { type StandingRow } from './standings.js';
+import { countPair, type PairCounts, type StandingRow } from './standings.js';
 import { sprtReport, type SprtReport } from './stats.js';
 import { rankRows, SwissMeetings } from './tiebreaks.js';
 
-type Counted = Omit<StandingRow, 'player' | 'byes' | 'refusedMoves' | 'buchholz' | 'sonnebornBerger'>;
-const zero = (): Counted => ({ points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, timeLosses: 0 });
-const flip = (s: GameScore): GameScore => (1 - s) as GameScore;
+const zero = (): PairCounts => ({ points: 0, games: 0, wins: 0, draws: 0, losses: 0, pairs: 0, timeLosses: 0 });
 
 export class TournamentTally {
   /** Finished pairs added so far. */
   counted = 0;
-  private readonly rows = new Map<number, Counted>();
+  private readonly rows = new Map<number, PairCounts>();
   /** Pentanomial counts of the pairs, from the side of the lower-numbered player (the SPRT's side). */
   private readonly pentanomial = [0, 0, 0, 0, 0];
   /** Who met whom, for a Swiss's tiebreaks. */
@@ -30,23 +28,11 @@ export class TournamentTally {
   /** Adds a finished pair. */
   add(p: TournamentPairRecord): void {
     const [x, y] = p.scores as [GameScore, GameScore];
-    for (const [who, scores] of [[p.a, [x, y]], [p.b, [flip(x), flip(y)]]] as const) {
-      const r = this.rows.get(who) ?? zero();
-      r.pairs++;
-      for (const s of scores) {
-        r.games++;
-        r.points += s;
-        if (s === 1) r.wins++;
-        else if (s === 0) r.losses++;
-        else r.draws++;
-      }
-      this.rows.set(who, r);
-    }
-    for (const loser of p.timeLosses) {
-      const r = this.rows.get(loser) ?? zero();
-      r.timeLosses++;
-      this.rows.set(loser, r);
-    }
+    countPair(p, (i) => {
+      let r = this.rows.get(i);
+      if (r === undefined) this.rows.set(i, (r = zero()));
+      return r;
+    });
     this.meetings.add(p);
     const sum = p.a < p.b ? x + y : 2 - x - y;
     this.pentanomial[Math.round(sum * 2)]++;
