@@ -16,6 +16,7 @@ install: $(NODE_MODULES_STAMP)
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json    # declarations of the typed client, for the 'dicechess/client' export
+	npx tsc -p packages/client/tsconfig.json    # the package dicechess-client: src/client into packages/client/dist
 	$(MAKE) --no-print-directory web
 
 # The web page: type-checked with the DOM library, then bundled and pre-compressed into dist/web.
