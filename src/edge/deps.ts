@@ -107,6 +107,8 @@ export interface EdgeDeps {
   /** GET /ready: which parts serve now (without it, ready whenever the edge answers at all). */
   ready?: () => ReadinessReport;
   meter: EdgeMeter;
+  /** Tests only: awaited by an account stream after it subscribed and before it reads its catch-up. */
+  catchUpHold?: (principalId: string) => Promise<void>;
 }
 
 /** The operationIds of the route catalogue (src/wire/routes.ts). */
