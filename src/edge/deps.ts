@@ -26,6 +26,8 @@ import type { GuestAbandonment } from '../services/guest-abandon.js';
 export interface EdgeLimits {
   anonMints: RateLimiter;
   registrations: RateLimiter;
+  /** Loopback clients skip `registrations` (limits.registrationsExemptLoopback; local set-ups only). */
+  registrationsExemptLoopback: boolean;
   guests: RateLimiter;
   webhookRegistrations: RateLimiter;
   /** Challenges created per address (POST /bot/challenge). */
