@@ -80,6 +80,8 @@ export interface StartOptions {
   onPinnedLookup?: (host: string, address: string) => void;
   /** The built web page (default dist/web of the project). */
   webDir?: string;
+  /** Tests: holds each account stream between its subscription and its catch-up (EdgeDeps.catchUpHold). */
+  catchUpHold?: (principalId: string) => Promise<void>;
 }
 
 export interface RunningServer {
@@ -212,7 +214,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : []), ...[gameLogLines(log)].filter((l) => l !== undefined)],
+    listeners: [cluster ? { ...cluster.ownedOnly(hub), gameEnded: (g, rec) => void (cluster?.ownsGame(g) && hub.gameEnded(g, rec)) } : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : []), ...[gameLogLines(log)].filter((l) => l !== undefined)],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -303,6 +305,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics: metricsApart ? null : () => metrics.text(),
     ready: () => readiness.report(),
     meter: metrics.edge,
+    catchUpHold: opts.catchUpHold,
   };
 
   const edge = buildEdge(deps, {

@@ -1,10 +1,11 @@
 // The server's configuration: its schema, and the one place that reads it (config/default.json, an
-// optional --config file, then DICECHESS_* environment variables, then command-line flags), all
+// optional --config file, then DICECHESS_* environment variables (any limit: config-env.ts), then command-line flags), all
 // validated with zod. The game's own settings are src/game/game-config.ts.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Result } from './domain/result.js';
 import { projectFile } from './paths.js';
+import { limitPathsFromEnv } from './config-env.js';
 
 const ms = z.number().int().min(0);
 /** A file path, or '' for none. */
@@ -61,6 +62,11 @@ export const ConfigSchema = z.object({
   limits: z.object({
     anonMintsPerHour: pos,
     registrationsPerHour: pos,
+    /**
+     * Loopback clients (127.0.0.0/8, ::1) skip the registration limit: for a local set-up only, since
+     * behind a proxy on the same host (with no trusted proxies set) every client is loopback.
+     */
+    registrationsExemptLoopback: z.boolean().default(false),
     guestLobbyPerHour: pos,
     webhookRegistrationsPerHour: pos,
     maxBodyBytes: pos,
@@ -311,6 +317,9 @@ export function loadConfig(src: ConfigSources = {}): Result<Config, string> {
     const raw = src.env?.[name];
     if (raw !== undefined && raw !== '') setPath(merged, path, envValue(path, raw));
   }
+  const limits = limitPathsFromEnv(src.env ?? {}, (merged.limits ?? {}) as Json);
+  if (!limits.ok) return limits;
+  for (const [path, raw] of limits.value) setPath(merged, path, envValue(path, raw));
   for (const [path, v] of Object.entries(src.overrides ?? {})) setPath(merged, path, v);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {
