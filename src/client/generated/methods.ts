@@ -37,9 +37,9 @@ export interface ChallengesMethods {
   create: RouteMethods['createChallenge'];
   /** Pending challenges to and from the caller (the polling path). */
   list: RouteMethods['listChallenges'];
-  /** Accept a challenge addressed to the caller; the challenger plays White. */
+  /** Accept a challenge addressed to the caller; the challenger plays the colour it asked for (White by default). */
   accept: RouteMethods['acceptChallenge'];
-  /** Decline (target) or cancel (challenger) a pending challenge. */
+  /** Decline (target) or cancel (challenger) a pending challenge, with an optional reason. */
   decline: RouteMethods['declineChallenge'];
 }
 

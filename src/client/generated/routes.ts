@@ -15,7 +15,7 @@ export const ROUTE_TABLE = {
   createChallenge: { method: 'POST', path: '/bot/challenge', auth: 'bearer', body: true, query: false, ok: { 201: 'json' } },
   listChallenges: { method: 'GET', path: '/bot/challenges', auth: 'bearer', body: false, query: false, ok: { 200: 'json' } },
   acceptChallenge: { method: 'POST', path: '/bot/challenge/{id}/accept', auth: 'bearer', body: false, query: false, ok: { 201: 'json' } },
-  declineChallenge: { method: 'POST', path: '/bot/challenge/{id}/decline', auth: 'bearer', body: false, query: false, ok: { 200: 'json' } },
+  declineChallenge: { method: 'POST', path: '/bot/challenge/{id}/decline', auth: 'bearer', body: true, query: false, ok: { 200: 'json' } },
   createSeek: { method: 'POST', path: '/bot/seeks', auth: 'bearer', body: true, query: false, ok: { 201: 'json' } },
   acceptSeek: { method: 'POST', path: '/bot/seeks/{id}/accept', auth: 'bearer', body: false, query: false, ok: { 201: 'json' } },
   listLobbySeeks: { method: 'GET', path: '/lobby/seeks', auth: 'public', body: false, query: true, ok: { 200: 'json' } },
