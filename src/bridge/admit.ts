@@ -32,6 +32,12 @@ export function acceptVerdict(config: BridgeConfig, kind: OpponentKind, tc: Time
   const a = config.accept;
   if (!a.enabled) return 'this bridge accepts no challenges';
   if (!a.opponents.includes(kind)) return `${kind} opponents are not accepted`;
+  return timeControlVerdict(config, tc);
+}
+
+/** Why the accept filter refuses this time control (kind and bounds), or null. */
+export function timeControlVerdict(config: BridgeConfig, tc: TimeControl): string | null {
+  const a = config.accept;
   const tcKind = Object.keys(tc)[0] as keyof typeof tc & string;
   if (!a.timeControls.includes(tcKind as never)) return `${tcKind} is not accepted`;
   if ('SuddenDeath' in tc || 'Fischer' in tc) {

@@ -236,6 +236,7 @@ export class Bridge {
       },
       onStart: async (seat, opponent, state) => {
         this.report.emit({ event: 'gameStarted', gameId, seat, opponent });
+        if ('Ended' in state.status) return; // over before it was seen: no engine is asked anything
         // A game the bridge found itself or a ladder pairing is no event's; any other may be.
         const event = this.askedFor.has(gameId) || state.ladder ? null : await findEvent(this.client, gameId, (ms) => this.pause(ms));
         this.engines.begin(gameId, gameStartedMessage(gameId, seat, state, event));

@@ -13,7 +13,7 @@
 // unless started with `ladder.rejoin` (--rejoin-ladder).
 import type { Client } from '../client/index.js';
 import type { AccountEvent } from '../domain/types.js';
-import { acceptVerdict, opponentVerdict } from './admit.js';
+import { acceptVerdict, opponentVerdict, timeControlVerdict } from './admit.js';
 import type { BridgeConfig } from './config.js';
 import type { Reporter } from './report.js';
 
@@ -32,6 +32,9 @@ export function invitationVerdict(config: BridgeConfig, inv: Invitation, event: 
   if (inv.timeOdds && !f.timeOdds) return 'events with time odds are not accepted';
   const kind = Object.keys(inv.timeControl)[0]!;
   if (f.timeControls !== null && !f.timeControls.includes(kind as never)) return `${kind} is not accepted for events`;
+  if (!config.accept.enabled) return 'this bridge accepts no challenges';
+  const tcWhy = timeControlVerdict(config, inv.timeControl);
+  if (tcWhy !== null) return tcWhy;
   const host = `${inv.host.team}/${inv.host.name}`;
   const byHost = opponentVerdict(config, host);
   if (byHost !== null) return `host: ${byHost}`;
@@ -41,7 +44,7 @@ export function invitationVerdict(config: BridgeConfig, inv: Invitation, event: 
     const why = opponentVerdict(config, ref) ?? acceptVerdict(config, p.team === 'house' ? 'house' : 'registered', p.timeControl ?? inv.timeControl);
     if (why !== null) return `player ${ref}: ${why}`;
   }
-  return acceptVerdict(config, 'registered', inv.timeControl);
+  return null;
 }
 
 /** Answers an invitation (unless the server needs none) and says what was done. */

@@ -4,27 +4,14 @@
 // at once when the game ends mid-thought, the late answer then dropped without a word. And what the
 // bridge writes down: a transcript per game, and a log file with the engine's stderr.
 import t from 'tap';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootApp } from '../helpers/app.js';
 import { Bot } from '../helpers/bot.js';
-import { ended, failures, ROOT, startBridge } from '../helpers/bridge.js';
+import { ended, failures, startBridge } from '../helpers/bridge.js';
 import { until } from '../helpers/poll.js';
+import { readRecord, scratch, SCRIPTED_ENGINE } from '../helpers/scripted-engine.js';
 import { transcriptName } from '../../src/bridge/journal.js';
-
-export const SCRIPTED_ENGINE = ['python3', join(ROOT, 'test/bridge/scripted_engine.py')];
-
-type Rec = { at: number; msg: Record<string, any> };
-
-export function scratch(t: { teardown(fn: () => void): void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dicechess-protocol-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-export const readRecord = (file: string): Rec[] =>
-  existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec) : [];
 
 t.test('the engine hears its options, the game it starts and each turn’s clocks and deadline; transcript and log file', async (t) => {
   const app = await bootApp(t);
