@@ -18,7 +18,10 @@ export interface EngineSpec {
 /** Who sees the traffic of a process: each message in either direction, and each line of its stderr. */
 export interface EngineTaps {
   log: (line: string) => void;
-  traffic?: (engine: EngineProcess, direction: 'to' | 'from', message: Record<string, unknown>) => void;
+  /** `gameId`: the game an answer without one is taken for (the only turn pending, or the game just ended). */
+  traffic?: (engine: EngineProcess, direction: 'to' | 'from', message: Record<string, unknown>, gameId?: string) => void;
+  /** An answer for a game that ended while the engine thought: dropped. */
+  dropped?: (engine: EngineProcess, gameId: string, message: Record<string, unknown>) => void;
   stderr?: (engine: EngineProcess, line: string) => void;
 }
 
@@ -225,7 +228,10 @@ export class EngineProcess {
       this.taps.log(`engine says: ${line.slice(0, 200)}`);
       return;
     }
-    this.taps.traffic?.(this, 'from', msg);
+    // The game a line without a gameId is about: the only turn pending, or for an answer with none
+    // pending, the game that ended last (a per-game engine's late answer).
+    const sole = this.waiting.size === 1 ? [...this.waiting.keys()][0] : this.waiting.size === 0 && 'moves' in msg ? [...this.dropped].at(-1) : undefined;
+    this.taps.traffic?.(this, 'from', msg, typeof msg.gameId === 'string' ? msg.gameId : sole);
     if (msg.type === 'hello' && this.helloWaiter) {
       this.helloWaiter.resolve({
         name: typeof msg.name === 'string' ? msg.name : 'engine',
@@ -245,8 +251,9 @@ export class EngineProcess {
     const waiter = key === undefined ? undefined : this.waiting.get(key);
     if (!waiter) {
       // The answer to a turn of a game that ended meanwhile: expected, and nothing to report.
-      const late = typeof msg.gameId === 'string' ? this.dropped.has(msg.gameId) : this.waiting.size === 0 && this.dropped.size > 0;
-      if (!late) this.taps.log(`engine answered no pending turn: ${line.slice(0, 200)}`);
+      const late = typeof msg.gameId === 'string' ? (this.dropped.has(msg.gameId) ? msg.gameId : undefined) : this.waiting.size === 0 ? [...this.dropped].at(-1) : undefined;
+      if (late === undefined) this.taps.log(`engine answered no pending turn: ${line.slice(0, 200)}`);
+      else this.taps.dropped?.(this, late, msg);
       return;
     }
     this.waiting.delete(key!);

@@ -9,6 +9,7 @@ import type { Reporter } from './report.js';
 /** Where the traffic goes: each game's transcript, and the log file for stderr (journal.ts). */
 export interface EngineJournal {
   traffic(gameId: string, direction: 'to' | 'from', message: Record<string, unknown>): void;
+  game(gameId: string, event: Record<string, unknown>): void;
   stderr(pid: number | null, line: string): void;
 }
 
@@ -140,7 +141,8 @@ export class Engines {
     try {
       const engine = await EngineProcess.start(this.spec, {
         log: (line) => this.report.emit({ event: 'engineLog', message: line }),
-        traffic: (e, direction, message) => this.traffic(e, direction, message),
+        traffic: (e, direction, message, gameId) => this.traffic(e, direction, message, gameId),
+        dropped: (_e, gameId, message) => this.journal?.game(gameId, { event: 'lateAnswerDropped', message }),
         stderr: (e, line) => this.journal?.stderr(e.pid ?? null, line),
       });
       engine.exited.then(() => this.preambles.delete(engine));
@@ -154,9 +156,9 @@ export class Engines {
   }
 
   /** A message goes to its game's transcript: named in it, or the game its process plays. */
-  private traffic(engine: EngineProcess, direction: 'to' | 'from', message: Record<string, unknown>): void {
+  private traffic(engine: EngineProcess, direction: 'to' | 'from', message: Record<string, unknown>, taken?: string): void {
     if (!this.journal) return;
-    let gameId = typeof message.gameId === 'string' ? message.gameId : undefined;
+    let gameId = typeof message.gameId === 'string' ? message.gameId : taken;
     if (gameId === undefined && !this.concurrent) {
       for (const [id, e] of this.perGame) if (e === engine) gameId = id;
     }

@@ -74,7 +74,7 @@ const LIVE = new Set(['running', 'paused', 'cancelling']);
  */
 export async function findEvent(client: Client, gameId: string, wait: (ms: number) => Promise<void>): Promise<EventInfo | null> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    if (attempt > 0) await wait(500);
+    if (attempt > 0) await wait(200);
     const mine = await client.myEvents();
     if (!mine.ok) return null;
     const live = mine.value.events.filter((e) => e.invitation === 'accepted' && LIVE.has(e.state)).slice(0, EVENTS_SEARCHED);

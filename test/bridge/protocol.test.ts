@@ -4,7 +4,7 @@
 // at once when the game ends mid-thought, the late answer then dropped without a word. And what the
 // bridge writes down: a transcript per game, and a log file with the engine's stderr.
 import t from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootApp } from '../helpers/app.js';
 import { Bot } from '../helpers/bot.js';
@@ -75,7 +75,7 @@ t.test('the opponent resigns while the engine thinks: gameEnded at once, the lat
   const record = join(dir, 'record.jsonl');
   const opp = await Bot.register(app, 'kit', 'quitter');
   // No --games: the bridge keeps running (and its engine is not killed) while the late answer comes.
-  const b = await startBridge(t, app.base, ['--challenge', 'kit/quitter', '--tc', 'fischer:300+0'], [...SCRIPTED_ENGINE, 'think-until-ended', record]);
+  const b = await startBridge(t, app.base, ['--challenge', 'kit/quitter', '--tc', 'fischer:300+0', '--transcripts', join(dir, 'games')], [...SCRIPTED_ENGINE, 'think-until-ended', record]);
   const challengeId = await until(async () => {
     const r = (await opp.req('GET', '/bot/challenges')).json as { in: { id: string }[] };
     return r.in[0]?.id;
@@ -86,6 +86,13 @@ t.test('the opponent resigns while the engine thinks: gameEnded at once, the lat
   await b.waitFor((e) => e.event === 'engineLog' && /thinking/.test(e.message), 'the engine to think');
   t.equal((await opp.resign(gameId.value.gameId)).status, 202, 'the opponent resigns mid-thought');
   await b.waitFor((e) => e.event === 'engineLog' && /late answer sent/.test(e.message), 'the late answer');
+  // The transcript shows the answer as it came, and that it was dropped.
+  const transcript = join(dir, 'games', transcriptName(gameId.value.gameId));
+  const dropped = await until(() => {
+    const lines = existsSync(transcript) ? readFileSync(transcript, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>) : [];
+    return lines.find((l) => l.event === 'lateAnswerDropped');
+  }, 'the late answer to be dropped');
+  t.ok(Array.isArray(dropped.message.moves), 'the answer dropped is the late one');
   const got = readRecord(record).map((r) => r.msg);
   t.match(got.find((m) => m.type === 'gameEnded'), { gameId: gameId.value.gameId, result: 'win', termination: 'Resign' }, 'the engine was told the game ended, and how');
   t.match(ended(b.events), [{ gameId: gameId.value.gameId, result: 'win', termination: 'Resign' }]);
