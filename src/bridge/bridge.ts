@@ -75,7 +75,7 @@ export class Bridge {
     // One try per call: the bridge has a retry policy of its own for each thing it does (waiting for
     // the server at start, a turn sent until the game moves on, streams, the challenge loop).
     this.client = new Client({ url: config.url, fetch: fetchImpl, retry: { attempts: 1 }, userAgent: 'dicechess-bridge' });
-    this.journal = new Journal(config.transcripts, config.logFile);
+    this.journal = new Journal(config.transcripts, config.logFile, (message) => this.report.emit({ event: 'error', message }));
     if (config.logFile !== null) this.report.tee((line) => this.journal.bridge(line));
     const e = config.engine;
     this.engines = new Engines(

@@ -18,15 +18,25 @@ export function transcriptName(gameId: string): string {
 export class Journal implements EngineJournal {
   private readonly open = new Map<string, WriteStream>();
   private readonly log: WriteStream | undefined;
+  /** Files that failed, each said once: a file that cannot be written must not stop the games. */
+  private readonly failed = new Set<string>();
 
+  /** Throws when the transcript directory cannot be made (the bridge does not start). */
   constructor(
     private readonly transcriptDir: string | null,
     logFile: string | null,
+    private readonly onError: (message: string) => void = () => {},
     private readonly now: () => Date = () => new Date(),
   ) {
     if (transcriptDir !== null) mkdirSync(transcriptDir, { recursive: true });
     this.log = logFile === null ? undefined : createWriteStream(logFile, { flags: 'a', mode: 0o600 });
-    this.log?.on('error', () => {}); // a log that cannot be written must not stop the games
+    this.log?.on('error', (e) => this.failure(`log file ${logFile}`, e));
+  }
+
+  private failure(what: string, e: Error): void {
+    if (this.failed.has(what) || this.failed.size >= 100) return; // past 100, the rest go unsaid
+    this.failed.add(what);
+    this.onError(`${what}: ${e.message}`);
   }
 
   /** A message exchanged with the engine about a game (`to`: the bridge wrote it; `from`: the engine). */
@@ -68,8 +78,9 @@ export class Journal implements EngineJournal {
     let stream = this.open.get(gameId);
     if (!stream) {
       if (this.open.size >= OPEN_MAX) this.close(this.open.keys().next().value!);
-      stream = createWriteStream(join(this.transcriptDir, transcriptName(gameId)), { flags: 'a' });
-      stream.on('error', () => {});
+      const path = join(this.transcriptDir, transcriptName(gameId));
+      stream = createWriteStream(path, { flags: 'a' });
+      stream.on('error', (e) => this.failure(`transcript ${path}`, e));
       this.open.set(gameId, stream);
     }
     stream.write(`${JSON.stringify({ time: this.now().toISOString(), ...entry })}\n`);
