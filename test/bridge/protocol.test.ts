@@ -6,12 +6,27 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseBridgeArgs } from '../../src/bridge/config.js';
 import { bootApp } from '../helpers/app.js';
 import { Bot } from '../helpers/bot.js';
 import { ended, failures, startBridge } from '../helpers/bridge.js';
 import { until } from '../helpers/poll.js';
 import { readRecord, scratch, SCRIPTED_ENGINE } from '../helpers/scripted-engine.js';
 import { transcriptName } from '../../src/bridge/journal.js';
+
+t.test('the settings, from flags or the config file', async (t) => {
+  const none = parseBridgeArgs([]);
+  if (typeof none === 'string') throw new Error(none);
+  t.match(none.config, { engine: { options: null, moveOverheadMs: 0 }, transcripts: null, logFile: null, ladder: { rejoin: false } }, 'the defaults');
+  const flags = parseBridgeArgs(['--move-overhead', '250', '--transcripts', 'games', '--log-file', 'b.log', '--rejoin-ladder']);
+  if (typeof flags === 'string') throw new Error(flags);
+  t.match(flags.config, { engine: { moveOverheadMs: 250 }, transcripts: 'games', logFile: 'b.log', ladder: { rejoin: true } });
+  const file = parseBridgeArgs(['--config', 'c.json'], () => JSON.stringify({ engine: { options: { Hash: 64 }, moveOverheadMs: 100 } }));
+  if (typeof file === 'string') throw new Error(file);
+  t.same(file.config.engine.options, { Hash: 64 });
+  t.match(parseBridgeArgs(['--config', 'c.json'], () => JSON.stringify({ engine: { options: [1] } })), /^config: engine\.options: /, 'options must be an object');
+  t.match(parseBridgeArgs(['--move-overhead', 'soon']), /--move-overhead needs a whole number/);
+});
 
 t.test('the engine hears its options, the game it starts and each turn’s clocks and deadline; transcript and log file', async (t) => {
   const app = await bootApp(t);
