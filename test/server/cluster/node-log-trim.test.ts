@@ -5,7 +5,8 @@
 //     it (the cluster store's finishGame) and dies before purging. Node a takes shard 1 over, finds the
 //     game archived, and purges its log without appending a marker; the game reads ended on the node.
 // (2) House games played to their end (resigned) through both nodes: afterwards none of their subjects
-//     is left in DC_GAMES, the live index is empty, and every game reads the same, ended, on both nodes.
+//     is left in DC_GAMES, the live index is empty, and every game reads the same, ended, on both nodes
+//     and on a third node started after they ended (finished games read on demand from the bucket).
 import t from 'tap';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { GameLog } from '../../../src/cluster/log/game-log.js';
@@ -116,11 +117,15 @@ t.test('finished games leave the log and read the same on every node', async (t)
   t.ok(await eventually(async () => (await subjects()).every((s) => !ids.includes(s)), 20_000), 'no subject of theirs is left in DC_GAMES');
   const index = await openLiveIndex(nc, { replicas: 3 });
   t.same([...(await index.list(0)), ...(await index.list(1))], [], 'the live index is empty');
+  // Node c starts after the games ended: it never saw them, and reads them from the store's bucket.
+  const c = await startNode('c', nats.urls, settings.file);
+  nodes.push(c);
   for (const id of ids) {
     for (const path of [`/games/${id}`, `/games/${id}/history`]) {
-      const [ra, rb] = [await read(a, path), await read(b, path)];
+      const [ra, rb, rc] = [await read(a, path), await read(b, path), await read(c, path)];
       t.equal(ra.status, 200, `${path} on a`);
       t.equal(rb.text, ra.text, `${path}: the same answer on b`);
+      t.equal(rc.text, ra.text, `${path}: the same answer on c, started after the game ended`);
     }
   }
 });
