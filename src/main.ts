@@ -286,7 +286,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log,
     store,
     games: sharded,
-    gameGate: cluster ? clusterGameGate(sharded) : undefined,
+    gameGate: cluster ? clusterGameGate(sharded, (id) => cluster.store.loadGame(id)) : undefined,
     identity,
     hub,
     challenges,

@@ -164,6 +164,12 @@ export const ConfigSchema = z.object({
     /** Games a node follows one by one at most (the least recently asked go first). */
     followMax: z.number().int().min(1),
     /**
+     * Finished games a node keeps in memory after reading them on demand from the store's bucket
+     * (docs/CLUSTER.md): records and encoded bytes at most, the least recently read going first. A
+     * setting written before it existed gets 2,000 records and 64 MiB.
+     */
+    finishedCache: z.object({ entries: z.number().int().min(1), bytes: z.number().int().min(1024) }).default({ entries: 2000, bytes: 67_108_864 }),
+    /**
      * How long a node waits at start-up for its cluster (servers listening, JetStream ready) before
      * it exits with the cause; it answers 503 meanwhile. A setting written before it existed gets 120 s.
      */

@@ -218,6 +218,16 @@ export class GameLog {
     return { stop: () => read.stop() };
   }
 
+  /**
+   * Removes every entry of the game from the stream (a purge of its subject): done once the game's
+   * ending is archived and nothing reads its log any more. Idempotent; resolves with how many entries
+   * went (0 when the subject was already empty).
+   */
+  async purge(gameId: string): Promise<number> {
+    const r = await this.jsm.streams.purge(this.stream, { filter: this.subject(gameId) });
+    return r.purged;
+  }
+
   /** The game's counting versions, folded in order (markers and entries that do not count are skipped). */
   async fold<T>(gameId: string, init: T, step: (acc: T, version: number, data: Uint8Array) => T): Promise<T> {
     let acc = init;

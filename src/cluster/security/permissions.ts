@@ -11,7 +11,7 @@ export interface ClusterStream {
   stream: string;
   /** The subjects its messages are written on. */
   subjects: string;
-  /** Whether a node removes keys by purging a subject (leaseBucket). */
+  /** Whether a node removes keys by purging a subject (leaseBucket), or a finished game's log (DC_GAMES). */
   purged: boolean;
   /** Whether a node acknowledges its messages one by one (a work queue). */
   acked: boolean;
@@ -21,7 +21,7 @@ const bucket = (name: string, purged = false): ClusterStream => ({ stream: `KV_$
 
 /** Every stream and bucket a node creates and uses (their default names). */
 export const CLUSTER_STREAMS: readonly ClusterStream[] = [
-  { stream: 'DC_GAMES', subjects: 'dc.game.*', purged: false, acked: false },
+  { stream: 'DC_GAMES', subjects: 'dc.game.*', purged: true, acked: false },
   { stream: 'DC_RESULTS', subjects: 'dc.result.*', purged: false, acked: true },
   bucket('dc-live', true),
   bucket('dc-online'),
