@@ -1,9 +1,9 @@
 // What happens to a game of one shard once its final version counts in the log: the ending is archived
-// (the cluster store's finishGame, idempotent), then the game's subject is purged from the log, then
+// (the cluster store's finishGame, idempotent), then the game's subject is trimmed from the log, then
 // its key leaves the live index. A crash anywhere in between leaves the game listed, and the next
-// owner settles it again (a game it finds archived is only purged: LogGameStore.takeOver).
-// Invariant: the log is purged only after the archive acknowledged the ending, and the index key goes
-// only after the purge, so no finished game's entries outlive it unlisted.
+// owner settles it again (a game it finds archived is only trimmed: LogGameStore.takeOver).
+// Invariant: the log is trimmed only after the archive acknowledged the ending, and the index key goes
+// only after the trim, so no finished game's entries outlive it unlisted.
 // (docs/CLUSTER.md, "One shard's games over the log" and "Log trimming").
 import type { Clock, TimerHandle } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
@@ -19,12 +19,12 @@ export type Archive = Pick<GameStore, 'getGame' | 'putGame'> & {
 };
 
 export interface EndingSettlerOptions {
-  log: Pick<GameLog, 'purge'>;
+  log: Pick<GameLog, 'trim'>;
   index: LiveIndex;
   shard: number;
   archive?: Archive;
   onFinished(game: GameRecord, results: ResultRecord[]): Promise<void>;
-  /** How long the archive write and the purge are retried before they go on in the background. */
+  /** How long the archive write and the trim are retried before they go on in the background. */
   retryForMs: number;
   /** True once the store stopped writing (closed or fenced): background retries end. */
   stopped(): boolean;
@@ -32,17 +32,17 @@ export interface EndingSettlerOptions {
   logger: Logger;
 }
 
-/** Period of the background retries of an archive write (or purge) that kept failing. */
+/** Period of the background retries of an archive write (or trim) that kept failing. */
 const ARCHIVE_RETRY_MS = 5000;
 
 export class EndingSettler {
-  /** Background retries (one per ended game whose archive write or purge kept failing). */
+  /** Background retries (one per ended game whose archive write or trim kept failing). */
   private readonly retries = new Set<TimerHandle>();
 
   constructor(private readonly o: EndingSettlerOptions) {}
 
   /**
-   * The archive write, the purge, then the index key goes. The ending is durable once the log has it,
+   * The archive write, the trim, then the index key goes. The ending is durable once the log has it,
    * so this never fails the game: a step still refused after retryForMs is tried again in the
    * background (every ARCHIVE_RETRY_MS, until it lands or the store stops), and the index keeps the
    * game meanwhile, so a next owner would settle it too.
@@ -74,9 +74,9 @@ export class EndingSettler {
     this.retries.clear();
   }
 
-  /** The ending archived, then the game's log purged (both idempotent): false when either failed. */
+  /** The ending archived, then the game's log trimmed (both idempotent): false when either failed. */
   private async retired(game: GameRecord, results: ResultRecord[] | undefined): Promise<boolean> {
-    return (await this.archived(game, results)) && (await this.purged(game.id));
+    return (await this.archived(game, results)) && (await this.trimmed(game.id));
   }
 
   private async archived(game: GameRecord, results: ResultRecord[] | undefined): Promise<boolean> {
@@ -94,12 +94,12 @@ export class EndingSettler {
    * Nothing reads an ended game's log once its ending is archived: other nodes sync from the owner's
    * memory, never from the log, and a takeover of a game still listed finds it archived.
    */
-  private async purged(gameId: string): Promise<boolean> {
+  private async trimmed(gameId: string): Promise<boolean> {
     try {
-      await this.o.log.purge(gameId);
+      await this.o.log.trim(gameId);
       return true;
     } catch (e) {
-      this.o.logger.warn({ gameId, shard: this.o.shard, err: String(e) }, 'ended game log not purged yet');
+      this.o.logger.warn({ gameId, shard: this.o.shard, err: String(e) }, 'ended game log not trimmed yet');
       return false;
     }
   }

@@ -4,8 +4,8 @@
 // Invariant: once an append is refused as fenced, the whole store refuses and `onFenced` is called: the
 // node must stop the shard host and discard whatever it still emits. A new game's first version counts
 // only if the shard lease (`guard`) was certain when the append was answered.
-// Once an ending is archived the game's subject is purged from the log, then the game leaves the live
-// index: a crash in between leaves it listed, and the next owner, finding it archived, only purges.
+// Once an ending is archived the game's subject is trimmed from the log, then the game leaves the live
+// index: a crash in between leaves it listed, and the next owner, finding it archived, only trims it.
 // Order of the writes, and why: (docs/CLUSTER.md, "One shard's games over the log").
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
@@ -92,7 +92,7 @@ export class LogGameStore implements GameStore {
   /** Why this store stopped writing (undefined while it writes). */
   private fencedWhy: FencedError['why'] | undefined;
   private closed = false;
-  /** Archive, purge, unlist of each ending (with their background retries). */
+  /** Archive, trim, unlist of each ending (with their background retries). */
   private readonly endings: EndingSettler;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -286,7 +286,7 @@ export class LogGameStore implements GameStore {
     return true;
   }
 
-  /** After the final version counts: kept for reads here, then archived, purged from the log, unlisted (ending-settler.ts). */
+  /** After the final version counts: kept for reads here, then archived, trimmed from the log, unlisted (ending-settler.ts). */
   private async settle(game: GameRecord, results: ResultRecord[] | undefined): Promise<void> {
     this.live.delete(game.id);
     this.keepEnded(game);
@@ -301,12 +301,12 @@ export class LogGameStore implements GameStore {
 
   /** One listed game, taken over: resumed when live, settled when a crash left it half done. */
   private async takeOver(id: string): Promise<void> {
-    // Archived already (the previous owner died between the archive write and the purge, or the
-    // whole cluster restarted then): its log is only purged, no marker is appended, nothing resumed.
+    // Archived already (the previous owner died between the archive write and the trim, or the
+    // whole cluster restarted then): its log is only trimmed, no marker is appended, nothing resumed.
     const archived = await this.endings.archivedEnding(id);
     if (archived !== undefined) {
-      this.logger.info({ gameId: id, shard: this.o.shard }, 'game found archived at takeover: its log purged');
-      await this.log.purge(id);
+      this.logger.info({ gameId: id, shard: this.o.shard }, 'game found archived at takeover: its log trimmed');
+      await this.log.trim(id);
       this.settledOnOpen.push(archived);
       await this.o.index.remove(this.o.shard, id);
       return;
@@ -323,11 +323,11 @@ export class LogGameStore implements GameStore {
     }
     if (state === undefined) {
       // No version: a game listed before its first version landed (its markers stay, fencing a late
-      // first append), or one whose previous owner archived and purged it meanwhile: then the marker
-      // just appended is purged too.
+      // first append), or one whose previous owner archived and trimmed it meanwhile: then the marker
+      // just appended is trimmed too.
       const ended = await this.endings.archivedEnding(id);
       if (ended !== undefined) {
-        await this.log.purge(id);
+        await this.log.trim(id);
         this.settledOnOpen.push(ended);
       }
       await this.o.index.remove(this.o.shard, id);

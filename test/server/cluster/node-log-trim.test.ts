@@ -1,9 +1,9 @@
 // Log trimming (docs/CLUSTER.md, "Log trimming"): once a game's ending is archived, its subject is
-// purged from the game log. Three nats-server and two `dicechess serve --cluster` nodes.
+// trimmed from the game log. Three nats-server and two `dicechess serve --cluster` nodes.
 // (1) A game archived just before a takeover: the test plays an owner that holds shard 1's lease,
 //     starts a game there (index key, first version, the start announced), appends its ending, archives
-//     it (the cluster store's finishGame) and dies before purging. Node a takes shard 1 over, finds the
-//     game archived, and purges its log without appending a marker; the game reads ended on the node.
+//     it (the cluster store's finishGame) and dies before trimming. Node a takes shard 1 over, finds the
+//     game archived, and trims its log without appending a marker; the game reads ended on the node.
 // (2) House games played to their end (resigned) through both nodes: afterwards none of their subjects
 //     is left in DC_GAMES, the live index is empty, and every game reads the same, ended, on both nodes
 //     and on a third node started after they ended (finished games read on demand from the bucket).
@@ -54,7 +54,7 @@ const read = async (node: ClusterNodeProc, path: string): Promise<{ status: numb
   return { status: r.status, text: r.text };
 };
 
-t.test('a game archived just before a takeover is purged by the new owner and still reads', async (t) => {
+t.test('a game archived just before a takeover is trimmed by the new owner and still reads', async (t) => {
   const shards = leaseBucket(await openBucket(nc, { bucket: 'dc-shards', replicas: 3, ttlMs: TTL }));
   const lease = new Lease({ kv: shards, key: 'shard.1', holder: 'gone', ttlMs: TTL, clock: systemClock });
   t.ok(await lease.acquire(), 'the test holds shard 1');
@@ -77,7 +77,7 @@ t.test('a game archived just before a takeover is purged by the new owner and st
   t.ok((await writer.append(2, encodeVersion(live, over))).ok, 'its ending is in the log');
   store = await ClusterStore.open(nc, { replicas: 3 });
   await store.finishGame(over, []);
-  t.same(await subjects(), [id], 'archived, not yet purged: the owner dies here');
+  t.same(await subjects(), [id], 'archived, not yet trimmed: the owner dies here');
   await lease.release();
 
   t.ok(await eventually(() => a.serving().has(1), 30_000), 'node a takes shard 1 over');
