@@ -175,6 +175,11 @@ export const ConfigSchema = z.object({
      */
     startTimeoutMs: z.number().int().min(100).default(120_000),
     /**
+     * Keep every finished game's entries in the game log (`DC_GAMES`) instead of trimming them once the
+     * ending is archived: for audits of the log's fencing; the stream then grows for ever. Default off.
+     */
+    keepFinishedLogs: z.boolean().default(false),
+    /**
      * How a node proves itself to NATS and checks the servers (docs/CLUSTER.md, "Securing a cluster"):
      * secrets are named by file path only, never given inline, so they stay out of argv and config dumps.
      */
@@ -245,6 +250,7 @@ const ENV: Record<string, string> = {
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',
   DICECHESS_CLUSTER_REPLICAS: 'cluster.replicas',
   DICECHESS_CLUSTER_START_TIMEOUT_MS: 'cluster.startTimeoutMs',
+  DICECHESS_CLUSTER_KEEP_FINISHED_LOGS: 'cluster.keepFinishedLogs',
   DICECHESS_CLUSTER_CREDS: 'cluster.nats.credsFile',
   DICECHESS_CLUSTER_NKEY_SEED_FILE: 'cluster.nats.nkeySeedFile',
   DICECHESS_CLUSTER_USER: 'cluster.nats.user',

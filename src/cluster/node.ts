@@ -192,6 +192,7 @@ export class ClusterNode {
           },
           onFinished: (game, results) => this.store.finishGame(game, results),
           archive: this.store,
+          keepFinishedLogs: config.keepFinishedLogs,
           clock,
           log,
         }).catch(async (e: unknown) => {

@@ -64,6 +64,8 @@ export interface LogGameStoreOptions {
    * before it goes on in the background; default 30 s.
    */
   retryForMs?: number;
+  /** Keep finished games' entries in the log (no trim once archived; for audits). Default false. */
+  keepFinishedLogs?: boolean;
   /** Games taken over at once while opening; default 16. */
   openConcurrency?: number;
   clock?: Clock;
@@ -106,7 +108,7 @@ export class LogGameStore implements GameStore {
     this.retryForMs = o.retryForMs ?? 30_000;
     this.logger = o.log ?? silentLogger;
     this.endings = new EndingSettler({
-      log, index: o.index, shard: o.shard, archive: o.archive, onFinished: o.onFinished, retryForMs: this.retryForMs,
+      log: { trim: (id) => this.trimLog(id) }, index: o.index, shard: o.shard, archive: o.archive, onFinished: o.onFinished, retryForMs: this.retryForMs,
       stopped: () => this.closed || this.fencedWhy !== undefined, clock: this.clock, logger: this.logger,
     });
   }
@@ -293,6 +295,11 @@ export class LogGameStore implements GameStore {
     await this.endings.settle(game, results);
   }
 
+  /** A finished game's log trimmed, unless the node keeps finished logs (keepFinishedLogs). */
+  private async trimLog(id: string): Promise<void> {
+    if (this.o.keepFinishedLogs !== true) await this.log.trim(id);
+  }
+
   private keepEnded(game: GameRecord): void {
     this.ended.delete(game.id);
     this.ended.set(game.id, game);
@@ -306,7 +313,7 @@ export class LogGameStore implements GameStore {
     const archived = await this.endings.archivedEnding(id);
     if (archived !== undefined) {
       this.logger.info({ gameId: id, shard: this.o.shard }, 'game found archived at takeover: its log trimmed');
-      await this.log.trim(id);
+      await this.trimLog(id);
       this.settledOnOpen.push(archived);
       await this.o.index.remove(this.o.shard, id);
       return;
@@ -327,7 +334,7 @@ export class LogGameStore implements GameStore {
       // just appended is trimmed too.
       const ended = await this.endings.archivedEnding(id);
       if (ended !== undefined) {
-        await this.log.trim(id);
+        await this.trimLog(id);
         this.settledOnOpen.push(ended);
       }
       await this.o.index.remove(this.o.shard, id);

@@ -18,7 +18,8 @@ const GAMES = 6;
 const SHARDS = 6;
 
 const cluster = await startRestartableCluster(t, 'dc-restart', {
-  cluster: { shards: SHARDS, leaseTtlMs: 5000 },
+  // Finished games' logs kept (not trimmed once archived): the test audits each game's whole log.
+  cluster: { shards: SHARDS, leaseTtlMs: 5000, keepFinishedLogs: true },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 50, seedGraceMs: 0 },
 });
