@@ -91,6 +91,8 @@ export const ConfigSchema = z.object({
     ladderChangesPerHour: pos,
   }),
   http: z.object({
+    /** Threads serving HTTP on the one port (docs/OPERATIONS.md): a count, or 'auto' for about half the cores. */
+    threads: z.union([z.literal('auto'), z.number().int().min(1).max(64)]),
     trustedProxies: z.array(z.string()),
     corsOrigins: z.array(z.string()),
     /** Large answers (see src/edge/send-budget.ts): streamed with backpressure and bounded. */
@@ -206,6 +208,7 @@ const ENV: Record<string, string> = {
   DICECHESS_VERDICT_WAIT_MS: 'games.verdictWaitMs',
   DICECHESS_KEEPALIVE_MS: 'streams.keepAliveMs',
   DICECHESS_SPECTATORS_PER_ADDRESS: 'spectators.maxPerAddress',
+  DICECHESS_HTTP_THREADS: 'http.threads',
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_UNSENT_BYTES_PER_ADDRESS: 'http.send.unsentBytesPerAddress',

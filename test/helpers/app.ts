@@ -46,6 +46,16 @@ export interface BootOptions {
   catchUpHold?: (principalId: string) => Promise<void>;
 }
 
+/**
+ * DICECHESS_HTTP_THREADS runs a test's server with that many edge threads (scripts/test.mjs runs the
+ * HTTP conformance files a second time so); a test's own `http.threads` override wins.
+ */
+function threadsFromEnv(): Record<string, unknown> {
+  const raw = process.env.DICECHESS_HTTP_THREADS;
+  if (raw === undefined || raw === '') return {};
+  return { 'http.threads': raw === 'auto' ? 'auto' : Number(raw) };
+}
+
 /** Server seeds 0, 1, 2… of an app: the SHA-256 of a counter (distinct, and the same every run). */
 function seedSequence(): () => Uint8Array {
   let n = 0;
@@ -85,6 +95,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     'games.houseMoveDelayMs': 0,
     'webhooks.enabled': false,
     shards: 2,
+    ...threadsFromEnv(),
     ...opts.overrides,
   };
   const config = opts.env ? envConfig(opts.env, settings) : testConfig(settings);
