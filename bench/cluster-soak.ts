@@ -70,13 +70,14 @@ async function soak(n: number): Promise<Outcome> {
       const t = (performance.now() - start) / 1000;
       const info = await jsm.streams.info('DC_GAMES');
       const rssAnonMb: Record<string, number> = {};
-      for (const node of nodes) rssAnonMb[node.name] = rssOf(node.child.pid!);
+      // A node that died is left out of the sample; the run then fails below with its last lines.
+      for (const node of nodes) if (node.child.exitCode === null && node.child.signalCode === null) rssAnonMb[node.name] = rssOf(node.child.pid!);
       samples.push({ t, rssAnonMb, stream: { bytes: info.state.bytes, messages: info.state.messages, subjects: info.state.num_subjects ?? 0 } });
     };
     const summary = await runLoadDriver(nodes.map((x) => x.url).join(','), PAIRS, SECONDS * 1000, {
       onStart: () => {
         start = performance.now();
-        void take();
+        void take().catch(() => undefined);
         timer = setInterval(() => void take().catch(() => undefined), SAMPLE_S * 1000);
       },
       onStop: () => clearInterval(timer),
