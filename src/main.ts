@@ -7,7 +7,7 @@ import type { Config } from './server-config.js';
 import { projectFile } from './paths.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Result } from './domain/result.js';
-import { buildEdge } from './edge/app.js';
+import { buildEdge, gamePlacement } from './edge/app.js';
 import { EncodedBodies } from './edge/encoded-bodies.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
@@ -149,7 +149,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     ],
     unsentBytes: () => edge.sendBudget?.unsent() ?? 0,
     shardTime: () => ({ dispatch: transport instanceof WorkerTransport ? transport.time.dispatch : 0, apply: sharded.applySeconds }),
-    replicas: () => sharded.replicaStats(),
+    replicas: () => sharded.replicaStats(), cluster: cluster && (() => cluster!.transport.stats()),
   });
   const store = metrics.timedStore(openedStore);
 
@@ -289,7 +289,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log,
     store,
     games: sharded,
-    gameGate: cluster ? clusterGameGate(sharded, (id) => cluster.store.loadGame(id)) : undefined,
+    gameGate: cluster ? clusterGameGate(sharded, (id) => cluster.store.loadGame(id)) : undefined, placement: cluster && gamePlacement(config.cluster.node, (id) => cluster!.ownerOf(id)),
     identity,
     hub,
     challenges,

@@ -133,6 +133,21 @@ export class ClusterNode {
   }
 
   /**
+   * The node that owns (or is about to own) a game's shard, as this node sees it: itself while it
+   * holds the shard's lease, else the member the shard is assigned to in its view of the members
+   * (sorted names, shard s to member s mod N: what every node's leases settle to). Undefined before
+   * the node has joined. A proxy routes a game's requests there (docs/CLUSTER.md, "Routing to the owner").
+   */
+  ownerOf(gameId: string): string | undefined {
+    const ownership = this.ownership;
+    if (ownership === undefined || this.parts === undefined) return undefined;
+    const shard = this.parts.sharded.shardOfGame(gameId);
+    if (ownership.owns(shard)) return this.config.node;
+    const members = ownership.view();
+    return members.length === 0 ? undefined : members[shard % members.length];
+  }
+
+  /**
    * A lifecycle listener that sees only the games whose shard this node owns (webhook deliveries).
    * When this node takes a shard over, it sees the shard's live games resumed (see tookOver).
    */
@@ -174,6 +189,7 @@ export class ClusterNode {
       nc,
       clock,
       log,
+      node: config.node,
       leaseHeld: (s) => this.ownership?.owns(s) === true,
       served: (_shard, ids) => this.tookOver(ids),
       open: async (shard, post, fenced) => {

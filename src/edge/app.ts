@@ -22,6 +22,8 @@ import { EncodedBodies } from './encoded-bodies.js';
 import { SendBudget, type SendLimits } from './send-budget.js';
 import { bindWebPages, type WebAssets } from './web.js';
 
+export { gamePlacement } from './placement.js';
+
 export interface EdgeOptions {
   corsOrigins: readonly string[];
   trustedProxies: TrustedProxies | undefined;

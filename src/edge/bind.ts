@@ -8,6 +8,7 @@ import type { Principal } from '../domain/types.js';
 import type { EdgeDeps, HandlerTable, OperationId } from './deps.js';
 import { json, problem, unauthorized, type Reply } from './reply.js';
 import type { Router } from './router.js';
+import { GAME_ROUTES } from './placement.js';
 
 /**
  * The parse of an empty query, remembered per route: most public reads come without one, and a zod
@@ -69,6 +70,8 @@ export function bindRoutes(router: Router, deps: EdgeDeps, table: HandlerTable):
       sameSiteOnly: spec.auth === 'public' && !publicRead,
       // The legal-move tree can be large: it goes out gzipped to clients that accept it.
       headers: spec.operationId === 'getLegalMoves' ? ['accept-encoding'] : undefined,
+      // Cluster mode: which node answered and which owns the game (placement.ts).
+      headersFor: deps.placement && GAME_ROUTES.has(spec.operationId) ? (p) => deps.placement!.headers(p.id ?? '') : undefined,
     });
   }
 }

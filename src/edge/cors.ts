@@ -8,8 +8,8 @@ import type { HeaderList } from './responder.js';
 export type CorsPolicy = 'public' | 'restricted';
 
 // Browsers hide non-safelisted response headers from scripts unless exposed; a web client needs
-// these two to honour 429 and 401.
-const EXPOSE = ['access-control-expose-headers', 'Retry-After, WWW-Authenticate'] as const;
+// the first two to honour 429 and 401, and reads the cluster's two to find a game's owner (placement.ts).
+const EXPOSE = ['access-control-expose-headers', 'Retry-After, WWW-Authenticate, Dicechess-Node, Dicechess-Owner'] as const;
 const PUBLIC: HeaderList = [['access-control-allow-origin', '*'], EXPOSE];
 // Even a refusal varies by origin: a cache must not hand it to an allowed origin.
 const VARY_ONLY: HeaderList = [['vary', 'Origin']];

@@ -22,6 +22,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { Reply } from './reply.js';
 import type { SpectatorSeats } from './spectators.js';
 import type { GuestAbandonment } from '../services/guest-abandon.js';
+import type { GamePlacement } from './placement.js';
 
 export interface EdgeLimits {
   anonMints: RateLimiter;
@@ -111,6 +112,8 @@ export interface EdgeDeps {
   meter: EdgeMeter;
   /** Tests only: awaited by an account stream after it subscribed and before it reads its catch-up. */
   catchUpHold?: (principalId: string) => Promise<void>;
+  /** Cluster mode: the headers naming this node and the owner of a game (placement.ts). */
+  placement?: GamePlacement;
 }
 
 /** The operationIds of the route catalogue (src/wire/routes.ts). */

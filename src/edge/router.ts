@@ -11,7 +11,7 @@ import type { SendBudget } from './send-budget.js';
 import type { NdjsonOptions } from './ndjson.js';
 import { OpenCounts } from './open-counts.js';
 import { internalError, problem, tooManyRequests, type Reply } from './reply.js';
-import { Responder, type BugLog } from './responder.js';
+import { Responder, type BugLog, type HeaderList } from './responder.js';
 import type { AccessLog } from './access-log.js';
 
 /**
@@ -29,6 +29,8 @@ export interface RouteOptions {
   readonly headers?: readonly string[];
   /** Refuse (403) a browser's request sent from another site that is not a configured origin. */
   readonly sameSiteOnly?: boolean;
+  /** Headers added to every response of the route, from its path parameters. */
+  readonly headersFor?: (params: Readonly<Record<string, string>>) => HeaderList;
 }
 
 export interface ObservedResponse {
@@ -74,6 +76,7 @@ interface Route {
   readonly paramNames: readonly string[];
   readonly headers: readonly string[] | undefined;
   readonly sameSiteOnly: boolean;
+  readonly headersFor: RouteOptions['headersFor'];
 }
 
 interface PatternEntry {
@@ -157,6 +160,7 @@ export class Router {
       paramNames: paramNames(pattern),
       headers: [...(options.headers ?? []), ...(options.sameSiteOnly ? SITE_HEADERS : [])].map((h) => h.toLowerCase()),
       sameSiteOnly: options.sameSiteOnly ?? false,
+      headersFor: options.headersFor,
     };
     entry.methods.set(method, route.cors);
     const methods = [...entry.methods.keys()];
@@ -236,6 +240,7 @@ export class Router {
     const ctx = new RequestContext(raw, req, route.method, route.pattern, route.paramNames, route.headers, res, this.env);
     res.subject = ctx;
     res.baseHeaders = this.cors.headers(route.cors, ctx.headers.origin);
+    if (route.headersFor !== undefined) res.baseHeaders = [...res.baseHeaders, ...route.headersFor(ctx.params)];
     if (this.sendBudget !== undefined) res.sendGate = { budget: this.sendBudget, address: ctx.addressKey };
     if (this.perIp !== undefined && !this.admit(this.perIp, ctx, route)) return;
     const other = ctx.headers.other;

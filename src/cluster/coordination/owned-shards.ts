@@ -1,9 +1,10 @@
 // The owner's side of the logical shards a node holds: for each shard gained, a shard host (the same
 // ShardHost a worker thread runs, built by the composition root through `open`) fed with the command
-// batches that reach `dc.shard.<s>` (a ShardServer), its replies published on `dc.out.<s>` for every
-// node, except a game's updates, which go on `dc.out.<s>.<game>` for the nodes that follow it (see
-// nats-transport.ts); the order of the host's replies is kept across the two. On a drain or a loss
-// the host is stopped and the subject unserved.
+// batches that reach `dc.shard.<s>` (a ShardServer). Its replies go where they are needed (see
+// nats-transport.ts): an answer to the node that asked, on that node's `dc.node.<name>.<s>`; a game's
+// updates on `dc.out.<s>.<game>` for the nodes that follow it; what every node needs (a game started,
+// resumed or ended, the heads) on `dc.out.<s>`. The order of the host's replies is kept across them.
+// On a drain or a loss the host is stopped and the subject unserved.
 //
 // Request ids are unique per sending node only: each command that asks for an answer gets an id of
 // this owner's own before the host sees it, and the answer goes out under the sender's id, tagged with
@@ -15,7 +16,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Command, ShardReply } from '../../shard/protocol/messages.js';
-import { decodeCommands, encodeReplies, gameSubject, outSubject } from '../transport/nats-transport.js';
+import { decodeCommands, encodeReplies, gameSubject, nodeSubject, outSubject } from '../transport/nats-transport.js';
 import { publishInParts } from '../transport/reply-parts.js';
 import { ShardServer } from '../transport/shard-link.js';
 
@@ -41,6 +42,9 @@ export interface ShardHostsOptions {
   leaseHeld(shard: number): boolean;
   shardPrefix?: string;
   outPrefix?: string;
+  nodePrefix?: string;
+  /** This node's name, named on the answers to the batches it takes (ShardServer). */
+  node?: string;
   /** Requests waiting for their host's answer, remembered at most (default 100,000). */
   maxWaiting?: number;
   /** The shard is served here now, with the ids of the live games it resumed (taken over). */
@@ -83,6 +87,7 @@ export class OwnedShards {
   private readonly byRemote: LRUCache<string, number>;
   private nextRid = 1;
   private readonly outPrefix: string;
+  private readonly nodePrefix: string;
   /** Failed takeovers in a row of each shard whose lease is held (the next try waits longer). */
   private readonly failures = new Map<number, number>();
   /**
@@ -95,11 +100,13 @@ export class OwnedShards {
 
   constructor(private readonly o: ShardHostsOptions) {
     this.outPrefix = o.outPrefix ?? 'dc.out';
+    this.nodePrefix = o.nodePrefix ?? 'dc.node';
     this.waiting = new LRUCache({ max: o.maxWaiting ?? 100_000 });
     this.byRemote = new LRUCache({ max: o.maxWaiting ?? 100_000 });
     this.server = new ShardServer(o.nc, {
       clock: o.clock,
       prefix: o.shardPrefix,
+      node: o.node,
       owns: (s) => this.hosts.get(s)?.ready === true && o.leaseHeld(s),
       handle: async (s, bytes) => {
         this.handle(s, bytes);
@@ -223,18 +230,18 @@ export class OwnedShards {
    * mover may send again; failed for the rest), so no sender waits for its own timeout.
    */
   private abandon(shard: number): void {
-    const r: ShardReply[] = [];
-    const to: string[] = [];
+    const byNode = new Map<string, ShardReply[]>();
     for (const [rid, w] of this.waiting.entries()) {
       if (w.kind !== 'remote' || w.shard !== shard) continue;
       this.waiting.delete(rid);
       this.byRemote.delete(`${w.node}:${w.rid}`);
       if (w.answered) continue;
       // A game command's sender answers `failed` with the command's own "lost" answer ('busy' for a move).
+      const r = byNode.get(w.node) ?? [];
       r.push({ t: 'failed', rid: w.rid, error: `shard ${shard} moved to another node` });
-      to.push(w.node);
+      byNode.set(w.node, r);
     }
-    if (r.length > 0) this.publish(shard, { r, to });
+    for (const [node, r] of byNode) this.publish(shard, { r, to: r.map(() => node) }, nodeSubject(this.nodePrefix, node, shard));
   }
 
   /** A request of this node's own to a host, resolved by its answer. */
@@ -281,63 +288,55 @@ export class OwnedShards {
 
   private post(h: Hosted, batch: ShardReply[]): void {
     // Runs of consecutive replies for one subject, published in the host's order: a game's updates
-    // on its own subject, the rest on the shard's.
+    // on its own subject, an answer on its asking node's, what every node needs on the shard's.
     let r: ShardReply[] = [];
     let to: string[] = [];
-    let game: string | null = null;
-    const flush = (): void => {
-      if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to }, game);
-      r = [];
-      to = [];
+    let subject = '';
+    const add = (reply: ShardReply, node: string, on: string): void => {
+      if (on !== subject) {
+        if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to }, subject);
+        r = [];
+        to = [];
+        subject = on;
+      }
+      r.push(reply);
+      to.push(node);
     };
+    const everyNode = outSubject(this.outPrefix, h.shard);
     for (const reply of batch) {
       if (reply.t === 'stats') continue;
-      const subject = reply.t === 'update' ? reply.id : null;
-      if (subject !== game) {
-        flush();
-        game = subject;
-      }
       if (!('rid' in reply)) {
-        r.push(reply);
-        to.push('');
+        add(reply, '', reply.t === 'update' ? gameSubject(this.outPrefix, h.shard, reply.id) : everyNode);
         continue;
       }
       const w = this.waiting.get(reply.rid);
       if (w?.kind === 'own') {
         w.done(reply);
         // A game taken over here: every node's replica starts over from it (rid 0: no request's).
-        if (reply.t === 'resumed') {
-          r.push({ ...reply, rid: 0 });
-          to.push('');
-        }
+        if (reply.t === 'resumed') add({ ...reply, rid: 0 }, '', everyNode);
       } else if (w?.kind === 'remote') {
         if (!announcing(reply)) w.answered = true;
-        r.push({ ...reply, rid: w.rid });
-        to.push(w.node);
+        add({ ...reply, rid: w.rid }, w.node, nodeSubject(this.nodePrefix, w.node, h.shard));
         // A new game is announced to the other nodes too (rid 0), so their account streams get
         // its GameStart; the requester has it under its own rid.
-        if (reply.t === 'started') {
-          r.push({ ...reply, rid: 0 });
-          to.push(`!${w.node}`);
-        }
+        if (reply.t === 'started') add({ ...reply, rid: 0 }, `!${w.node}`, everyNode);
       }
     }
-    flush();
+    if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to }, subject);
   }
 
   /**
    * One message per batch, split in halves while too big for the servers (a large resume); a single
    * reply still too big (a large legal-move tree) goes in parts (transport/reply-parts.ts).
    */
-  private publish(shard: number, w: { r: ShardReply[]; to: string[] }, game: string | null = null): void {
+  private publish(shard: number, w: { r: ShardReply[]; to: string[] }, subject: string): void {
     const bytes = encodeReplies(w);
     if (bytes.byteLength > MAX_MESSAGE_BYTES && w.r.length > 1) {
       const half = Math.ceil(w.r.length / 2);
-      this.publish(shard, { r: w.r.slice(0, half), to: w.to.slice(0, half) }, game);
-      this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) }, game);
+      this.publish(shard, { r: w.r.slice(0, half), to: w.to.slice(0, half) }, subject);
+      this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) }, subject);
       return;
     }
-    const subject = game === null ? outSubject(this.outPrefix, shard) : gameSubject(this.outPrefix, shard, game);
     try {
       if (bytes.byteLength > MAX_MESSAGE_BYTES) publishInParts(this.o.nc, subject, bytes);
       else this.o.nc.publish(subject, bytes);

@@ -75,7 +75,7 @@ export function nodePermissions(streams: readonly ClusterStream[] = CLUSTER_STRE
     if (s.subjects.startsWith('$KV.')) writes.push(s.subjects);
   }
   return {
-    // dc.> covers the core subjects (dc.shard, dc.out, dc.acct, dc.evt, dc.svc, dc.seen) and the
+    // dc.> covers the core subjects (dc.shard, dc.node, dc.out, dc.acct, dc.evt, dc.svc, dc.seen) and the
     // streams' own (dc.game.*, dc.result.*).
     publish: { allow: ['dc.>', ...writes, ...api] },
     subscribe: { allow: ['dc.>', '_INBOX.>'] },

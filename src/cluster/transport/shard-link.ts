@@ -18,6 +18,8 @@ const LAST_ATTEMPT_MS = 5;
 const REQUEST_ID = 'Dc-Request-Id';
 const STATUS = 'Dc-Status';
 const NOT_OWNER = 'not-owner';
+/** The node that took a batch (set on its answers), so a sender can tell a batch it served itself. */
+const NODE = 'Dc-Node';
 
 export const shardSubject = (prefix: string, shard: number): string => `${prefix}.${shard}`;
 
@@ -32,6 +34,8 @@ export interface ShardServerOptions {
   maxRemembered?: number;
   /** How late a "not owner" answer goes out (default 25 ms). */
   notOwnerDelayMs?: number;
+  /** This node's name, given on each answer (none without). */
+  node?: string;
 }
 
 /** The owner's side: serves the subjects of the shards it holds. */
@@ -78,8 +82,14 @@ export class ShardServer {
       answer = this.o.handle(shard, m.data);
       if (id) this.answers.set(id, answer);
     }
+    const node = this.o.node;
     answer.then(
-      (data) => m.respond(data),
+      (data) => {
+        if (node === undefined) return void m.respond(data);
+        const h = headers();
+        h.set(NODE, node);
+        m.respond(data, { headers: h });
+      },
       () => {
         if (id) this.answers.delete(id); // a failed batch may be tried again
       },
@@ -94,6 +104,8 @@ export interface ShardClientOptions {
   attemptTimeoutMs?: number;
   /** Wait before trying again after "not owner" or no responders (default 50 ms, doubling to 1 s). */
   backoffMs?: number;
+  /** Told, for each batch an owner took, the name it gave ('' when none). */
+  onAnswered?: (node: string) => void;
 }
 
 export class ShardUnavailable extends Error {
@@ -132,7 +144,10 @@ export class ShardClient {
       const timeout = Math.max(1, Math.min(this.o.attemptTimeoutMs ?? 1000, giveUpAt - this.o.clock.monotonic()));
       try {
         const reply = await this.nc.request(shardSubject(this.prefix, shard), batch, { timeout, headers: h });
-        if (reply.headers?.get(STATUS) !== NOT_OWNER) return reply.data;
+        if (reply.headers?.get(STATUS) !== NOT_OWNER) {
+          this.o.onAnswered?.(reply.headers?.get(NODE) ?? '');
+          return reply.data;
+        }
         last = 'not owner';
       } catch (e) {
         if (e instanceof TimeoutError) {

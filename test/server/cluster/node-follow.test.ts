@@ -14,11 +14,13 @@ import { prng } from '../../helpers/prng.js';
 import { versionGaps } from '../../helpers/audit.js';
 import { eventually } from '../../helpers/nats-cluster.js';
 import { shardIndex, shardKey } from '../../../src/shard/protocol/messages.js';
+import { connectCluster } from '../../../src/cluster/transport/nats.js';
+import { decodeReplies, type ReplyWire } from '../../../src/cluster/transport/nats-transport.js';
 
 type Json = any;
 const SHARDS = 6;
 
-const { nodes } = await startNodeCluster(t, 'dc-follow', {
+const { nats, nodes } = await startNodeCluster(t, 'dc-follow', {
   cluster: { shards: SHARDS, leaseTtlMs: 10_000, followIdleMs: 1_000 },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 0, seedGraceMs: 0 },
@@ -169,4 +171,69 @@ t.test('a game nobody asks about any more is dropped after followIdleMs, and fol
   t.ok(await eventually(async () => !(await publicListed(Y, gameId)), 10_000), 'Y no longer lists it live');
   const h = (await call(Y, 'GET', `/games/${gameId}/history`)).json as Json;
   t.ok(h?.status && 'Ended' in h.status, 'Y shows it ended');
+});
+
+t.test('game routes name the node that owns the game, which takes its commands itself; answers go only to the node that asked', async (t) => {
+  // What crosses the shards' subjects meanwhile, heard by a client of the test's own.
+  const nc = await connectCluster(nats.urls, 'follow-test-listener');
+  t.teardown(() => nc.close());
+  const heard: { subject: string; w: ReplyWire }[] = [];
+  const listen = (subject: string) =>
+    nc.subscribe(subject, {
+      callback: (err, m) => {
+        if (err !== null || m.headers?.get('Dc-Part')) return; // a reply in parts: not one of these
+        try {
+          heard.push({ subject: m.subject, w: decodeReplies(m.data) });
+        } catch {
+          // not a reply batch
+        }
+      },
+    });
+  listen('dc.out.>');
+  listen('dc.node.>');
+  await nc.flush();
+
+  const P = nodes[2];
+  const reg = await call(P, 'POST', '/bot/register', undefined, { team: 'follow', name: 'owner' });
+  const token = (reg.json as Json).token as string;
+  t.equal((await call(P, 'POST', '/bot/challenge', token, { team: 'house', name: 'random' })).status, 201, 'challenged house/random on P');
+  let gameId = '';
+  await eventually(async () => {
+    gameId = (((await call(P, 'GET', '/bot/games', token)).json as Json)?.games ?? [])[0]?.gameId ?? '';
+    return gameId !== '';
+  });
+  const shard = shardIndex(shardKey(gameId, null), SHARDS);
+  const owner = nodes[shard % 3];
+  const Y = nodes.find((n) => n !== owner && n !== P) ?? nodes.find((n) => n !== owner)!;
+  t.comment(`game ${gameId} on shard ${shard}: owner ${owner.name}, player's node ${P.name}, reader ${Y.name}`);
+
+  for (const n of nodes) {
+    const r = await call(n, 'GET', `/games/${gameId}`);
+    t.equal(r.status, 200, `${n.name} answers the game`);
+    t.equal(r.headers['dicechess-node'], n.name, `${n.name} names itself`);
+    t.equal(r.headers['dicechess-owner'], owner.name, `${n.name} names the owner, ${owner.name}`);
+    t.match(r.headers['access-control-expose-headers'], /Dicechess-Owner/, 'a web page may read it');
+  }
+  t.notOk((await call(P, 'GET', '/games')).headers['dicechess-owner'], 'a route about no one game names no owner');
+
+  // Sent to the owner, a command is taken there: no batch of the owner's goes to another node.
+  const batches = async (taken: string) => metric(owner, `dicechess_cluster_shard_batches_total{taken="${taken}"}`).catch(() => NaN);
+  const [here, elsewhere] = [await batches('here'), await batches('elsewhere')];
+  const resigned = await call(owner, 'POST', `/bot/game/${gameId}/resign`, token);
+  t.equal(resigned.status, 202, 'resigned through the owner');
+  t.equal(resigned.headers['dicechess-owner'], owner.name, 'the command route names the owner too');
+  t.ok((await batches('here')) > here, 'the owner took the batch itself');
+  t.equal(await batches('elsewhere'), elsewhere, 'and forwarded none');
+  t.ok(await eventually(async () => heard.some(({ w }) => w.r.some((r) => r.t === 'ended' && r.rec.id === gameId))), 'the ending was announced');
+
+  // Every answer went to its asker's own subject, none to the subjects every node hears.
+  const named = (to: string) => to !== '' && !to.startsWith('!');
+  const broadcastAnswers = heard.filter(({ subject, w }) => subject.startsWith('dc.out.') && w.to.some(named));
+  t.same(broadcastAnswers.map(({ subject, w }) => `${subject}: ${w.r.map((r) => r.t).join(',')}`), [], 'no answer on dc.out');
+  const direct = heard.filter(({ subject }) => subject.startsWith('dc.node.'));
+  t.ok(direct.length > 0, 'answers came on the nodes\' own subjects');
+  t.ok(direct.every(({ subject, w }) => w.to.every((to) => subject.split('.')[2] === to)), "each on its asker's subject");
+  t.ok(direct.some(({ subject, w }) => subject === `dc.node.${Y.name}.${shard}` && w.r.some((r) => r.t === 'synced' && r.rec.id === gameId)), `the game's state asked by ${Y.name} went to ${Y.name} only`);
+  t.ok(direct.some(({ subject, w }) => subject === `dc.node.${owner.name}.${shard}` && w.r.some((r) => r.t === 'answer')), "the resign's answer went to the owner only");
+  t.ok(heard.every(({ subject, w }) => !subject.startsWith('dc.out.') || w.r.every((r) => r.t !== 'synced' && r.t !== 'answer' && r.t !== 'done' && r.t !== 'failed')), 'no sync answer, command answer or failure on dc.out');
 });
