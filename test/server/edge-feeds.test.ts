@@ -115,3 +115,25 @@ t.test('an edge thread with no stream of a game receives none of its updates', a
   t.equal(after[1], before[1], 'thread 1, with no stream of the game, received none');
   kept.destroy();
 });
+
+t.test('with shard worker threads too: the ports reach the workers, and a stream reads its game to the end', async (t) => {
+  const app = await bootApp(t, { rules: 'workers', overrides: { 'http.threads': 2 } });
+  const white = await Bot.anon(app, 'white');
+  const black = await Bot.anon(app, 'black');
+  const gameId = await white.playAgainst(black);
+  const { s, thread } = await watch(app, gameId);
+  const random = rng(3);
+  for (let done = 0; done < 2; ) {
+    const m = await fullTree(app, gameId);
+    if (!m.dicePending) continue;
+    const mover = m.dfen.split(' ')[1] === 'w' ? white : black;
+    if ((await mover.move(gameId, randomPath(m.legalMoves as Tree, random))).status === 200) done++;
+  }
+  t.equal((await black.resign(gameId)).status, 202, 'Black resigns');
+  const { lines, complete } = await rest(s);
+  t.ok(complete, 'the stream ends cleanly');
+  const vs = lines.map((l) => (Object.values(JSON.parse(l) as Record<string, { v: number }>)[0]).v);
+  t.same(vs, vs.map((_, i) => vs[0] + i), `versions go up by one: ${vs.join(', ')}`);
+  t.match(lines.at(-1), /^\{"GameEnded"/);
+  t.ok(threads(app).feedUpdatesPerThread()[thread] > 0, `thread ${thread} received the game's updates from the worker`);
+});
