@@ -7,7 +7,7 @@ import t from 'tap';
 import { bootApp, type TestApp } from '../helpers/app.js';
 import { Bot } from '../helpers/bot.js';
 import { fullTree, seededGame } from '../helpers/games.js';
-import { openLines, type LineReader, type Teardown } from '../helpers/http.js';
+import { openLines, request, type LineReader, type Teardown } from '../helpers/http.js';
 import { randomPath, type Tree } from '../helpers/play.js';
 import { until } from '../helpers/poll.js';
 import { prng as rng } from '../helpers/prng.js';
@@ -136,4 +136,55 @@ t.test('with shard worker threads too: the ports reach the workers, and a stream
   t.same(vs, vs.map((_, i) => vs[0] + i), `versions go up by one: ${vs.join(', ')}`);
   t.match(lines.at(-1), /^\{"GameEnded"/);
   t.ok(threads(app).feedUpdatesPerThread()[thread] > 0, `thread ${thread} received the game's updates from the worker`);
+});
+
+t.test('the stream caps hold across threads for followed streams, and a closed one gives its place back', async (t) => {
+  const app = await bootApp(t, { overrides: { ...HOLD, 'http.threads': 2, 'limits.streamsPerIdentity': 2, 'spectators.maxPerGame': 2 } });
+  const white = await Bot.anon(app, 'white');
+  const black = await Bot.anon(app, 'black');
+  const watcher = await Bot.anon(app, 'watcher');
+  const { gameId } = await seededGame(app, white, black);
+  const auth = { authorization: `Bearer ${watcher.token}` };
+  /** A stream on a fresh connection: its status, the refusal's code, and the thread that took it. */
+  const open = async (path: string, headers?: Record<string, string>) => {
+    const before = threads(app).requestsPerThread();
+    const s = await openLines(`${app.base}${path}`, headers);
+    const thread = threads(app).requestsPerThread().findIndex((n, i) => n > before[i]);
+    return { s, thread };
+  };
+  for (const [path, headers, code] of [
+    [`/bot/game/stream/${gameId}`, auth, 'too_many_streams'],
+    [`/games/${gameId}/stream`, undefined, 'too_many_spectators'],
+  ] as const) {
+    const held = [await open(path, headers), await open(path, headers)];
+    t.same(held.map((h) => h.s.status), [200, 200], `${path}: two streams open (threads ${held.map((h) => h.thread).join(', ')})`);
+    const refusedOn = new Set<number>();
+    await until(async () => {
+      const r = await open(path, headers);
+      r.s.destroy();
+      t.equal(r.s.status, 429, `refused on thread ${r.thread}`);
+      refusedOn.add(r.thread);
+      return refusedOn.size === 2 ? true : undefined;
+    }, 'a refusal on each thread', 200);
+    t.match((await request('GET', `${app.base}${path}`, { headers })).json, { code }, `the refusal is ${code}`);
+    held[0].s.destroy();
+    await until(async () => {
+      const r = await open(path, headers);
+      if (r.s.status === 200) held[0] = r;
+      else r.s.destroy();
+      return r.s.status === 200 ? true : undefined;
+    }, 'the place to come back', 200);
+    t.pass('a closed stream gave its place back');
+    // The streams held are followed on their threads: a refused move reaches each of them from the shard.
+    const before = threads(app).feedUpdatesPerThread();
+    const idle = (await fullTree(app, gameId)).dfen.split(' ')[1] === 'w' ? black : white;
+    t.equal((await idle.move(gameId, ['a7a6'])).status, 409);
+    for (const h of held) {
+      for (let line = await h.s.next(); line !== undefined && !line.startsWith('{"Rejected"'); line = await h.s.next());
+    }
+    const after = threads(app).feedUpdatesPerThread();
+    for (const h of held) t.ok(after[h.thread] > before[h.thread], `the stream on thread ${h.thread} was fed by the shard`);
+    for (const h of held) h.s.destroy();
+    await until(async () => (subscribers(app, gameId) === 0 ? true : undefined), 'the streams to close');
+  }
 });
