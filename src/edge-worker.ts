@@ -12,13 +12,17 @@ const port = parentPort;
 if (!port) throw new Error('edge-worker runs only as a worker thread');
 
 const counters = new Int32Array(data.counters);
+const feedCounters = new Int32Array(data.feedCounters);
 const app = uWS.App();
 const server = new EdgeServer({
   app,
   routes: data.routes,
   post: (buf) => port.postMessage(buf, [buf]),
   counted: () => void Atomics.add(counters, data.index, 1),
+  fed: () => void Atomics.add(feedCounters, data.index, 1),
+  maxBufferedBytes: data.maxBufferedBytes,
 });
+data.feeds.forEach((feed, shard) => server.feeds.connect(shard, feed));
 const web = data.webDir === null ? undefined : loadWebAssets(data.webDir);
 if (web) bindWebPages(app, web);
 
@@ -31,10 +35,14 @@ port.on('message', (msg: ArrayBuffer | EdgeControl) => {
     case 'unlisten':
       server.unlisten();
       return;
+    case 'feed':
+      server.feeds.connect(msg.shard, msg.port);
+      return;
     case 'stop':
       // Every socket closed and the port let go: the thread ends by itself (terminating a thread that
       // holds uWS sockets aborts the process).
       server.stop();
+      server.feeds.close();
       port.close();
       return;
   }

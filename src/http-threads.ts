@@ -5,10 +5,14 @@ import { availableParallelism } from 'node:os';
 import type { TemplatedApp } from 'uWebSockets.js';
 import type { Logger } from './domain/log.js';
 import { listen, type Listenable, type Listening } from './edge/listen.js';
+import type { EdgeDeps } from './edge/deps.js';
+import { FeedHub } from './edge/threads/feed-hub.js';
 import { EdgeThreads } from './edge/threads/pool.js';
 import { RecordingApp } from './edge/threads/recording-app.js';
 import { loadWebAssets, type WebAssets } from './edge/web.js';
 import type { Config } from './server-config.js';
+import { GameReplica } from './shard/main/replica.js';
+import type { ShardedGames } from './shard/main/sharded-games.js';
 
 /** `http.threads` as a count: 'auto' is about half the cores, at least 1. */
 export function httpThreadCount(threads: Config['http']['threads']): number {
@@ -25,16 +29,28 @@ export interface HttpEdge {
   listen(edge: Listenable, host: string, port: number): Promise<Listening & { readonly stopped?: Promise<void> }>;
 }
 
+/** With several edge threads, the channels between them and the shards (game streams' lines go straight to the edges). */
+export function feedHub(config: Config, cluster: boolean): FeedHub | undefined {
+  const count = cluster ? 1 : httpThreadCount(config.http.threads);
+  return count > 1 ? new FeedHub(count) : undefined;
+}
+
+/** Which live games an edge thread may follow on their shard: a replica not being resynced. */
+export function gameFeedOf(sharded: ShardedGames): NonNullable<EdgeDeps['gameFeed']> {
+  return (g) => (g instanceof GameReplica && !g.syncing ? { shard: sharded.shardOfGame(g.id), seq: () => g.seq } : undefined);
+}
+
 /**
  * A cluster node keeps one thread: its edge is handed over from the starting app on the same socket
  * (src/edge/starting.ts), which is one uWS app.
  */
-export function httpEdge(config: Config, o: { cluster: boolean; webDir: string; log: Logger; around: (fn: () => void) => void }): HttpEdge {
+export function httpEdge(config: Config, o: { cluster: boolean; webDir: string; log: Logger; around: (fn: () => void) => void; feeds?: FeedHub }): HttpEdge {
   const count = o.cluster ? 1 : httpThreadCount(config.http.threads);
   if (count === 1) return { app: undefined, web: loadWebAssets(o.webDir), threads: undefined, listen };
   const recording = new RecordingApp();
   const threads = new EdgeThreads(recording, {
     script: new URL('./edge-worker.js', import.meta.url), count, log: o.log, around: o.around,
+    feeds: o.feeds, maxBufferedBytes: config.streams.maxBufferedBytes,
     webDir: loadWebAssets(o.webDir) === undefined ? null : o.webDir,
   });
   return { app: recording.app, web: undefined, threads, listen: (edge, host, port) => threads.listen(edge, host, port) };

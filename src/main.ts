@@ -13,7 +13,7 @@ import { RateLimiter } from './edge/rate-limit.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
 import type { Listening } from './edge/listen.js';
-import { httpEdge } from './http-threads.js';
+import { feedHub, gameFeedOf, httpEdge } from './http-threads.js';
 import type { EdgeThreads } from './edge/threads/pool.js';
 import { listenStarting } from './edge/starting.js';
 import { listenMetrics } from './edge/metrics-listener.js';
@@ -187,13 +187,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const forwarded = !cluster && !openedStore.persistent && !(opts.shards === 'loopback' && opts.store !== undefined);
   const shardCount = cluster ? cluster.shards : config.shards === 'auto' ? Math.max(1, availableParallelism() - 1) : config.shards;
   let transport: ShardTransport;
+  const feeds = feedHub(config, cluster !== undefined); // ports between edge threads and shards, if several
   if (cluster) transport = cluster.transport;
   else if (opts.shards === 'loopback') {
     const shared = openedStore;
     transport = new LoopbackTransport({
       clock, config: config.games, log, housePlayers, random: opts.random, serverSeed: opts.serverSeed,
       storeFor: () => (forwarded ? { mode: 'forwarding', games: new ForwardingStore() } : { mode: 'shared', games: shared }),
-    });
+    }, feeds?.shardEnds);
   } else {
     if (!forwarded && !(openedStore instanceof LmdbStore)) {
       await openedStore.close();
@@ -203,9 +204,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       store: openedStore instanceof LmdbStore ? { memory: false, dataDir: openedStore.dir } : { memory: true },
       config: config.games,
       house: [...housePlayers],
-      logLevel: config.logLevel,
-      statsEveryMs: 1000,
-    });
+      logLevel: config.logLevel, statsEveryMs: 1000,
+    }, feeds?.shardEnds);
   }
   // Large moves bodies kept on main, one per live game: a game's goes when it ends.
   const movesBodies = new EncodedBodies({}, (id) => sharded.get(id) !== undefined);
@@ -308,10 +308,10 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics: metricsApart ? null : () => metrics.text(),
     ready: () => readiness.report(),
     meter: metrics.edge,
-    catchUpHold: opts.catchUpHold,
+    catchUpHold: opts.catchUpHold, gameFeed: feeds && gameFeedOf(sharded), // edge threads' streams follow games on their shards
   };
 
-  const http = httpEdge(config, { cluster: cluster !== undefined, webDir: opts.webDir ?? projectFile('dist', 'web'), log, around: gatherWrites });
+  const http = httpEdge(config, { cluster: cluster !== undefined, webDir: opts.webDir ?? projectFile('dist', 'web'), log, around: gatherWrites, feeds });
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins, trustedProxies: proxies.value, maxBodyBytes: config.limits.maxBodyBytes,
     keepAliveMs: config.streams.keepAliveMs, maxBufferedBytes: config.streams.maxBufferedBytes,

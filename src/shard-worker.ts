@@ -7,6 +7,8 @@ import { armShardHeapSnapshots } from './debug-heap.js';
 import { armIdleCollection } from './idle-memory.js';
 import { ForwardingStore } from './shard/owner/forwarding-store.js';
 import { ShardHost, type ShardStore } from './shard/owner/host.js';
+import { EdgeFeedPublisher } from './shard/owner/edge-feeds.js';
+import type { FeedPort } from './domain/edge-feed.js';
 import type { Command } from './shard/protocol/messages.js';
 import { batchOf, wireOf } from './shard/protocol/codec.js';
 import type { ShardWorkerData } from './shard/main/worker-transport.js';
@@ -29,6 +31,8 @@ const log = createLogger(data.logLevel);
 armShardHeapSnapshots(`shard-${data.index}`, (path) => log.info({ path }, 'heap snapshot written'));
 armIdleCollection((freed) => log.info({ thread: `shard-${data.index}`, freedMb: Math.round(freed / 1048576) }, 'idle: heap collected'));
 
+// With several HTTP threads, main hands over a port to each (feedPorts in worker-transport.ts).
+const feeds = new EdgeFeedPublisher((fn) => setImmediate(fn));
 const host = new ShardHost({
   store,
   clock: systemClock,
@@ -37,9 +41,13 @@ const host = new ShardHost({
   housePlayers: new Map(data.house),
   statsEveryMs: data.statsEveryMs,
   post: (batch) => {
+    feeds.saw(batch);
     const { data, transfer } = wireOf(batch);
     port.postMessage(data, transfer);
   },
   later: (fn) => setImmediate(fn),
 });
-port.on('message', (data: unknown) => host.receive(batchOf(data) as Command[]));
+port.on('message', (data: unknown) => {
+  if (typeof data === 'object' && data !== null && 'feeds' in data) return feeds.attach((data as { feeds: FeedPort[] }).feeds);
+  host.receive(batchOf(data) as Command[]);
+});

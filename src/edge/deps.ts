@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../domain/log.js';
 import type { Principal } from '../domain/types.js';
-import type { GameDirectory } from '../game/types.js';
+import type { GameDirectory, GameHandle } from '../game/types.js';
 import type { Store } from '../store/types.js';
 import type { AccountHub } from '../services/account-hub.js';
 import type { ChallengeCall, ChallengeService } from '../services/challenges.js';
@@ -114,6 +114,11 @@ export interface EdgeDeps {
   catchUpHold?: (principalId: string) => Promise<void>;
   /** Cluster mode: the headers naming this node and the owner of a game (placement.ts). */
   placement?: GamePlacement;
+  /**
+   * With edge threads: a live game's shard and the seq of its replica's last update, for a stream
+   * whose lines its edge thread then takes from the shard (undefined: main writes them).
+   */
+  gameFeed?: (game: GameHandle) => { shard: number; seq(): number } | undefined;
 }
 
 /** The operationIds of the route catalogue (src/wire/routes.ts). */

@@ -94,6 +94,11 @@ export function openNdjson(res: Responder, opts: Partial<NdjsonOptions> = {}): N
   return stream;
 }
 
+/** The response an open stream writes to (undefined for HEAD or a closed one). */
+export function responseOf(stream: NdjsonStream): HttpResponse | undefined {
+  return stream instanceof Stream ? stream.response : undefined;
+}
+
 /** Streams holding lines written inside `gatherWrites`, to send when it returns. */
 let gathering: Set<Stream> | null = null;
 
@@ -163,6 +168,11 @@ class Stream implements NdjsonStream {
 
   get closed(): boolean {
     return this.closedWith !== undefined;
+  }
+
+  /** The response under the stream (an edge thread's stand-in may carry the lines itself). */
+  get response(): HttpResponse | undefined {
+    return this.raw;
   }
 
   get queuedBytes(): number {

@@ -5,7 +5,8 @@
 import type { GameHandle } from '../../game/types.js';
 import type { RequestContext } from '../context.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
-import type { NdjsonStream } from '../ndjson.js';
+import { responseOf, type NdjsonStream } from '../ndjson.js';
+import { ProxiedResponse } from '../threads/proxied.js';
 import { problem, tooManyRequests, type Reply } from '../reply.js';
 import type { SpectatorRefusal } from '../spectators.js';
 import { openAccountStream, type AccountStreamDeps } from './account-stream.js';
@@ -14,7 +15,7 @@ import { openAccountStream, type AccountStreamDeps } from './account-stream.js';
 const STREAM_RETRY_SECONDS = 10;
 
 /** What the stream routes use. */
-export type StreamRouteDeps = AccountStreamDeps & Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter' | 'guestAbandonment'> & {
+export type StreamRouteDeps = AccountStreamDeps & Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter' | 'guestAbandonment' | 'gameFeed'> & {
   limits: Pick<EdgeDeps['limits'], 'streams'>;
 };
 
@@ -59,7 +60,7 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
       if ('refused' in opened) return opened.refused;
       opened.stream.onClose(deps.meter.streamOpened('game'));
       if (call.principal.tier === 'guest' && deps.guestAbandonment) opened.stream.onClose(deps.guestAbandonment.streamOpened(game.id));
-      followGame(game, opened.stream);
+      followGame(game, opened.stream, deps.gameFeed);
     },
 
     // The same public events for anyone, no token: spectators (the web page) watch games with it.
@@ -72,7 +73,7 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
       const stream = call.ctx.ndjson();
       stream.onClose(release);
       stream.onClose(deps.meter.streamOpened('spectator'));
-      followGame(game, stream);
+      followGame(game, stream, deps.gameFeed);
     },
   };
 }
@@ -81,11 +82,16 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
  * Snapshot, then every event of one game, closing after GameEnded. Game events carry public faces
  * only (never a raw id or a token), so the authenticated and the public stream share this.
  */
-function followGame(game: GameHandle, stream: NdjsonStream): void {
+function followGame(game: GameHandle, stream: NdjsonStream, feedOf: StreamRouteDeps['gameFeed']): void {
+  // On an edge thread with ports to the shards, the lines after the snapshot come from the game's
+  // shard to that thread (src/edge/threads/game-feeds.ts): main still opens, counts and ends it.
+  const res: unknown = responseOf(stream);
+  const proxied = res instanceof ProxiedResponse && res.feeds ? res : undefined;
+  const feed = proxied && feedOf?.(game);
   // Snapshot and subscription happen in one synchronous step: no event can fall between them.
   const sub = game.subscribe({
-    deliver: (frame) => void stream.write(frame.line),
-    deliverAll: (frames) => void stream.write(frames.length === 1 ? frames[0].line : frames.map((f) => f.line).join('')),
+    deliver: feed ? () => {} : (frame) => void stream.write(frame.line),
+    deliverAll: feed ? () => {} : (frames) => void stream.write(frames.length === 1 ? frames[0].line : frames.map((f) => f.line).join('')),
     close: () => stream.end(),
   });
   stream.write(sub.snapshot.line);
@@ -94,5 +100,6 @@ function followGame(game: GameHandle, stream: NdjsonStream): void {
     stream.end();
     return;
   }
+  if (proxied && feed) proxied.follow(game.id, feed.shard, feed.seq(), feed.seq);
   stream.onClose(() => sub.unsubscribe());
 }

@@ -21,6 +21,8 @@ export class EdgeLink implements DownSink {
     private readonly log: Pick<Logger, 'error'>,
     /** Runs around the handling of one batch (the shards' writes are gathered the same way). */
     private readonly around: (fn: () => void) => void = (fn) => fn(),
+    /** The thread has ports to the shards: game streams may follow their game there (game-feeds.ts). */
+    readonly feeds = false,
   ) {}
 
   /** Responses main still writes to (tests, metrics). */

@@ -4,6 +4,7 @@
 // does to the real connection what main's handler did to its stand-in. The static web page is
 // answered here without main. Nothing here parses JSON or knows a route's meaning.
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import { GameFeeds, type FeedTarget } from './game-feeds.js';
 import { DOWN, packBatch, paramCount, unpackBatch, UP, type DownMessage, type RouteKey, type UpMessage } from './protocol.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -25,6 +26,13 @@ interface Open {
   blocked: boolean;
   watching: boolean;
   sized: Sized | undefined;
+  /** A followed stream's bytes waiting for the socket (lines from the shard, then main's writes). */
+  held: Uint8Array[];
+  heldBytes: number;
+  /** From UNTIL: main's END waits until the followed stream has written this update. */
+  until: number | undefined;
+  /** Main's END of a followed stream, waiting for `until`. */
+  deferred?: DownMessage;
 }
 
 export interface EdgeServerDeps {
@@ -34,12 +42,18 @@ export interface EdgeServerDeps {
   readonly post: (buf: ArrayBuffer) => void;
   /** Counts a request taken by this thread. */
   readonly counted: () => void;
+  /** Counts a game update received from a shard (edge feeds). */
+  readonly fed?: () => void;
+  /** Bytes a followed stream may hold for a slow reader before it is cut off. */
+  readonly maxBufferedBytes?: number;
 }
 
 type Registrar = (pattern: string, handler: (res: HttpResponse, req: HttpRequest) => void) => unknown;
 
-export class EdgeServer {
+export class EdgeServer implements FeedTarget {
   private readonly open = new Map<number, Open>();
+  /** The game streams whose lines come straight from the shards. */
+  readonly feeds: GameFeeds;
   private nextId = 1;
   private out: UpMessage[] = [];
   private flushing = false;
@@ -47,6 +61,7 @@ export class EdgeServer {
   private refusing = false;
 
   constructor(private readonly d: EdgeServerDeps) {
+    this.feeds = new GameFeeds(this, d.fed ?? (() => {}));
     const app = d.app as unknown as Record<string, Registrar>;
     d.routes.forEach(([method, pattern], route) => {
       const params = paramCount(pattern);
@@ -76,8 +91,10 @@ export class EdgeServer {
   /** Closes every connection, idle ones included (the thread may then end). */
   stop(): void {
     this.unlisten();
-    for (const o of this.open.values()) o.res.close();
-    this.open.clear();
+    for (const [id, o] of [...this.open]) {
+      this.gone(id);
+      o.res.close();
+    }
     (this.d.app as unknown as { close?: () => void }).close?.();
   }
 
@@ -94,10 +111,10 @@ export class EdgeServer {
     const headers: string[] = [];
     req.forEach((k, v) => void headers.push(k, v));
     const peer = new Uint8Array(res.getRemoteAddressAsText().slice(0));
-    const o: Open = { res, blocked: false, watching: false, sized: undefined };
+    const o: Open = { res, blocked: false, watching: false, sized: undefined, held: [], heldBytes: 0, until: undefined };
     this.open.set(id, o);
     res.onAborted(() => {
-      if (this.open.delete(id)) this.queue([UP.ABORTED, id]);
+      if (this.gone(id)) this.queue([UP.ABORTED, id]);
     });
     this.queue([UP.REQUEST, id, route, method, req.getUrl(), req.getQuery() ?? null, values, headers, peer]);
     if (BODY_METHODS.has(method.toUpperCase())) {
@@ -136,18 +153,21 @@ export class EdgeServer {
         res.writeHeader(m[2], m[3]);
         return;
       case DOWN.WRITE:
-        if (!res.write(m[2]) && !o.blocked) {
-          o.blocked = true;
-          this.watch(id, o);
-          this.queue([UP.BLOCKED, id]);
-        }
+        this.writeStream(id, o, m[2]);
         return;
       case DOWN.END:
-        this.open.delete(id);
+        // A followed stream's end waits for the game's last lines, which come from the shard.
+        if (o.until !== undefined && !this.feeds.endAfter(id, o.until)) {
+          o.until = undefined;
+          o.deferred = m;
+          return;
+        }
+        this.gone(id);
+        this.flushHeld(o);
         res.end(m[2] ?? '', m[3]);
         return;
       case DOWN.END_EMPTY:
-        this.open.delete(id);
+        this.gone(id);
         res.endWithoutBody();
         return;
       case DOWN.SIZED: {
@@ -157,10 +177,70 @@ export class EdgeServer {
         return;
       }
       case DOWN.CLOSE:
-        this.open.delete(id);
+        this.gone(id);
         res.close();
         return;
+      case DOWN.FOLLOW:
+        this.feeds.follow(id, m[2], m[3], m[4]);
+        return;
+      case DOWN.UNTIL:
+        o.until = m[2];
+        return;
     }
+  }
+
+  /** The response is over here: forgotten, and its game let go if it followed one. */
+  private gone(id: number): boolean {
+    this.feeds.drop(id);
+    return this.open.delete(id);
+  }
+
+  /** A stream's bytes: after any held ones; held past a full socket, cut off past the bound. */
+  private writeStream(id: number, o: Open, bytes: Uint8Array): void {
+    if (o.held.length > 0 || (o.blocked && this.feeds.has(id))) {
+      o.held.push(bytes);
+      o.heldBytes += bytes.byteLength;
+      if (o.heldBytes > (this.d.maxBufferedBytes ?? Infinity)) this.cut(id);
+      return;
+    }
+    if (!o.res.write(bytes) && !o.blocked) {
+      o.blocked = true;
+      this.watch(id, o);
+      this.queue([UP.BLOCKED, id]);
+    }
+  }
+
+  private flushHeld(o: Open): boolean {
+    if (o.held.length === 0) return true;
+    const all = o.held.length === 1 ? o.held[0] : Buffer.concat(o.held);
+    o.held = [];
+    o.heldBytes = 0;
+    return o.res.write(all);
+  }
+
+  // ── FeedTarget: what the game feeds do to a followed stream ──
+
+  write(id: number, bytes: Uint8Array): boolean {
+    const o = this.open.get(id);
+    if (o === undefined) return false;
+    o.res.cork(() => this.writeStream(id, o, bytes));
+    return this.open.get(id) === o;
+  }
+
+  finish(id: number): void {
+    const o = this.open.get(id);
+    const m = o?.deferred;
+    if (o === undefined || m === undefined) return;
+    o.deferred = undefined;
+    o.res.cork(() => this.apply(id, o, m));
+  }
+
+  cut(id: number): void {
+    const o = this.open.get(id);
+    if (o === undefined) return;
+    this.gone(id);
+    o.res.close();
+    this.queue([UP.ABORTED, id]);
   }
 
   /** Hands a sized answer's bytes to the socket until it is full; reports the progress to main. */
@@ -172,7 +252,7 @@ export class EdgeServer {
       if (s.start < 0) s.start = res.getWriteOffset();
       const [ok, done] = res.tryEnd(chunk.subarray(s.sent - s.from), s.total);
       if (done) {
-        this.open.delete(id);
+        this.gone(id);
         this.queue([UP.WRITABLE, id, s.total]);
         return;
       }
@@ -194,6 +274,9 @@ export class EdgeServer {
       if (o.sized !== undefined) {
         o.res.cork(() => this.pump(id, o, o.sized!));
       } else if (o.blocked) {
+        let drained = true;
+        o.res.cork(() => (drained = this.flushHeld(o)));
+        if (!drained) return true;
         o.blocked = false;
         this.queue([UP.WRITABLE, id, 0]);
       }

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../domain/log.js';
 import type { Listenable, Listening } from '../listen.js';
 import { EdgeLink } from './edge-link.js';
+import type { FeedHub } from './feed-hub.js';
 import { claimPort } from './port-claim.js';
 import type { EdgeControl, EdgeThreadData } from './protocol.js';
 import type { RecordingApp } from './recording-app.js';
@@ -19,6 +20,10 @@ export interface EdgeThreadsOptions {
   readonly log: Logger;
   /** Runs around the handling of each batch from an edge thread (main gathers stream writes so). */
   readonly around?: (fn: () => void) => void;
+  /** The ports between the edge threads and the shards (game streams' lines go straight to the edges). */
+  readonly feeds?: FeedHub;
+  /** `streams.maxBufferedBytes`: what a followed stream may hold on its edge thread. */
+  readonly maxBufferedBytes?: number;
 }
 
 /** A Listening whose threads have ended once `stopped` settles. */
@@ -38,6 +43,7 @@ interface Thread {
 
 export class EdgeThreads {
   private readonly counters: Int32Array;
+  private readonly feedCounters: Int32Array;
   private threads: Thread[] = [];
 
   constructor(
@@ -45,6 +51,12 @@ export class EdgeThreads {
     private readonly o: EdgeThreadsOptions,
   ) {
     this.counters = new Int32Array(new SharedArrayBuffer(4 * o.count));
+    this.feedCounters = new Int32Array(new SharedArrayBuffer(4 * o.count));
+  }
+
+  /** Game updates each edge thread has received from the shards (tests: only threads with a stream of the game get any). */
+  feedUpdatesPerThread(): number[] {
+    return Array.from(this.feedCounters, (_, i) => Atomics.load(this.feedCounters, i));
   }
 
   /** Requests each edge thread has taken since it started (a debug counter). */
@@ -56,7 +68,13 @@ export class EdgeThreads {
   async listen(edge: Listenable, host: string, port: number): Promise<ThreadedListening> {
     const claim = await claimPort(host, port);
     const routes = this.recording.keys();
-    for (let index = 0; index < this.o.count; index++) this.threads.push(this.start({ index, routes, webDir: this.o.webDir, counters: this.counters.buffer as SharedArrayBuffer }));
+    for (let index = 0; index < this.o.count; index++) {
+      this.threads.push(this.start({
+        index, routes, webDir: this.o.webDir, counters: this.counters.buffer as SharedArrayBuffer,
+        feedCounters: this.feedCounters.buffer as SharedArrayBuffer, feeds: this.o.feeds?.takeEdgeEnds(index) ?? [],
+        maxBufferedBytes: this.o.maxBufferedBytes ?? 1 << 20,
+      }));
+    }
     const results = await Promise.all(
       this.threads.map(
         (t) =>
@@ -70,6 +88,7 @@ export class EdgeThreads {
     let open = true;
     const stopped = (): Promise<void> => {
       open = false;
+      this.o.feeds?.forget();
       for (const t of this.threads) t.worker.postMessage({ ctl: 'unlisten' } satisfies EdgeControl);
       edge.closeConnections();
       for (const t of this.threads) {
@@ -109,8 +128,9 @@ export class EdgeThreads {
   }
 
   private start(data: EdgeThreadData): Thread {
-    const worker = new Worker(this.o.script, { workerData: data, name: `edge-${data.index}` });
-    const link = new EdgeLink(worker, this.recording.routes, this.o.log, this.o.around);
+    const worker = new Worker(this.o.script, { workerData: data, transferList: [...data.feeds], name: `edge-${data.index}` });
+    this.o.feeds?.started(data.index, worker);
+    const link = new EdgeLink(worker, this.recording.routes, this.o.log, this.o.around, data.feeds.length > 0);
     const exited = new Promise<void>((done) => worker.once('exit', () => done()));
     const t: Thread = { worker, link, exited, listened: undefined };
     worker.on('message', (msg: ArrayBuffer | EdgeControl) => {

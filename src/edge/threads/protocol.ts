@@ -2,6 +2,7 @@
 // turn's messages go as one batch packed into one buffer, which is transferred, never cloned object by
 // object. A message is a short tuple whose first element is its kind and whose second is the request
 // it belongs to (an id the edge thread chose, unique on that edge); bodies travel as bytes.
+import type { MessagePort } from 'node:worker_threads';
 import { codec } from '../../domain/codec.js';
 
 /** Edge thread → main. */
@@ -34,6 +35,10 @@ export const DOWN = {
   SIZED: 6,
   /** [CLOSE, id]: cut the connection. */
   CLOSE: 7,
+  /** [FOLLOW, id, game id, shard, seq]: the stream's next lines are the game's updates after `seq`, from its shard (game-feeds.ts). */
+  FOLLOW: 8,
+  /** [UNTIL, id, seq]: the END that follows waits until the followed stream has written update `seq`. */
+  UNTIL: 9,
 } as const;
 
 export type UpMessage =
@@ -50,7 +55,9 @@ export type DownMessage =
   | [typeof DOWN.END, number, Uint8Array | null, boolean]
   | [typeof DOWN.END_EMPTY, number]
   | [typeof DOWN.SIZED, number, Uint8Array, number]
-  | [typeof DOWN.CLOSE, number];
+  | [typeof DOWN.CLOSE, number]
+  | [typeof DOWN.FOLLOW, number, string, number, number]
+  | [typeof DOWN.UNTIL, number, number];
 
 /** A route as uWS registers it: the app method ('get', 'any', 'options'…) and the pattern. */
 export type RouteKey = readonly [method: string, pattern: string];
@@ -64,6 +71,12 @@ export interface EdgeThreadData {
   readonly webDir: string | null;
   /** One Int32 per edge thread: the requests each has taken (a debug counter, read by tests). */
   readonly counters: SharedArrayBuffer;
+  /** One Int32 per edge thread: the game updates each has received from the shards (tests). */
+  readonly feedCounters: SharedArrayBuffer;
+  /** The thread's ports to the shards, by shard (feed-hub.ts); empty: every line comes through main. */
+  readonly feeds: MessagePort[];
+  /** Bytes a followed stream may hold for a reader that does not take them (`streams.maxBufferedBytes`). */
+  readonly maxBufferedBytes: number;
 }
 
 /** Control messages (not data): the edge thread's listen result, and main's orders. */
@@ -71,7 +84,9 @@ export type EdgeControl =
   | { readonly ctl: 'listen'; readonly host: string; readonly port: number }
   | { readonly ctl: 'listening'; readonly ok: boolean }
   | { readonly ctl: 'unlisten' }
-  | { readonly ctl: 'stop' };
+  | { readonly ctl: 'stop' }
+  /** A shard started again: the edge thread's new port to it. */
+  | { readonly ctl: 'feed'; readonly shard: number; readonly port: MessagePort };
 
 /** One buffer for a batch, owning its ArrayBuffer exactly, so that it can be transferred. */
 export function packBatch(msgs: readonly unknown[]): ArrayBuffer {

@@ -18,6 +18,8 @@ export interface DownSink {
   send(msg: DownMessage): void;
   /** The response is over on main: the link forgets it. */
   forget(id: number): void;
+  /** Game streams' lines may come to the edge thread straight from the shards (game-feeds.ts). */
+  readonly feeds?: boolean;
 }
 
 export class ProxiedRequest {
@@ -77,6 +79,13 @@ export class ProxiedResponse {
   /** Sized answer: body bytes sent to the edge, and those it has handed to its socket. */
   private forwarded = 0;
   private confirmed = 0;
+  /** A stream following its game on the edge thread: the game's update seq now, for its end. */
+  private followed: (() => number) | undefined;
+
+  /** This edge thread can take a game's lines from its shard. */
+  get feeds(): boolean {
+    return this.sink.feeds === true;
+  }
 
   constructor(
     readonly id: number,
@@ -109,6 +118,18 @@ export class ProxiedResponse {
     this.blocked = false;
     if (offset > this.confirmed) this.confirmed = offset;
     this.writableCb?.(this.confirmed);
+  }
+
+  /**
+   * The stream's next lines are game `game`'s updates after `seq`, which the edge thread has from
+   * shard `shard` (game-feeds.ts); its end then waits there until the update `now()` gives at the
+   * time. False when this edge thread cannot (main writes the lines).
+   */
+  follow(game: string, shard: number, seq: number, now: () => number): boolean {
+    if (this.state !== 'open' || this.sink.feeds !== true) return false;
+    this.followed = now;
+    this.sink.send([DOWN.FOLLOW, this.id, game, shard, seq]);
+    return true;
   }
 
   // ── HttpResponse, as the edge toolkit uses it ──
@@ -150,6 +171,7 @@ export class ProxiedResponse {
   end(body?: RecognizedString, closeConnection?: boolean): this {
     if (this.state !== 'open') return this;
     const bytes = body === undefined ? null : bytesOf(body as string | ArrayBuffer | ArrayBufferView);
+    if (this.followed !== undefined) this.sink.send([DOWN.UNTIL, this.id, this.followed()]);
     this.sink.send([DOWN.END, this.id, bytes, closeConnection === true]);
     this.over();
     return this;

@@ -1,7 +1,7 @@
 // The server's shard transport: each shard is a worker thread (the script src/shard-worker.ts), and a
 // batch crosses as one postMessage each way: small batches as objects, larger ones packed by
 // msgpackr into one transferred buffer (codec.ts; docs/DECISIONS.md has the channels measured).
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import type { GameConfig } from '../../game/game-config.js';
 import type { Command, ShardReply } from '../protocol/messages.js';
 import { batchOf, wireOf } from '../protocol/codec.js';
@@ -40,6 +40,8 @@ export class WorkerTransport implements ShardTransport {
   constructor(
     private readonly script: URL,
     private readonly data: Omit<ShardWorkerData, 'index'>,
+    /** With several HTTP threads: new ports to the edge threads for shard `index` (one per edge), at every start. */
+    private readonly feedPorts?: (index: number) => MessagePort[],
   ) {}
 
   open(index: number, events: ShardEvents): ShardChannel {
@@ -48,6 +50,8 @@ export class WorkerTransport implements ShardTransport {
       name: `shard-${index}`,
       resourceLimits: { maxYoungGenerationSizeMb: SHARD_YOUNG_GENERATION_MB },
     });
+    const feeds = this.feedPorts?.(index) ?? [];
+    if (feeds.length > 0) worker.postMessage({ feeds }, feeds);
     let closing = false;
     let dead = false;
     const die = (err: Error): void => {
