@@ -127,7 +127,7 @@ export class ServiceMetrics {
       });
       totalsCounter({
         name: 'dicechess_cluster_shard_batches_total',
-        help: 'Cluster mode: command batches this node sent to a shard\'s owner, by who took them: here (this node owns the shard) or elsewhere (forwarded)',
+        help: 'Cluster mode: command batches this node sent to a shard\'s owner, by who took them: local (its own shard host, no NATS), here (itself over NATS, its host not serving yet) or elsewhere (forwarded)',
         labelNames: ['taken'],
         registers,
         read: () => Object.entries(cluster().batches).map(([taken, value]) => ({ labels: { taken }, value })),

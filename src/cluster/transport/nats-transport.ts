@@ -6,6 +6,9 @@
 // own its shard).
 // Invariant: replies travel on core NATS (at most once, unordered across a reconnect), which the shard
 // protocol copes with; an answer names the node that asked, and a node drops what is not its own.
+// A shard this node serves itself is not reached over NATS at all (`serveLocally`): its commands go
+// straight to the local host and the host's replies for this node come back through one ordered local
+// queue (`deliver`); the copies of them its subscriptions hear (marked `Dc-From` this node) are dropped.
 // (docs/CLUSTER.md, "A node: `dicechess serve --cluster`", main side).
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { PartsAssembler } from './reply-parts.js';
@@ -31,6 +34,9 @@ export const encodeCommands = (w: CommandWire): Uint8Array => codec.wire.encode(
 export const decodeCommands = (b: Uint8Array): CommandWire => codec.wire.decode<CommandWire>(b);
 export const encodeReplies = (w: ReplyWire): Uint8Array => codec.wire.encode(w);
 export const decodeReplies = (b: Uint8Array): ReplyWire => codec.wire.decode<ReplyWire>(b);
+
+/** The header naming the node that published a reply batch (it drops its own copies: it took them locally). */
+export const FROM_HEADER = 'Dc-From';
 
 export const outSubject = (prefix: string, shard: number): string => `${prefix}.${shard}`;
 /** The subject of the answers for one node from shard `shard` (node names are valid subject tokens). */
@@ -60,19 +66,36 @@ function unreachable(c: Command, why: string): ShardReply | null {
   return { t: 'failed', rid: c.rid, error: why };
 }
 
+/** The shards this node serves itself (its OwnedShards): their commands are taken without NATS. */
+export interface LocalShards {
+  /** True while this node's own host serves the shard. */
+  takesHere(shard: number): boolean;
+  /** This node's commands to it; the answers come back through `NatsShardTransport.deliver`. */
+  take(shard: number, batch: Command[]): void;
+}
+
 /** What crossed NATS for this node since it started (for /metrics and the tests). */
 export interface TransportStats {
   /** Reply messages decoded, by the subject they came on: the shard's broadcast, this node's own, a game's. */
   received: { broadcast: number; direct: number; game: number };
-  /** Command batches sent to a shard's owner, by who took them: this node itself, or another node. */
-  batches: { here: number; elsewhere: number };
+  /**
+   * Command batches sent to a shard's owner, by who took them: this node's own host without NATS
+   * (`local`), this node over NATS (`here`: its shard was not served yet when sent), another node.
+   */
+  batches: { local: number; here: number; elsewhere: number };
 }
 
 export class NatsShardTransport implements ShardTransport {
   private readonly client: ShardClient;
   private readonly outPrefix: string;
   private readonly nodePrefix: string;
-  private readonly counts: TransportStats = { received: { broadcast: 0, direct: 0, game: 0 }, batches: { here: 0, elsewhere: 0 } };
+  private readonly counts: TransportStats = { received: { broadcast: 0, direct: 0, game: 0 }, batches: { local: 0, here: 0, elsewhere: 0 } };
+  private local: LocalShards | undefined;
+  /** Each open shard's events, for the replies taken locally. */
+  private readonly events = new Map<number, ShardEvents>();
+  /** The local host's replies for this node, in the order they were made (one queue for every shard). */
+  private inbox: { shard: number; replies: ShardReply[] }[] = [];
+  private draining = false;
   /** Replies too large for one message (a large tree) come in parts: put together here, bounded. */
   private readonly parts: PartsAssembler;
 
@@ -86,6 +109,28 @@ export class NatsShardTransport implements ShardTransport {
     this.nodePrefix = o.nodePrefix ?? 'dc.node';
   }
 
+  /** From now on the shards `local` serves take this node's commands directly. */
+  serveLocally(local: LocalShards): void {
+    this.local = local;
+  }
+
+  /**
+   * The local host's replies for this node (answers, updates, announcements), in its order: applied on
+   * a later turn, after whatever it delivered before (one queue, so an answer never overtakes the
+   * update it refers to).
+   */
+  deliver(shard: number, replies: ShardReply[]): void {
+    this.inbox.push({ shard, replies });
+    if (this.draining) return;
+    this.draining = true;
+    setImmediate(() => {
+      this.draining = false;
+      const inbox = this.inbox;
+      this.inbox = [];
+      for (const { shard: s, replies: r } of inbox) this.events.get(s)?.replies(r);
+    });
+  }
+
   stats(): TransportStats {
     return { received: { ...this.counts.received }, batches: { ...this.counts.batches } };
   }
@@ -93,10 +138,12 @@ export class NatsShardTransport implements ShardTransport {
   open(index: number, events: ShardEvents): ShardChannel {
     const { node, nc } = this.o;
     let closed = false;
+    this.events.set(index, events);
     // Each subscription assembles its own parts (two subscriptions matching one subject each get every part).
     let subs = 0;
     const callbackFor = (kind: keyof TransportStats['received'], tag = `${index}.${subs++}`) => (err: Error | null, m: Msg): void => {
       if (err !== null || closed) return;
+      if (this.local !== undefined && m.headers?.get(FROM_HEADER) === node) return; // taken locally already
       const data = this.parts.take(tag, m.data, m.headers);
       if (data === undefined) return; // a part of a message not complete yet, or dropped
       let w: ReplyWire;
@@ -128,6 +175,12 @@ export class NatsShardTransport implements ShardTransport {
           const all = queue;
           queue = [];
           for (const part of chunked(all)) {
+            // Served here: straight to the host, in order after what went before (this loop is sequential).
+            if (this.local?.takesHere(index)) {
+              this.counts.batches.local++;
+              this.local.take(index, part);
+              continue;
+            }
             try {
               await this.client.send(index, encodeCommands({ n: node, c: part }), this.o.deadlineMs);
             } catch (e) {
@@ -165,7 +218,8 @@ export class NatsShardTransport implements ShardTransport {
         await settle();
       },
       followAll: async (on) => {
-        if (on === (all !== undefined) || closed) return;
+        // The updates of a shard served here reach this node locally: nothing to hear over NATS.
+        if (on === (all !== undefined) || closed || this.local !== undefined) return;
         if (on) all = nc.subscribe(gameSubject(this.outPrefix, index, '*'), { callback: callbackFor('game') });
         else {
           all?.unsubscribe();
@@ -175,6 +229,7 @@ export class NatsShardTransport implements ShardTransport {
       },
       close: async () => {
         closed = true;
+        if (this.events.get(index) === events) this.events.delete(index);
         queue = [];
         for (const g of games.values()) g.unsubscribe();
         games.clear();
