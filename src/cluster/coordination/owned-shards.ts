@@ -1,9 +1,10 @@
 // The owner's side of the logical shards a node holds: for each shard gained, a shard host (the same
 // ShardHost a worker thread runs, built by the composition root through `open`) fed with the command
 // batches that reach `dc.shard.<s>` (a ShardServer). Its replies go where they are needed (see
-// nats-transport.ts): an answer to the node that asked, on that node's `dc.node.<name>.<s>`; a game's
-// updates on `dc.out.<s>.<game>` for the nodes that follow it; what every node needs (a game started,
-// resumed or ended, the heads) on `dc.out.<s>`. The order of the host's replies is kept across them.
+// nats-transport.ts): an answer to the node that asked, and a game's updates to the nodes that follow
+// it (followers.ts), on each node's `dc.node.<name>.<s>`, one message per node per host batch; what
+// every node needs (a game started, resumed or ended, the heads) on `dc.out.<s>`. The order of the
+// host's replies is kept for each node (reply-routes.ts).
 // On a drain or a loss the host is stopped and the subject unserved.
 //
 // Request ids are unique per sending node only: each command that asks for an answer gets an id of
@@ -21,10 +22,11 @@ import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Command, ShardReply } from '../../shard/protocol/messages.js';
-import { decodeCommands, encodeReplies, FROM_HEADER, gameSubject, nodeSubject, outSubject } from '../transport/nats-transport.js';
+import { decodeCommands, encodeReplies, FROM_HEADER, nodeSubject, outSubject, type FollowChange } from '../transport/nats-transport.js';
 import { publishInParts } from '../transport/reply-parts.js';
 import { ShardServer } from '../transport/shard-link.js';
 import { ReplyRouter } from './reply-routes.js';
+import { Followers } from './followers.js';
 
 /** What `open` builds for a shard: something that takes command batches, and its live games. */
 export interface HostedShard {
@@ -110,6 +112,8 @@ export class OwnedShards {
   private readonly stopping = new Map<number, Promise<void>>();
   /** This node's name while its own replies are taken locally (`local`). */
   private readonly self: string | undefined;
+  /** The other nodes that follow each game of the shards held here. */
+  readonly followers = new Followers();
 
   constructor(private readonly o: ShardHostsOptions) {
     this.outPrefix = o.outPrefix ?? 'dc.out';
@@ -122,7 +126,8 @@ export class OwnedShards {
       node: o.node,
       owns: (s) => this.hosts.get(s)?.ready === true && o.leaseHeld(s),
       handle: async (s, bytes) => {
-        const { n: node, c: batch } = decodeCommands(bytes);
+        const { n: node, c: batch, f } = decodeCommands(bytes);
+        if (f && this.hosts.get(s)?.ready) this.follow(s, node, f);
         this.handle(s, node, batch);
         return new Uint8Array();
       },
@@ -241,6 +246,7 @@ export class OwnedShards {
       await h.hosted.close().catch(() => {});
     }
     this.abandon(shard);
+    this.followers.dropShard(shard);
     this.o.log.info({ shard }, 'stopped serving shard');
   }
 
@@ -289,6 +295,11 @@ export class OwnedShards {
     });
   }
 
+  /** What node `node` follows of shard `shard` now (told before its commands of the same batch). */
+  private follow(shard: number, node: string, changes: FollowChange[]): void {
+    for (const [id, on] of changes) if (typeof id === 'string' && typeof on === 'boolean') this.followers.set(shard, node, id, on);
+  }
+
   private handle(shard: number, node: string, batch: Command[]): void {
     const h = this.hosts.get(shard);
     if (!h?.ready || !h.hosted) return;
@@ -314,34 +325,40 @@ export class OwnedShards {
   }
 
   private post(h: Hosted, batch: ShardReply[]): void {
-    // A game's updates on its own subject, an answer on its asking node's, what every node needs on
-    // the shard's; what is for this node itself is taken locally (reply-routes.ts).
-    const route = new ReplyRouter(this.self);
-    const everyNode = outSubject(this.outPrefix, h.shard);
+    // An answer to its asking node, a game's updates to the nodes that follow it (one message per
+    // node), what every node needs on the shard's subject; what is for this node is taken locally.
+    const shard = h.shard;
+    const route = new ReplyRouter(this.self, (node) => nodeSubject(this.nodePrefix, node, shard), outSubject(this.outPrefix, shard));
     for (const reply of batch) {
       if (reply.t === 'stats') continue;
+      if (reply.t === 'update') {
+        route.update(reply, this.followers.of(shard, reply.id));
+        const status: object | undefined = reply.head?.status;
+        if (status !== undefined && 'Ended' in status) this.followers.ended(shard, reply.id);
+        continue;
+      }
       if (!('rid' in reply)) {
-        route.add(reply, '', reply.t === 'update' ? gameSubject(this.outPrefix, h.shard, reply.id) : everyNode);
+        route.toAll(reply, '');
         continue;
       }
       const w = this.waiting.get(reply.rid);
       if (w?.kind === 'own') {
         w.done(reply);
         // A game taken over here: every node's replica starts over from it (rid 0: no request's).
-        if (reply.t === 'resumed') route.add({ ...reply, rid: 0 }, '', everyNode);
+        if (reply.t === 'resumed') route.toAll({ ...reply, rid: 0 }, '');
       } else if (w?.kind === 'remote') {
         if (!announcing(reply)) w.answered = true;
-        route.add({ ...reply, rid: w.rid }, w.node, nodeSubject(this.nodePrefix, w.node, h.shard));
+        route.toNode({ ...reply, rid: w.rid }, w.node);
         // A new game is announced to the other nodes too (rid 0), so their account streams get
         // its GameStart; the requester has it under its own rid.
-        if (reply.t === 'started') route.add({ ...reply, rid: 0 }, `!${w.node}`, everyNode);
+        if (reply.t === 'started') route.toAll({ ...reply, rid: 0 }, `!${w.node}`);
       }
     }
     // A fenced host's replies go nowhere, here or elsewhere: another node owns its games now.
     if (h.fenced) return;
     const { runs, local } = route.done();
-    if (local.length > 0) this.o.local?.deliver(h.shard, local);
-    for (const run of runs) this.publish(h.shard, { r: run.r, to: run.to }, run.subject);
+    if (local.length > 0) this.o.local?.deliver(shard, local);
+    for (const run of runs) this.publish(shard, { r: run.r, to: run.to }, run.subject);
   }
 
   /**

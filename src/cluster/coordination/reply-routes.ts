@@ -1,19 +1,22 @@
-// Where an owned shard's replies go (owned-shards.ts): each reply of a host batch is for this node
+// Where an owned shard's replies go (owned-shards.ts). Each reply of a host batch is for this node
 // itself, for other nodes over NATS, or both. What is for this node is handed over locally, in the
 // host's order, as one list per host batch: the answers to its own commands and the updates and
 // announcements they refer to come through the same queue, so an answer never overtakes the version
-// it is about (they used to cross NATS on different subjects). What other nodes need is published in
-// runs of consecutive replies for one subject, also in the host's order.
+// it is about. What one other node needs (the answers to its commands and the updates of the games it
+// follows) goes in one message per node on its own subject (`dc.node.<name>.<s>`), in the host's order;
+// what every node needs goes on the shard's subject. A message for every node is published after the
+// per-node messages of the replies made before it, and before those of the replies made after it, so
+// each node gets everything in the host's order (a game's final update before its `ended`).
 import type { ShardReply } from '../../shard/protocol/messages.js';
 
-/** Consecutive replies for one subject, each with the node it is for ('' every node, '!x' all but x). */
+/** Replies for one subject, each with the node it is for ('' every node, '!x' all but x). */
 export interface Run {
   subject: string;
   r: ShardReply[];
   to: string[];
 }
 
-/** A host batch sorted out: the runs to publish, and what this node itself takes (in order). */
+/** A host batch sorted out: the messages to publish in this order, and what this node itself takes (in order). */
 export interface Routed {
   runs: Run[];
   local: ShardReply[];
@@ -23,31 +26,62 @@ export interface Routed {
 export const isFor = (to: string, node: string): boolean => to === '' || to === node || (to.startsWith('!') && to !== `!${node}`);
 
 export class ReplyRouter {
-  private readonly routed: Routed = { runs: [], local: [] };
+  private readonly runs: Run[] = [];
+  private readonly local: ShardReply[] = [];
+  /** Each node's replies since the last one for every node: one message each. */
+  private readonly byNode = new Map<string, Run>();
+  private everyone: Run | undefined;
 
   /**
    * `self`: this node's name when its own replies are taken locally (never published); undefined when
-   * they go over NATS like any node's (then everything is published, and nothing is local).
+   * they go over NATS like any node's. `nodeSubject(n)`: node n's subject; `everyNode`: the shard's.
    */
-  constructor(private readonly self: string | undefined) {}
+  constructor(
+    private readonly self: string | undefined,
+    private readonly nodeSubject: (node: string) => string,
+    private readonly everyNode: string,
+  ) {}
 
-  /** A reply for node(s) `to`, published on `subject` when another node needs it. */
-  add(reply: ShardReply, to: string, subject: string): void {
-    const self = this.self;
-    if (self !== undefined && isFor(to, self)) this.routed.local.push(reply);
-    // Only this node wants it: nothing crosses NATS.
-    if (self !== undefined && to === self) return;
-    const runs = this.routed.runs;
-    let last = runs.at(-1);
-    if (last?.subject !== subject) {
-      last = { subject, r: [], to: [] };
-      runs.push(last);
+  /** An answer, or an update of a game it follows, for one node. */
+  toNode(reply: ShardReply, node: string): void {
+    if (node === this.self) return void this.local.push(reply);
+    if (this.everyone) {
+      this.runs.push(this.everyone);
+      this.everyone = undefined;
     }
-    last.r.push(reply);
-    last.to.push(to);
+    let run = this.byNode.get(node);
+    if (!run) {
+      run = { subject: this.nodeSubject(node), r: [], to: [] };
+      this.byNode.set(node, run);
+    }
+    run.r.push(reply);
+    run.to.push(node);
+  }
+
+  /** A game's update: for this node (it owns the shard, so it has every game's) and each node that follows the game. */
+  update(reply: ShardReply, followers: Iterable<string>): void {
+    if (this.self !== undefined) this.local.push(reply);
+    for (const node of followers) if (node !== this.self) this.toNode(reply, node);
+  }
+
+  /** A reply for every node ('') or all but one ('!x'). */
+  toAll(reply: ShardReply, to: string): void {
+    if (this.self !== undefined && isFor(to, this.self)) this.local.push(reply);
+    this.flushNodes();
+    this.everyone ??= { subject: this.everyNode, r: [], to: [] };
+    this.everyone.r.push(reply);
+    this.everyone.to.push(to);
   }
 
   done(): Routed {
-    return this.routed;
+    this.flushNodes();
+    if (this.everyone) this.runs.push(this.everyone);
+    this.everyone = undefined;
+    return { runs: this.runs, local: this.local };
+  }
+
+  private flushNodes(): void {
+    for (const run of this.byNode.values()) this.runs.push(run);
+    this.byNode.clear();
   }
 }

@@ -306,3 +306,73 @@ t.test("a command sent to its game's owner goes straight to the owner's shard ho
   t.same(viaNats.map(({ subject, from, c }) => `${from} -> ${subject}: ${c.map((x) => (x.t === 'game' ? x.name : x.t)).join(',')}`), [], `no command of game ${gameId} crossed NATS (owner ${owner?.name})`);
   t.equal((await call(owner!, 'POST', `/bot/game/${gameId}/resign`, token)).status, 202, 'resigned through the owner');
 });
+
+t.test("a node that only forwards a player's commands follows nothing of the game; a follower gets its answers and the game's updates in one message per flush on its own subject", async (t) => {
+  const nc = await connectCluster(nats.urls, 'follow-test-coalesce');
+  t.teardown(() => nc.close());
+  const heard: { subject: string; w: ReplyWire }[] = [];
+  for (const subject of ['dc.out.>', 'dc.node.>']) {
+    nc.subscribe(subject, {
+      callback: (err, m) => {
+        if (err !== null || m.headers?.get('Dc-Part')) return;
+        try {
+          heard.push({ subject: m.subject, w: decodeReplies(m.data) });
+        } catch {
+          // not a reply batch
+        }
+      },
+    });
+  }
+  await nc.flush();
+
+  const lister = nodes[1];
+  const reg = await call(lister, 'POST', '/bot/register', undefined, { team: 'follow', name: 'forward' });
+  const token = (reg.json as Json).token as string;
+  const random = prng(123);
+  let gameId = '';
+  let forwarded = 0;
+  for (let g = 0; g < GAMES && forwarded === 0; g++) {
+    t.equal((await call(lister, 'POST', '/bot/challenge', token, { team: 'house', name: 'random' })).status, 201, 'challenged house/random');
+    const before = gameId;
+    await eventually(async () => {
+      gameId = (((await call(lister, 'GET', '/bot/games', token)).json as Json)?.games ?? []).find((x: Json) => x.gameId !== before)?.gameId ?? '';
+      return gameId !== '';
+    });
+    const shard = shardIndex(shardKey(gameId, null), SHARDS);
+    const owner = nodes[shard % 3];
+    // F forwards the moves and is asked nothing else; Y follows the game (a stream) and sends nothing.
+    const F = nodes.find((n) => n !== owner && n !== lister)!;
+    const Y = nodes.find((n) => n !== owner && n !== F)!;
+    t.comment(`game ${gameId} on shard ${shard}: owner ${owner.name}, moves through ${F.name}, stream on ${Y.name}`);
+    const follows = await metric(F, 'dicechess_replica_follows{kind="started"}');
+    const mine = await stream(Y, `/bot/game/stream/${gameId}`, token);
+    for (;;) {
+      const ev = await mine.next();
+      if (ev === undefined || ev.GameEnded || forwarded >= 3) break;
+      const st = ev.Snapshot?.state;
+      const roll = ev.DiceRolled?.seat === 'White' ? { v: ev.DiceRolled.v as number, tree: (ev.DiceRolled.legalMoves ?? null) as Tree | null } : st && 'Active' in st.status && st.dicePending && st.activeSeat === 'White' ? { v: st.version as number, tree: (st.legalMoves ?? null) as Tree | null } : null;
+      if (roll === null) continue;
+      const tree = roll.tree ?? (((await call(Y, 'GET', `/games/${gameId}/moves`)).json as Json).legalMoves as Tree);
+      if (Object.keys(tree).length === 0) continue;
+      const r = await call(F, 'POST', `/bot/game/${gameId}/move`, token, { moves: randomPath(tree, random), version: roll.v });
+      t.equal(r.status, 200, `move at v${roll.v} forwarded by ${F.name} and answered`);
+      forwarded++;
+    }
+    mine.close();
+    if (forwarded === 0) continue;
+    t.equal(await metric(F, 'dicechess_replica_follows{kind="started"}'), follows, `${F.name}, which only forwarded moves, followed nothing`);
+    t.equal((await call(F, 'POST', `/bot/game/${gameId}/resign`, token)).status, 202, 'resigned through F');
+    t.equal(await metric(F, 'dicechess_replica_follows{kind="started"}'), follows, 'nor after a resignation');
+    t.ok(await eventually(async () => heard.some(({ w }) => w.r.some((r) => r.t === 'ended' && r.rec?.id === gameId))), 'the ending was announced');
+    // What reached Y about the game: its updates on Y's own subject only, nothing on a per-game
+    // subject; every message one flush's worth, the game's versions in order across them.
+    const ys = heard.filter(({ subject, w }) => subject === `dc.node.${Y.name}.${shard}` && w.r.some((r) => r.t === 'update' && r.id === gameId));
+    t.ok(ys.length > 0, `the game's updates reached ${Y.name} on dc.node.${Y.name}.${shard}`);
+    t.same(heard.filter(({ subject }) => subject.startsWith(`dc.out.${shard}.`)).map(({ subject }) => subject), [], 'nothing on a per-game subject');
+    const heads = ys.flatMap(({ w }) => w.r.filter((r) => r.t === 'update' && r.id === gameId).map((r) => (r as Extract<typeof r, { t: 'update' }>).head.version));
+    t.same(heads, [...heads].sort((a, b) => a - b), `Y got the versions in order (${heads.join(',')})`);
+    const toF = heard.filter(({ subject, w }) => subject === `dc.node.${F.name}.${shard}` && w.r.some((r) => r.t === 'update' && r.id === gameId));
+    t.same(toF.length, 0, `no update of the game went to ${F.name}`);
+  }
+  t.ok(forwarded > 0, `moves were forwarded (${forwarded})`);
+});
