@@ -185,7 +185,8 @@ export class NatsShardTransport implements ShardTransport {
     let changes: FollowChange[] = [];
     let taker: string | undefined;
     const tellAll = (): void => {
-      for (const id of followed) changes.push([id, true]);
+      // Each game once however often it is told (a takeover announces many `resumed`).
+      changes = latest([...changes, ...[...followed].map((id): FollowChange => [id, true])]);
     };
     resendFollows = () => {
       if (followed.size === 0 || closed) return;
@@ -227,7 +228,8 @@ export class NatsShardTransport implements ShardTransport {
               const why = `shard ${index}: ${(e as Error).message}`;
               const answers = part.map((c) => unreachable(c, why)).filter((r): r is ShardReply => r !== null);
               if (answers.length > 0 && !closed) events.replies(answers);
-              if (part.length === 0) return; // no owner now: the next batch, or the next owner's `resumed`, tells it
+              // No owner now: the next batch, or the next owner's `resumed`, tells it (commands queued meanwhile go on).
+              if (part.length === 0 && queue.length === 0) return;
             }
           }
         }
