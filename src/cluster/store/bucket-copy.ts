@@ -51,7 +51,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.leng
  * A value as the copy keeps it: bytes of its own. A watch delivers each value as a view into the
  * connection's read buffer (tens of KB per read), and keeping the view keeps that whole buffer: a node
  * kept ~19 KB per result record the other nodes wrote, its memory growing with the games played
- * (docs/CLUSTER.md, "Memory of a node"). A value that already fills its buffer is kept as it is.
+ * (docs/CLUSTER.md, "Memory of a node: values are copied"). A value filling its buffer is kept as is.
  */
 export function ownBytes(v: Uint8Array): Uint8Array {
   return v.byteOffset === 0 && v.byteLength === v.buffer.byteLength ? v : new Uint8Array(v);

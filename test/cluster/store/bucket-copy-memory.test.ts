@@ -2,7 +2,7 @@
 // entry over as a view into the read buffer it came in (tens of KB), and a copy that kept the view kept
 // the whole buffer alive: in the three-node soak, every result record another node wrote pinned about
 // 19 KB on each node, and the nodes' memory grew with the games played (docs/CLUSTER.md, "Memory of a
-// node"). Against a real nats-server: values written by another connection arrive through the watch.
+// node: values are copied"). Against a real nats-server: another connection's writes come by the watch.
 import t from 'tap';
 import { connectCluster, openBucket } from '../../../src/cluster/transport/nats.js';
 import { BucketCopy, ownBytes } from '../../../src/cluster/store/bucket-copy.js';
