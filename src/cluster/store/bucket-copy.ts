@@ -47,6 +47,16 @@ export async function retryTransient<T>(send: () => Promise<T>, forMs = WRITE_RE
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/**
+ * A value as the copy keeps it: bytes of its own. A watch delivers each value as a view into the
+ * connection's read buffer (tens of KB per read), and keeping the view keeps that whole buffer: a node
+ * kept ~19 KB per result record the other nodes wrote, its memory growing with the games played
+ * (docs/CLUSTER.md, "Memory of a node: values are copied"). A value filling its buffer is kept as is.
+ */
+export function ownBytes(v: Uint8Array): Uint8Array {
+  return v.byteOffset === 0 && v.byteLength === v.buffer.byteLength ? v : new Uint8Array(v);
+}
+
 /** Removed keys remembered before the memory of them is swept (see `watched`). */
 const SWEEP_AT = 1024;
 
@@ -141,7 +151,7 @@ export class BucketCopy {
     const cur = this.held.get(e.key);
     if ((cur && cur.revision >= e.revision) || (this.gone.get(e.key) ?? 0) >= e.revision) return;
     if (e.operation === 'PUT') {
-      this.held.set(e.key, { revision: e.revision, value: e.value });
+      this.held.set(e.key, { revision: e.revision, value: ownBytes(e.value) });
       this.gone.delete(e.key);
       this.kindOf(e.key)?.add(e.key);
       this.onChange({ key: e.key, before: cur?.value, after: e.value });
