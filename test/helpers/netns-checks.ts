@@ -1,0 +1,84 @@
+// The checks after a partition scenario of node-netns.test.ts: the games the bots played (ended,
+// streams whole, every acknowledged move once), each game's log read straight from JetStream (every
+// counting version written by the last taker, so no game applied by two owners), and for the games
+// the cut host lost, that none of its writes counts after the new owner's takeover marker.
+import type { Test } from 'tap';
+import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { GameLog } from '../../src/cluster/log/game-log.js';
+import { openLiveIndex } from '../../src/cluster/log/live-index.js';
+import { auditLog } from './cluster-pause.js';
+import { checkPlayed, type Played } from './cluster-play.js';
+import type { ClusterNodeProc } from './cluster-nodes.js';
+
+/** The live games of each shard, as the cluster's live index says. */
+export async function liveByShard(urls: string[], shards: number): Promise<Map<number, string[]>> {
+  const nc = await connectCluster(urls, 'netns-index');
+  try {
+    const index = await openLiveIndex(nc, { replicas: 3 });
+    const out = new Map<number, string[]>();
+    for (let s = 0; s < shards; s++) out.set(s, await index.list(s));
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** The last log sequence of each game (what its owner had written when the fault began). */
+export async function lastSeqs(urls: string[], ids: readonly string[]): Promise<Map<string, number>> {
+  const nc = await connectCluster(urls, 'netns-seqs');
+  try {
+    const log = await GameLog.open(nc, { replicas: 3 });
+    const out = new Map<string, number>();
+    for (const id of ids) out.set(id, await log.lastSeq(id));
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Every game played: ended, each stream connection began with a Snapshot and counted versions +1,
+ * each acknowledged move in the history once; its log shows one owner at a time and ends with the
+ * ending. For each game of `lost` (the log sequence it had when its host was cut off), another node's
+ * counting takeover marker follows, and nothing `victim` wrote in its old epoch counts after it.
+ */
+export async function checkRound(
+  t: Test,
+  nodes: readonly ClusterNodeProc[],
+  urls: string[],
+  played: readonly Played[],
+  victim: string,
+  lost: ReadonlyMap<string, number>,
+): Promise<void> {
+  for (const p of played) await checkPlayed(t, nodes, p);
+  const reconnected = played.filter((p) => p.segments.length > 1).length;
+  t.comment(`${reconnected} of ${played.length} bots reconnected their stream at least once`);
+  const nc = await connectCluster(urls, 'netns-audit');
+  try {
+    const log = await GameLog.open(nc, { replicas: 3 });
+    for (const p of played) {
+      const a = await auditLog(log, p.gameId);
+      t.same(a.problems, [], `${p.gameId}: each counting version by the last taker, writes numbered without gaps, versions never back (${a.versions.length} writes)`);
+      t.ok(a.final && 'Ended' in a.final.rec.status, `${p.gameId}: the log ends with the ending`);
+      // Owner epochs only go up: each counting takeover follows the one before it.
+      const markers = a.entries.filter((e) => e.kind === 'takeover' && e.counts).map((e) => e.seq);
+      t.ok(markers.every((s, k) => k === 0 || s > markers[k - 1]), `${p.gameId}: ${markers.length} takeovers, epochs increasing`);
+    }
+    for (const [id, from] of lost) {
+      const { entries } = await auditLog(log, id);
+      const marker = entries.find((e) => e.kind === 'takeover' && e.counts && e.seq > from && e.node !== victim);
+      t.ok(marker, `${id}: another node's takeover marker follows what ${victim} wrote before the fault`);
+      if (!marker) continue;
+      const prior = entries.filter((e) => e.counts && e.seq < marker.seq).pop();
+      const oldEpoch = prior === undefined ? 0 : prior.kind === 'takeover' ? prior.seq : prior.epoch;
+      const late = entries.filter((e) => e.seq > marker.seq && e.kind === 'version' && e.epoch === oldEpoch);
+      t.same(
+        late.filter((e) => e.counts).map((e) => e.seq),
+        [],
+        `${id}: none of ${victim}'s writes counts after the takeover (${late.length} stored and not counting)`,
+      );
+    }
+  } finally {
+    await nc.close();
+  }
+}

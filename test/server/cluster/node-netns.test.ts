@@ -1,0 +1,98 @@
+// Partitions, loss and delay between hosts of their own. Three network namespaces on one bridge
+// (test/helpers/netns.ts), each with a nats-server and a `dicechess serve --cluster` node using its
+// own host's server; bots play house games over HTTP through the bridge while the test, in turn:
+// (1) cuts one host off (both its links down) for longer than its leases, then heals it: its shards
+// move to the others, and back, the log fences it from the games it lost; (2) cuts only one
+// nats-server's routes (a minority of one; its node stays connected to it and its HTTP edge up),
+// then heals it; (3) puts 10 % loss and 50 ms delay on one host's links for a minute of play. After
+// each: every game ends, every stream connection starts with a Snapshot and counts versions +1, every
+// acknowledged move is in its history once, and each game's log shows one owner at a time.
+// Needs root, iproute2 and (for the third) sch_netem or the user-space relay; skipped otherwise, saying why.
+import t, { type Test } from 'tap';
+import { eventually } from '../../helpers/nats-cluster.js';
+import type { ClusterNodeProc } from '../../helpers/cluster-nodes.js';
+import { playHouseGame, type Played } from '../../helpers/cluster-play.js';
+import { linesFrom } from '../../helpers/cluster-pause.js';
+import { netnsUnavailable, startNetnsCluster, type NetCluster } from '../../helpers/netns.js';
+import { checkRound, lastSeqs, liveByShard } from '../../helpers/netns-checks.js';
+
+const SHARDS = 6;
+const TTL_MS = 5000;
+const GAMES = 6;
+
+const stoppedServing = (line: string, shard: number): boolean => new RegExp(`"shard":${shard},(?:"games":\\d+,)?"msg":"stopped serving shard"`).test(line);
+
+/** The node whose shards hold the most live games now, its shards and those games. */
+async function busiest(c: NetCluster, exclude: string[] = []): Promise<{ i: number; shards: number[]; games: string[] }> {
+  const live = await liveByShard(c.natsUrls, SHARDS);
+  const gamesOf = (n: ClusterNodeProc) => [...n.serving()].flatMap((s) => live.get(s) ?? []);
+  const order = c.nodes.map((n, i) => i).filter((i) => !exclude.includes(c.nodes[i].name));
+  const i = order.sort((x, y) => gamesOf(c.nodes[y]).length - gamesOf(c.nodes[x]).length)[0];
+  return { i, shards: [...c.nodes[i].serving()].sort((a, b) => a - b), games: gamesOf(c.nodes[i]) };
+}
+
+/**
+ * A round of house games: `GAMES` bots play through `reach` (a list the fault may shrink and grow
+ * back); once they are under way, `fault` runs; then every game is awaited.
+ */
+async function round(t: Test, team: string, reach: ClusterNodeProc[], fault: () => Promise<void>): Promise<Played[] | undefined> {
+  let acked = 0;
+  let listed = 0;
+  const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(reach, team, i, () => acked++, () => listed++)));
+  t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
+  await fault();
+  try {
+    return await playing;
+  } catch (e) {
+    t.fail((e as Error).message);
+    return undefined;
+  }
+}
+
+async function scenarios(c: NetCluster): Promise<void> {
+  const { nodes } = c;
+  const allServed = (victim: ClusterNodeProc, shards: number[]) => shards.every((s) => nodes.some((o) => o !== victim && o.serving().has(s)));
+
+  t.test('a host cut off for longer than its leases loses its shards, is fenced by the log, and every game ends', async (t) => {
+    const reach = [...nodes];
+    let victimName = '';
+    let lost = new Map<string, number>();
+    const played = await round(t, 'cut', reach, async () => {
+      const v = await busiest(c);
+      const victim = nodes[v.i];
+      victimName = victim.name;
+      lost = await lastSeqs(c.natsUrls, v.games);
+      const woke = linesFrom(victim);
+      // Bots do not try an address they cannot reach (a request already sent waits for the heal).
+      reach.splice(reach.indexOf(victim), 1);
+      await c.cut(v.i);
+      const cutAt = Date.now();
+      try {
+        t.ok(await eventually(() => allServed(victim, v.shards), 60_000), `the other nodes serve shards ${v.shards.join(',')} of ${victim.name} while it is cut off`);
+        // Cut off for at least twice the lease's TTL.
+        const left = 2 * TTL_MS - (Date.now() - cutAt);
+        if (left > 0) await new Promise((r) => setTimeout(r, left));
+      } finally {
+        await c.heal(v.i);
+      }
+      reach.push(victim);
+      t.ok(
+        await eventually(() => v.shards.every((s) => woke.some((l) => stoppedServing(l, s))), 30_000),
+        `${victim.name} stopped serving shards ${v.shards.join(',')} (${v.games.length} live games) once its leases ran out`,
+      );
+    });
+    if (played) await checkRound(t, nodes, c.natsUrls, played, victimName, lost);
+  });
+}
+
+const unavailable = await netnsUnavailable();
+if (unavailable !== undefined) {
+  t.plan(0, `skipped: ${unavailable}`);
+} else {
+  const cluster = await startNetnsCluster(t, {
+    cluster: { shards: SHARDS, leaseTtlMs: TTL_MS },
+    limits: { registrationsPerHour: 1000 },
+    games: { houseMoveDelayMs: 50, seedGraceMs: 0 },
+  });
+  await scenarios(cluster);
+}
