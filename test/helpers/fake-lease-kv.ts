@@ -16,6 +16,8 @@ export class FakeKv implements OwnershipKv {
   silent = false;
   /** While set, writes land but their answers are lost (the caller sees a timeout). */
   dropAnswers = false;
+  /** While set, removals are refused (a server answering "JetStream system temporarily unavailable"). */
+  refuseRemove = false;
   /** While set, a key listing waits for it before answering (a listing in flight). */
   listingGate: Promise<void> | undefined;
   /** Listings started and not yet answered. */
@@ -46,6 +48,7 @@ export class FakeKv implements OwnershipKv {
   }
   async remove(key: string) {
     if (this.silent) return new Promise<void>(() => {});
+    if (this.refuseRemove) throw new JetStreamApiError({ code: 503, err_code: 10008, description: 'JetStream system temporarily unavailable' });
     this.entries.delete(key);
   }
   async get(key: string) {

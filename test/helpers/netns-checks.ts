@@ -7,7 +7,8 @@ import { connectCluster } from '../../src/cluster/transport/nats.js';
 import { GameLog } from '../../src/cluster/log/game-log.js';
 import { openLiveIndex } from '../../src/cluster/log/live-index.js';
 import { auditLog } from './cluster-pause.js';
-import { checkPlayed, type Played } from './cluster-play.js';
+import { call, checkPlayed, type Played } from './cluster-play.js';
+import { eventually } from './nats-cluster.js';
 import type { ClusterNodeProc } from './cluster-nodes.js';
 
 /** The live games of each shard, as the cluster's live index says. */
@@ -50,7 +51,23 @@ export async function checkRound(
   victim: string,
   lost: ReadonlyMap<string, number>,
 ): Promise<void> {
-  for (const p of played) await checkPlayed(t, nodes, p);
+  // The history is read from a node that was not cut off (the first of the list); whether the cut
+  // one shows every ending too is checked apart, below.
+  const readers = [...nodes.filter((n) => n.name !== victim), ...nodes.filter((n) => n.name === victim)];
+  for (const p of played) await checkPlayed(t, readers, p);
+  const behind = async (): Promise<string[]> => {
+    const out: string[] = [];
+    for (const n of nodes) {
+      for (const p of played) {
+        const h = (await call(n, 'GET', `/games/${p.gameId}/history`)).json as { status?: object } | undefined;
+        if (!(typeof h?.status === 'object' && 'Ended' in h.status)) out.push(`${n.name}:${p.gameId}`);
+      }
+    }
+    return out;
+  };
+  await eventually(async () => (await behind()).length === 0, 30_000);
+  const stale = await behind();
+  t.same(stale, [], `every node shows every game ended (node:game not showing it: ${stale.join(' ') || 'none'})`);
   const reconnected = played.filter((p) => p.segments.length > 1).length;
   t.comment(`${reconnected} of ${played.length} bots reconnected their stream at least once`);
   const nc = await connectCluster(urls, 'netns-audit');

@@ -17,8 +17,8 @@ import { NATS_SERVER, eventually, waitJetStream, waitPlacement } from './nats-cl
 import { settingsFile, startNode, type ClusterNodeProc } from './cluster-nodes.js';
 import { spawnBound } from './spawn-bound.js';
 
-const IP = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip'].find((p) => existsSync(p)) ?? 'ip';
-const TC = ['/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc'].find((p) => existsSync(p)) ?? 'tc';
+export const IP = ['/usr/sbin/ip', '/sbin/ip', '/usr/bin/ip'].find((p) => existsSync(p)) ?? 'ip';
+export const TC = ['/usr/sbin/tc', '/sbin/tc', '/usr/bin/tc'].find((p) => existsSync(p)) ?? 'tc';
 const PREFIX = 'dcn';
 const NAMES = ['a', 'b', 'c'];
 
@@ -186,6 +186,8 @@ export async function startNetnsCluster(
     for (const h of hosts) await quiet(ip('netns', 'del', h.ns)); // takes the veth pairs with it
     for (const h of hosts) for (const l of [h.clientLink, h.routeLink]) await quiet(ip('link', 'del', l));
     await quiet(ip('link', 'del', bridge));
+    // Anything else of this run's (a relay's bridge a failed scenario did not remove).
+    for (const name of await leftovers(prefix)) await quiet(hosts.some((h) => h.ns === name) ? ip('netns', 'del', name) : ip('link', 'del', name));
     rmSync(dir, { recursive: true, force: true });
     file.remove();
     process.removeListener('exit', removeAllSync);

@@ -158,15 +158,27 @@ export class ShardOwnership {
     if (!c) return;
     this.draining.add(shard);
     this.o.log?.info({ shard, held: c.lease.held(), members: this.members }, 'shard ownership: handing the shard back');
+    let failed: unknown;
     try {
       // Drained only while held. A lease that ran out unnoticed (the process was paused, and this
       // round's listing answered before the lease's own timers ran) is no hand-back but a loss:
       // c.stop() reports it through onLost, so the shard stops here all the same.
       if (c.lease.held()) await this.o.drain(shard);
+    } catch (e) {
+      failed = e;
+    }
+    try {
+      // Stopped whatever the drain did, so the lease is never left renewing with no candidate.
       await c.stop();
+    } catch (e) {
+      failed ??= e;
     } finally {
       this.candidates.delete(shard);
       this.draining.delete(shard);
     }
+    // A rebalance round does not await its hand-backs: a failure thrown from here would end the
+    // process (a node healed from a partition met "JetStream system temporarily unavailable" on the
+    // release). The lease is given up all the same; a key whose removal failed expires at its TTL.
+    if (failed !== undefined) this.o.log?.warn({ shard, err: String(failed) }, 'shard ownership: hand-back failed; the lease key expires by itself');
   }
 }

@@ -18,7 +18,7 @@ async function advance(clock: ManualClock, ms: number, step = 50) {
   }
 }
 
-function node(clock: ManualClock, kv: FakeKv) {
+function node(clock: ManualClock, kv: FakeKv, log?: { info(o: object, m: string): void; warn(o: object, m: string): void }) {
   /** Shards this node acts for, as its callbacks say (gained, until lost or drained). */
   const acting = new Set<number>();
   const events: string[] = [];
@@ -28,6 +28,7 @@ function node(clock: ManualClock, kv: FakeKv) {
     shards: SHARDS,
     ttlMs: TTL,
     clock,
+    log,
     onGained: (s) => {
       acting.add(s);
       events.push(`gained ${s}`);
@@ -88,5 +89,38 @@ t.test('a node waking from a long pause with no listing in flight is told of eac
   clock.jump(3 * TTL);
   await advance(clock, 1);
   t.same([...acting], [], `it stops acting for every shard it held (events: ${events.join('; ')})`);
+  await own.stop();
+});
+
+t.test('a hand-back whose lease release is refused by the server is logged, not thrown: the node keeps running', async (t) => {
+  // Seen on the partition test (node-netns.test.ts): a healed host rejoined, the others handed its
+  // shards back while JetStream answered "temporarily unavailable", and the unawaited hand-back's
+  // rejection ended both node processes.
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown) => unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  t.teardown(() => void process.off('unhandledRejection', onUnhandled));
+  const clock = new ManualClock();
+  const kv = new FakeKv(clock, TTL);
+  const warned: string[] = [];
+  const { own, acting, events } = node(clock, kv, { info: () => {}, warn: (_o, msg) => warned.push(msg) });
+  own.start();
+  await advance(clock, TTL);
+  t.same(own.owned(), [0, 1, 2], 'the only member owns every shard');
+  // Node a joins (its membership key, kept fresh), and the bucket refuses removals from now on.
+  const a = new TextEncoder().encode(JSON.stringify({ holder: 'a', incarnation: 'x', n: 1 }));
+  await kv.create('node.a', a);
+  kv.refuseRemove = true;
+  for (let k = 0; k < 6; k++) {
+    await advance(clock, TTL / 6);
+    const cur = await kv.get('node.a');
+    if (cur) await kv.update('node.a', a, cur.revision);
+  }
+  await flush(20);
+  t.same(unhandled.map(String), [], 'no unhandled rejection');
+  t.same(own.owned(), [1], `it keeps only its share, shard 1 (events: ${events.join('; ')})`);
+  t.same([...acting], [1], 'and acts only for it');
+  t.ok(warned.filter((m) => m.includes('hand-back failed')).length >= 2, `each failed hand-back is logged (${warned.length} warnings)`);
+  kv.refuseRemove = false;
   await own.stop();
 });

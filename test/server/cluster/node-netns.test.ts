@@ -15,6 +15,7 @@ import { playHouseGame, type Played } from '../../helpers/cluster-play.js';
 import { linesFrom } from '../../helpers/cluster-pause.js';
 import { netnsUnavailable, startNetnsCluster, type NetCluster } from '../../helpers/netns.js';
 import { checkRound, lastSeqs, liveByShard } from '../../helpers/netns-checks.js';
+import { impair, impairUnavailable } from '../../helpers/netns-impair.js';
 
 const SHARDS = 6;
 const TTL_MS = 5000;
@@ -82,6 +83,77 @@ async function scenarios(c: NetCluster): Promise<void> {
       );
     });
     if (played) await checkRound(t, nodes, c.natsUrls, played, victimName, lost);
+  });
+
+  t.test('a nats-server cut from the other two (its node still on it) loses the node its shards; healed, every game ends', async (t) => {
+    // The minority's node keeps its HTTP edge on the bridge: bots go on using it as they would.
+    const reach = [...nodes];
+    let victimName = '';
+    let lost = new Map<string, number>();
+    const played = await round(t, 'minority', reach, async () => {
+      const v = await busiest(c);
+      const victim = nodes[v.i];
+      victimName = victim.name;
+      lost = await lastSeqs(c.natsUrls, v.games);
+      const woke = linesFrom(victim);
+      await c.cutRoutes(v.i);
+      const cutAt = Date.now();
+      try {
+        t.ok(await eventually(() => allServed(victim, v.shards), 60_000), `the majority's nodes serve shards ${v.shards.join(',')} of ${victim.name} while its server is alone`);
+        const left = 2 * TTL_MS - (Date.now() - cutAt);
+        if (left > 0) await new Promise((r) => setTimeout(r, left));
+      } finally {
+        await c.healRoutes(v.i);
+      }
+      t.ok(
+        await eventually(() => v.shards.every((s) => woke.some((l) => stoppedServing(l, s))), 30_000),
+        `${victim.name} stopped serving shards ${v.shards.join(',')} (${v.games.length} live games): its server could not renew its leases`,
+      );
+    });
+    if (played) await checkRound(t, nodes, c.natsUrls, played, victimName, lost);
+  });
+
+  const why = await impairUnavailable(c);
+  t.test('10 % loss and 50 ms delay on one host\'s links for a minute of play', { skip: why === undefined ? false : `skipped: ${why}` }, async (t) => {
+    const reach = [...nodes];
+    let impaired = true;
+    let acked = 0;
+    let listed = 0;
+    // Each bot plays game after game until the impairment is over, so play goes on all minute.
+    const bots = Array.from({ length: GAMES }, async (_, i) => {
+      const games: Played[] = [];
+      for (let k = 0; impaired || k === 0; k++) games.push(await playHouseGame(reach, `lossy${k}x`, i, () => acked++, () => listed++));
+      return games;
+    });
+    const all = Promise.all(bots);
+    all.catch(() => {}); // awaited below; a failure before then is reported there
+    if (!t.ok(await eventually(() => listed >= GAMES && acked >= GAMES * 2, 60_000), 'games are under way')) {
+      impaired = false;
+      await all.catch((e: Error) => t.fail(e.message));
+      return;
+    }
+    const v = await busiest(c);
+    const host = nodes[v.i];
+    const moves = nodes.map((n) => linesFrom(n));
+    const ackedBefore = acked;
+    const imp = await impair(c, v.i, 10, 50, t);
+    try {
+      await new Promise((r) => setTimeout(r, 60_000));
+    } finally {
+      await imp.clear();
+      impaired = false;
+    }
+    t.ok(acked > ackedBefore, `${acked - ackedBefore} moves acknowledged during the minute of loss and delay on ${host.name}'s links (by ${imp.how})`);
+    let played: Played[] = [];
+    try {
+      played = (await all).flat();
+    } catch (e) {
+      t.fail((e as Error).message);
+      return;
+    }
+    const stops = moves.map((lines, k) => `${nodes[k].name}: ${lines.filter((l) => /"msg":"stopped serving shard"/.test(l)).length}`);
+    t.comment(`${played.length} games; shards handed over or lost during the minute, by node: ${stops.join(', ')}`);
+    await checkRound(t, nodes, c.natsUrls, played, host.name, new Map());
   });
 }
 
