@@ -6,7 +6,7 @@ import type { Test } from 'tap';
 import { connectCluster } from '../../src/cluster/transport/nats.js';
 import { GameLog } from '../../src/cluster/log/game-log.js';
 import { openLiveIndex } from '../../src/cluster/log/live-index.js';
-import { auditLog } from './cluster-pause.js';
+import { auditLog, type LogAudit } from './cluster-pause.js';
 import { call, checkPlayed, type Played } from './cluster-play.js';
 import { eventually } from './nats-cluster.js';
 import type { ClusterNodeProc } from './cluster-nodes.js';
@@ -70,11 +70,26 @@ export async function checkRound(
   t.same(stale, [], `every node shows every game ended (node:game not showing it: ${stale.join(' ') || 'none'})`);
   const reconnected = played.filter((p) => p.segments.length > 1).length;
   t.comment(`${reconnected} of ${played.length} bots reconnected their stream at least once`);
-  const nc = await connectCluster(urls, 'netns-audit');
+  // A replay that hangs (seen once after a heal: the test's own consumer never answered) is tried
+  // again on a fresh connection, so the test fails on what the log holds, not on its reader.
+  let nc = await connectCluster(urls, 'netns-audit');
+  let log = await GameLog.open(nc, { replicas: 3 });
+  const audit = async (id: string): Promise<LogAudit> => {
+    for (let attempt = 0; ; attempt++) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 30_000)));
+      const got = await Promise.race([auditLog(log, id), late]).finally(() => clearTimeout(timer));
+      if (got !== 'late') return got;
+      t.comment(`${id}: the log's replay did not answer in 30 s; reading it again on a new connection`);
+      if (attempt >= 2) throw new Error(`${id}: the log's replay never answered`);
+      void nc.close();
+      nc = await connectCluster(urls, 'netns-audit');
+      log = await GameLog.open(nc, { replicas: 3 });
+    }
+  };
   try {
-    const log = await GameLog.open(nc, { replicas: 3 });
     for (const p of played) {
-      const a = await auditLog(log, p.gameId);
+      const a = await audit(p.gameId);
       t.same(a.problems, [], `${p.gameId}: each counting version by the last taker, writes numbered without gaps, versions never back (${a.versions.length} writes)`);
       t.ok(a.final && 'Ended' in a.final.rec.status, `${p.gameId}: the log ends with the ending`);
       // Owner epochs only go up: each counting takeover follows the one before it.
@@ -82,7 +97,7 @@ export async function checkRound(
       t.ok(markers.every((s, k) => k === 0 || s > markers[k - 1]), `${p.gameId}: ${markers.length} takeovers, epochs increasing`);
     }
     for (const [id, from] of lost) {
-      const { entries } = await auditLog(log, id);
+      const { entries } = await audit(id);
       const marker = entries.find((e) => e.kind === 'takeover' && e.counts && e.seq > from && e.node !== victim);
       t.ok(marker, `${id}: another node's takeover marker follows what ${victim} wrote before the fault`);
       if (!marker) continue;
