@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run cluster bench bench-cluster clean bridge-example
+.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run cluster bench bench-cluster bench-cluster-soak clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -16,6 +16,7 @@ install: $(NODE_MODULES_STAMP)
 build: install
 	npx tsc -p tsconfig.json
 	npx tsc -p tsconfig.client.json    # declarations of the typed client, for the 'dicechess/client' export
+	npx tsc -p packages/client/tsconfig.json    # the package dicechess-client: src/client into packages/client/dist
 	$(MAKE) --no-print-directory web
 
 # The web page: type-checked with the DOM library, then bundled and pre-compressed into dist/web.
@@ -88,6 +89,11 @@ bench: build
 # The cluster benchmark (three nats-server, 1-3 nodes on this machine): not in `make bench`'s default list.
 bench-cluster: build nats-deps
 	node dist/bench/run.js cluster
+
+# The cluster soak (1 node, then 3, each on three nats-servers; 10 minutes of play each by default,
+# BENCH_CLUSTER_SOAK_SECONDS to change it): RssAnon per node and the game log's bytes over time.
+bench-cluster-soak: build nats-deps
+	node dist/bench/run.js cluster-soak
 
 clean:
 	rm -rf dist node_modules

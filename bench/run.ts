@@ -1,5 +1,5 @@
 // `make bench`: runs every benchmark module in turn and prints one table.
-// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak, targets, cluster and cluster-failover only when named)
+// Usage: node dist/bench/run.js [name ...]   (names: engine, store, http, throughput, persistence, abuse, ladder, ratings, webhooks, channel, scaling, streams, idle-games, game-memory, big-trees, cluster-log, events; soak, targets, cluster, cluster-failover and cluster-soak only when named)
 import type { BenchRow } from './types.js';
 
 const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
@@ -22,6 +22,7 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
   'cluster-log': () => import('./cluster-log.js'),
   cluster: () => import('./cluster.js'),
   'cluster-failover': () => import('./cluster-failover.js'),
+  'cluster-soak': () => import('./cluster-soak.js'),
   events: () => import('./events.js'),
   targets: () => import('./targets.js'),
 };
@@ -29,9 +30,10 @@ const SUITES: Record<string, () => Promise<{ run(): Promise<BenchRow[]> }>> = {
 /**
  * Suites run only when named: soak and targets are too long for the default list; cluster needs nats-server
  * (`make nats-deps`) and takes about three minutes (`node dist/bench/run.js cluster`); cluster-failover kills -9 and
- * restarts a node ten times (about eight minutes: `node dist/bench/run.js cluster-failover`).
+ * restarts a node ten times (about eight minutes: `node dist/bench/run.js cluster-failover`); cluster-soak plays
+ * ten minutes on one node and ten on three (`make bench-cluster-soak`).
  */
-const ON_REQUEST = new Set(['soak', 'targets', 'cluster', 'cluster-failover']);
+const ON_REQUEST = new Set(['soak', 'targets', 'cluster', 'cluster-failover', 'cluster-soak']);
 
 function fmt(n: number | undefined): string {
   if (n === undefined) return '';

@@ -13,7 +13,11 @@
 // nats-server) is killed with the group and named in the output; a file that runs past the time
 // limit is killed the same way and fails.
 //
-//   node scripts/test.mjs [--jobs N] [--timeout SECONDS] [file or directory ...]
+//   node scripts/test.mjs [--jobs N] [--timeout SECONDS] [--http-threads N] [file or directory ...]
+//
+// --http-threads N runs the HTTP-level files of THREADED (among those chosen) a second time with
+// DICECHESS_HTTP_THREADS=N, which test/helpers/app.ts passes to every server a test boots; such a
+// run is listed as "<file> [http.threads N]".
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -30,6 +34,21 @@ const option = (name, fallback) => {
 };
 const jobs = option('--jobs', 4);
 const timeoutSeconds = option('--timeout', 240);
+const httpThreads = option('--http-threads', 0);
+
+/**
+ * HTTP-level files that pass with several edge threads as they do with one (docs/ARCHITECTURE.md,
+ * "Edge threads"). Not in it: robustness/framing and robustness/clients (half-closed and pipelined
+ * connections: every answer of an edge thread is pending for a moment, and uWS drops those).
+ */
+const THREADED = [
+  /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads)\.test\.js$/,
+  /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity)\.test\.js$/,
+  /^dist\/test\/server\/(lobby|ops)\//,
+  /^dist\/test\/wire\/conformance\.test\.js$/,
+];
+/** The suffix of a second run's name. */
+const threadedTag = (n) => ` [http.threads ${n}]`;
 
 /** Every *.test.js under `dir`, sorted. */
 function testFiles(dir) {
@@ -48,6 +67,7 @@ const files = targets
   .map((f) => relative(root, f))
   // A compiled file whose TypeScript source was deleted or renamed is left over in dist/: not run.
   .filter((f) => !f.startsWith('dist/test/') || existsSync(join(root, f.replace(/^dist\//, '').replace(/\.js$/, '.ts'))));
+if (httpThreads > 0) files.push(...files.filter((f) => THREADED.some((re) => re.test(f))).map((f) => f + threadedTag(httpThreads)));
 if (files.length === 0) throw new Error('no test files found');
 
 // Longest files first, so that the last ones to finish are short: the times of the last run on this
@@ -91,13 +111,15 @@ function killGroup(pgid) {
 }
 
 function runFile(file) {
+  const threaded = httpThreads > 0 && file.endsWith(threadedTag(httpThreads));
+  const path = threaded ? file.slice(0, -threadedTag(httpThreads).length) : file;
   return new Promise((done) => {
     const started = Date.now();
     // A whole-cluster file's time limit is doubled with its places: it does several files' work.
     const limitSeconds = timeoutSeconds * weight(file);
-    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+    const child = spawn(process.execPath, ['--enable-source-maps', path], {
       cwd: root,
-      env: { ...env, TAP_TIMEOUT: String(limitSeconds) },
+      env: { ...env, TAP_TIMEOUT: String(limitSeconds), ...(threaded ? { DICECHESS_HTTP_THREADS: String(httpThreads) } : {}) },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -14,6 +14,7 @@ export function edgeLimits(config: Config, clock: Clock): EdgeLimits {
   return {
     anonMints: perHour(config.limits.anonMintsPerHour),
     registrations: perHour(config.limits.registrationsPerHour),
+    registrationsExemptLoopback: config.limits.registrationsExemptLoopback,
     guests: perHour(config.limits.guestLobbyPerHour),
     webhookRegistrations: perHour(config.limits.webhookRegistrationsPerHour),
     challenges: perHour(config.limits.challengesPerHour),

@@ -12,7 +12,9 @@ import { EncodedBodies } from './edge/encoded-bodies.js';
 import { RateLimiter } from './edge/rate-limit.js';
 import { parseTrustedProxies } from './edge/client-ip.js';
 import type { EdgeDeps } from './edge/deps.js';
-import { listen, type Listening } from './edge/listen.js';
+import type { Listening } from './edge/listen.js';
+import { httpEdge } from './http-threads.js';
+import type { EdgeThreads } from './edge/threads/pool.js';
 import { listenStarting } from './edge/starting.js';
 import { listenMetrics } from './edge/metrics-listener.js';
 import { edgeLimits } from './edge-limits.js';
@@ -21,7 +23,6 @@ import { gatherWrites } from './edge/ndjson.js';
 import { SpectatorSeats } from './edge/spectators.js';
 import { GuestAbandonment } from './services/guest-abandon.js';
 import { GuestQuota } from './services/guest-quota.js';
-import { loadWebAssets } from './edge/web.js';
 import type { ObservedResponse } from './edge/router.js';
 import type { HouseKind } from './game/house.js';
 import type { Logger } from './domain/log.js';
@@ -80,6 +81,8 @@ export interface StartOptions {
   onPinnedLookup?: (host: string, address: string) => void;
   /** The built web page (default dist/web of the project). */
   webDir?: string;
+  /** Tests: holds each account stream between its subscription and its catch-up (EdgeDeps.catchUpHold). */
+  catchUpHold?: (principalId: string) => Promise<void>;
 }
 
 export interface RunningServer {
@@ -97,6 +100,8 @@ export interface RunningServer {
   webhooks: WebhookParts | null;
   /** The port of the metrics' own listener (`metrics.port`), if they have one. */
   metricsPort?: number;
+  /** The edge threads when `http.threads` > 1 (tests read their request counters). */
+  httpThreads?: EdgeThreads;
   /** Stops accepting, ends streams and games' timers, drains the pool, closes the store. */
   close(): Promise<void>;
 }
@@ -212,7 +217,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     forwarded,
     clock,
     config: config.games,
-    listeners: [cluster ? cluster.ownedOnly(hub) : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : []), ...[gameLogLines(log)].filter((l) => l !== undefined)],
+    listeners: [cluster ? { ...cluster.ownedOnly(hub), gameEnded: (g, rec) => void (cluster?.ownsGame(g) && hub.gameEnded(g, rec)) } : hub, metrics.games, { gameEnded: (g, rec) => scheduler.gameEnded(g, rec) }, { gameEnded: (g, rec) => tournamentScheduler.gameEnded(g, rec), moveRefused: (g, seat) => tournamentScheduler.moveRefused(g, seat) }, { gameEnded: (g) => { guestQuota.gameEnded(g.id); guestAbandonment.gameEnded(g.id); movesBodies.forget(g.id); } }, ...(webhooks ? [cluster ? cluster.ownedOnly(webhooks.deliverer) : webhooks.deliverer] : []), ...[gameLogLines(log)].filter((l) => l !== undefined)],
     newId: () => randomBase62(16),
     log,
     onRestart: () => metrics.shardRestarted(),
@@ -284,7 +289,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     log,
     store,
     games: sharded,
-    gameGate: cluster ? clusterGameGate(sharded) : undefined,
+    gameGate: cluster ? clusterGameGate(sharded, (id) => cluster.store.loadGame(id)) : undefined,
     identity,
     hub,
     challenges,
@@ -303,15 +308,17 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     metrics: metricsApart ? null : () => metrics.text(),
     ready: () => readiness.report(),
     meter: metrics.edge,
+    catchUpHold: opts.catchUpHold,
   };
 
+  const http = httpEdge(config, { cluster: cluster !== undefined, webDir: opts.webDir ?? projectFile('dist', 'web'), log, around: gatherWrites });
   const edge = buildEdge(deps, {
     corsOrigins: config.http.corsOrigins, trustedProxies: proxies.value, maxBodyBytes: config.limits.maxBodyBytes,
     keepAliveMs: config.streams.keepAliveMs, maxBufferedBytes: config.streams.maxBufferedBytes,
     connectionsPerIp: config.limits.connectionsPerIp, clock, observe: opts.observe,
-    web: loadWebAssets(opts.webDir ?? projectFile('dist', 'web')), send: config.http.send, movesBodies, app: starting?.app,
+    web: http.web, send: config.http.send, movesBodies, app: http.app ?? starting?.app,
   });
-  let listening: Listening | undefined;
+  let listening: (Listening & { stopped?: Promise<void> }) | undefined;
   let metricsListening: Listening | undefined;
   // Stop accepting, end every stream cleanly (account streams here, game streams when their actors
   // stop), wait for running game commands, then close the store. Also what a failed start undoes.
@@ -331,6 +338,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // After the games: a game that ended while stopping is pending and rated at the next start.
     await ratings.stop();
     edge.closeConnections(); // anything opened while the games stopped
+    await listening?.stopped; // edge threads, if any, have let go of their sockets
     await store.close();
     await cluster?.disconnect();
   };
@@ -353,7 +361,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       await tournamentScheduler.start();
     }
     // A cluster node's starting answers stop here and the edge takes their port over.
-    listening = starting ? starting.handOver(edge) : await listen(edge, config.host, config.port);
+    listening = starting ? starting.handOver(edge) : await http.listen(edge, config.host, config.port);
     if (config.metrics.port !== null) metricsListening = await listenMetrics(config.metrics.host, config.metrics.port, () => metrics.text(), log);
   } catch (e) {
     if (listening === undefined) starting?.close();
@@ -378,6 +386,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       ratings,
       webhooks,
       metricsPort: metricsListening?.port,
+      httpThreads: http.threads,
       close: () =>
         (closing ??= (async () => {
           // /ready says 503 at once, while everything else serves on for shutdown.notReadyMs, so that a

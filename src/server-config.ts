@@ -1,10 +1,11 @@
 // The server's configuration: its schema, and the one place that reads it (config/default.json, an
-// optional --config file, then DICECHESS_* environment variables, then command-line flags), all
+// optional --config file, then DICECHESS_* environment variables (any limit: config-env.ts), then command-line flags), all
 // validated with zod. The game's own settings are src/game/game-config.ts.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Result } from './domain/result.js';
 import { projectFile } from './paths.js';
+import { limitPathsFromEnv } from './config-env.js';
 
 const ms = z.number().int().min(0);
 /** A file path, or '' for none. */
@@ -61,6 +62,11 @@ export const ConfigSchema = z.object({
   limits: z.object({
     anonMintsPerHour: pos,
     registrationsPerHour: pos,
+    /**
+     * Loopback clients (127.0.0.0/8, ::1) skip the registration limit: for a local set-up only, since
+     * behind a proxy on the same host (with no trusted proxies set) every client is loopback.
+     */
+    registrationsExemptLoopback: z.boolean().default(false),
     guestLobbyPerHour: pos,
     webhookRegistrationsPerHour: pos,
     maxBodyBytes: pos,
@@ -85,6 +91,8 @@ export const ConfigSchema = z.object({
     ladderChangesPerHour: pos,
   }),
   http: z.object({
+    /** Threads serving HTTP on the one port (docs/OPERATIONS.md): a count, or 'auto' for about half the cores. */
+    threads: z.union([z.literal('auto'), z.number().int().min(1).max(64)]),
     trustedProxies: z.array(z.string()),
     corsOrigins: z.array(z.string()),
     /** Large answers (see src/edge/send-budget.ts): streamed with backpressure and bounded. */
@@ -158,10 +166,21 @@ export const ConfigSchema = z.object({
     /** Games a node follows one by one at most (the least recently asked go first). */
     followMax: z.number().int().min(1),
     /**
+     * Finished games a node keeps in memory after reading them on demand from the store's bucket
+     * (docs/CLUSTER.md): records and encoded bytes at most, the least recently read going first. A
+     * setting written before it existed gets 2,000 records and 64 MiB.
+     */
+    finishedCache: z.object({ entries: z.number().int().min(1), bytes: z.number().int().min(1024) }).default({ entries: 2000, bytes: 67_108_864 }),
+    /**
      * How long a node waits at start-up for its cluster (servers listening, JetStream ready) before
      * it exits with the cause; it answers 503 meanwhile. A setting written before it existed gets 120 s.
      */
     startTimeoutMs: z.number().int().min(100).default(120_000),
+    /**
+     * Keep every finished game's entries in the game log (`DC_GAMES`) instead of trimming them once the
+     * ending is archived: for audits of the log's fencing; the stream then grows for ever. Default off.
+     */
+    keepFinishedLogs: z.boolean().default(false),
     /**
      * How a node proves itself to NATS and checks the servers (docs/CLUSTER.md, "Securing a cluster"):
      * secrets are named by file path only, never given inline, so they stay out of argv and config dumps.
@@ -189,6 +208,7 @@ const ENV: Record<string, string> = {
   DICECHESS_VERDICT_WAIT_MS: 'games.verdictWaitMs',
   DICECHESS_KEEPALIVE_MS: 'streams.keepAliveMs',
   DICECHESS_SPECTATORS_PER_ADDRESS: 'spectators.maxPerAddress',
+  DICECHESS_HTTP_THREADS: 'http.threads',
   DICECHESS_TRUSTED_PROXIES: 'http.trustedProxies',
   DICECHESS_CORS_ORIGINS: 'http.corsOrigins',
   DICECHESS_UNSENT_BYTES_PER_ADDRESS: 'http.send.unsentBytesPerAddress',
@@ -233,6 +253,7 @@ const ENV: Record<string, string> = {
   DICECHESS_CLUSTER_SHARDS: 'cluster.shards',
   DICECHESS_CLUSTER_REPLICAS: 'cluster.replicas',
   DICECHESS_CLUSTER_START_TIMEOUT_MS: 'cluster.startTimeoutMs',
+  DICECHESS_CLUSTER_KEEP_FINISHED_LOGS: 'cluster.keepFinishedLogs',
   DICECHESS_CLUSTER_CREDS: 'cluster.nats.credsFile',
   DICECHESS_CLUSTER_NKEY_SEED_FILE: 'cluster.nats.nkeySeedFile',
   DICECHESS_CLUSTER_USER: 'cluster.nats.user',
@@ -311,6 +332,9 @@ export function loadConfig(src: ConfigSources = {}): Result<Config, string> {
     const raw = src.env?.[name];
     if (raw !== undefined && raw !== '') setPath(merged, path, envValue(path, raw));
   }
+  const limits = limitPathsFromEnv(src.env ?? {}, (merged.limits ?? {}) as Json);
+  if (!limits.ok) return limits;
+  for (const [path, raw] of limits.value) setPath(merged, path, envValue(path, raw));
   for (const [path, v] of Object.entries(src.overrides ?? {})) setPath(merged, path, v);
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) {

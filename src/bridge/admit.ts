@@ -32,6 +32,12 @@ export function acceptVerdict(config: BridgeConfig, kind: OpponentKind, tc: Time
   const a = config.accept;
   if (!a.enabled) return 'this bridge accepts no challenges';
   if (!a.opponents.includes(kind)) return `${kind} opponents are not accepted`;
+  return timeControlVerdict(config, tc);
+}
+
+/** Why the accept filter refuses this time control (kind and bounds), or null. */
+export function timeControlVerdict(config: BridgeConfig, tc: TimeControl): string | null {
+  const a = config.accept;
   const tcKind = Object.keys(tc)[0] as keyof typeof tc & string;
   if (!a.timeControls.includes(tcKind as never)) return `${tcKind} is not accepted`;
   if ('SuddenDeath' in tc || 'Fischer' in tc) {
@@ -43,9 +49,33 @@ export function acceptVerdict(config: BridgeConfig, kind: OpponentKind, tc: Time
   return null;
 }
 
+/**
+ * Why the allow and block lists keep this opponent away, or null. `ref` is `team/name` for a bot and
+ * null for a guest (a guest is never named in the lists: an allow list keeps every guest away).
+ */
+export function opponentVerdict(config: BridgeConfig, ref: string | null): string | null {
+  const { allow, block } = config.opponents;
+  const named = (list: string[]) => ref !== null && list.some((p) => p === ref || (p.endsWith('/*') && ref.startsWith(p.slice(0, -1))));
+  if (named(block)) return `opponent ${ref} is blocked`;
+  if (allow !== null && !named(allow)) return `opponent ${ref ?? '(a guest)'} is not on the allow list`;
+  return null;
+}
+
+/** `team/name` of a bot participant, null for a guest or user. */
+export function participantRef(p: Participant): string | null {
+  return 'Bot' in p ? `${p.Bot.team}/${p.Bot.name}` : null;
+}
+
+/** `team/name` of a bot's public face (its team and name joined by a space), null for a human. */
+export function faceRef(face: { kind: 'Bot' | 'Human'; name: string | null }): string | null {
+  return face.kind === 'Bot' && face.name ? face.name.replace(' ', '/') : null;
+}
+
 /** Why a challenge is declined, or null to accept it. */
 export function challengeVerdict(config: BridgeConfig, challenger: Participant, tc: TimeControl, freeSlots: number): string | null {
   if (!config.accept.enabled) return 'this bridge accepts no challenges';
+  const listed = opponentVerdict(config, participantRef(challenger));
+  if (listed !== null) return listed;
   if (freeSlots <= 0) return 'no free game slot';
   return acceptVerdict(config, opponentKind(challenger), tc);
 }
@@ -64,9 +94,12 @@ function sameTimeControl(a: TimeControl, b: TimeControl): boolean {
  * `askedFor`: the bridge accepted this game's challenge or saw its seek matched.
  */
 export function announcedVerdict(config: BridgeConfig, game: AnnouncedGame, seat: 'White' | 'Black', askedFor: boolean): string | null {
+  const opponent = seat === 'White' ? game.players.black : game.players.white;
+  // A blocked opponent is not played whoever made the game: a ladder pairing or a taken seek too.
+  const listed = opponentVerdict(config, faceRef(opponent));
+  if (listed !== null) return listed;
   if (askedFor) return null;
   if (config.ladder.join && game.ladder) return null;
-  const opponent = seat === 'White' ? game.players.black : game.players.white;
   const challenged = config.challenge.opponents.some((ref) => ref.replace('/', ' ') === opponent.name);
   if (challenged && opponent.kind === 'Bot' && sameTimeControl(game.timeControl, config.challenge.timeControl)) return null;
   if (config.seeks.count > 0 && sameTimeControl(game.timeControl, config.seeks.timeControl)) return null;

@@ -14,6 +14,9 @@ import { announcedVerdict, challengeVerdict, type AnnouncedGame } from './admit.
 import type { BridgeConfig } from './config.js';
 import { Engines } from './engines.js';
 import { GameRunner } from './game.js';
+import { findEvent, gameStartedMessage } from './game-info.js';
+import { answerInvitation, joinLadderAtStart } from './invitations.js';
+import { Journal } from './journal.js';
 import { Reporter } from './report.js';
 import { identify } from './identity.js';
 
@@ -36,6 +39,9 @@ export class Bridge {
   readonly report: Reporter;
   readonly client: Client;
   private readonly engines: Engines;
+  private readonly journal: Journal;
+  /** On the ladder now: joined at start and not taken off since. */
+  private ladderOn = false;
   private readonly running = new Map<string, GameRunner>();
   private readonly done = new Set<string>();
   /** Games announced and given a runner whose first Snapshot has not yet been judged. */
@@ -69,10 +75,14 @@ export class Bridge {
     // One try per call: the bridge has a retry policy of its own for each thing it does (waiting for
     // the server at start, a turn sent until the game moves on, streams, the challenge loop).
     this.client = new Client({ url: config.url, fetch: fetchImpl, retry: { attempts: 1 }, userAgent: 'dicechess-bridge' });
+    this.journal = new Journal(config.transcripts, config.logFile, (message) => this.report.emit({ event: 'error', message }));
+    if (config.logFile !== null) this.report.tee((line) => this.journal.bridge(line));
+    const e = config.engine;
     this.engines = new Engines(
-      { command: config.engine.command, cwd: config.engine.cwd, helloTimeoutMs: config.engine.helloTimeoutSeconds * 1000 },
-      config.engine.restartDelaySeconds * 1000,
+      { command: e.command, cwd: e.cwd, helloTimeoutMs: e.helloTimeoutSeconds * 1000, options: e.options },
+      e.restartDelaySeconds * 1000,
       this.report,
+      this.journal,
     );
   }
 
@@ -88,12 +98,7 @@ export class Bridge {
     this.face = `${who.team} ${who.name}`;
     const hello = await this.engines.probe();
     this.report.emit({ event: 'ready', id: who.id, engine: hello.name, concurrent: hello.concurrent });
-    if (this.config.ladder.join) {
-      const cap = await this.client.setCapacity({ capacity: this.config.ladder.capacity });
-      if (!cap.ok) throw new Error(`ladder capacity: ${cap.problem.detail}`);
-      const joined = await this.client.joinLadder();
-      if (!joined.ok) throw new Error(`ladder: ${joined.problem.detail}`);
-    }
+    if (this.config.ladder.join) this.ladderOn = await joinLadderAtStart(this.client, this.config, this.report, who.team, who.name);
     if (this.config.acceptEventsFrom) {
       const hosts = this.config.acceptEventsFrom.map((h) => ({ team: h.slice(0, h.indexOf('/')), name: h.slice(h.indexOf('/') + 1) }));
       const set = await this.client.setEventHosts({ hosts, rated: this.config.acceptRatedEvents });
@@ -121,7 +126,8 @@ export class Bridge {
       for (const t of this.timers) clearTimeout(t);
       await Promise.all([...this.seeks].map(([id, secret]) => this.client.cancelSeek(id, { secret })));
       this.seeks.clear();
-      if (this.config.ladder.join) await this.client.leaveLadder();
+      if (this.ladderOn) await this.client.leaveLadder();
+      this.ladderOn = false;
     }
     if (now) for (const g of this.running.values()) g.stop();
     this.maybeDone();
@@ -169,8 +175,11 @@ export class Bridge {
       // Declined or expired: wait before asking again, so a bot that declines at once is not flooded.
       this.later(() => void this.topUp(), RETRY_MS);
     } else if ('LadderRemoved' in event) {
-      this.report.emit({ event: 'error', message: `taken off the ladder: ${event.LadderRemoved.reason}` });
-      if (this.config.ladder.join && !this.stopping) await this.client.joinLadder();
+      // The server's safeguard is the operator's to overrule, not the bridge's: it stays off.
+      this.ladderOn = false;
+      this.report.emit({ event: 'ladderRemoved', reason: event.LadderRemoved.reason, rejoin: 'restart the bridge with --rejoin-ladder to join again' });
+    } else if ('EventInvitation' in event) {
+      await answerInvitation(this.client, this.config, this.report, event.EventInvitation, this.face.replace(' ', '/'), this.stopping);
     }
   }
 
@@ -179,7 +188,7 @@ export class Bridge {
    * less those kept for the ladder. Open seeks are the caller's to count.
    */
   private ownSlots(): number {
-    const ladder = this.config.ladder.join && !this.stopping ? Math.max(0, this.config.ladder.capacity - this.ladderGames.size) : 0;
+    const ladder = this.ladderOn && !this.stopping ? Math.max(0, this.config.ladder.capacity - this.ladderGames.size) : 0;
     return this.config.maxGames - this.running.size - ladder;
   }
 
@@ -218,13 +227,21 @@ export class Bridge {
     const runner = new GameRunner(gameId, this.client, this.engines, this.report, {
       turnTimeoutMs: c.engine.turnTimeoutSeconds * 1000,
       resignMarginMs: c.engine.resignMarginSeconds * 1000,
+      moveOverheadMs: c.engine.moveOverheadMs,
       face: this.face,
       admit: (seat, game) => {
         const why = this.admit(gameId, seat, game);
         admitted = why === null;
         return why;
       },
-      onStart: (seat, opponent) => this.report.emit({ event: 'gameStarted', gameId, seat, opponent }),
+      onStart: async (seat, opponent, state) => {
+        this.report.emit({ event: 'gameStarted', gameId, seat, opponent });
+        if ('Ended' in state.status) return; // over before it was seen: no engine is asked anything
+        // A game the bridge found itself or a ladder pairing is no event's; any other may be.
+        const event = this.askedFor.has(gameId) || state.ladder ? null : await findEvent(this.client, gameId, (ms) => this.pause(ms));
+        this.engines.begin(gameId, gameStartedMessage(gameId, seat, state, event));
+      },
+      record: (entry) => this.journal.game(gameId, entry),
     });
     this.running.set(gameId, runner);
     this.awaiting.add(gameId);
@@ -248,7 +265,6 @@ export class Bridge {
     if (why !== null) return why;
     this.started++;
     if (game.ladder) this.ladderGames.add(gameId);
-    this.engines.tell(gameId, { type: 'gameStarted', gameId });
     if (this.config.games !== null && this.started >= this.config.games) void this.stop();
     return null;
   }
@@ -286,6 +302,7 @@ export class Bridge {
         : { type: 'gameEnded', gameId, result: null, termination: null };
       this.engines.release(gameId, ended);
     }
+    this.journal.close(gameId);
     if (outcome) {
       this.finished++;
       this.report.emit({ event: 'gameEnded', gameId, seat: outcome.seat, result: outcome.result, termination: outcome.termination });
@@ -298,7 +315,7 @@ export class Bridge {
     if (this.stopping && this.running.size === 0) {
       this.engines.closeAll();
       this.report.emit({ event: 'stopped', played: this.finished });
-      this.finishedAll();
+      void this.journal.closeAll().then(() => this.finishedAll());
     }
   }
 

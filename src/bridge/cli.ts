@@ -24,7 +24,13 @@ export async function bridgeCommand(argv: string[]): Promise<number> {
     console.error(`no engine command: give it after --\n${BRIDGE_USAGE}`);
     return 2;
   }
-  const bridge = new Bridge(args.config);
+  let bridge: Bridge;
+  try {
+    bridge = new Bridge(args.config);
+  } catch (e) {
+    console.error(`bridge: ${printable((e as Error).message)}`); // e.g. a transcript directory it cannot make
+    return 1;
+  }
   let signals = 0;
   const onSignal = () => void bridge.stop(++signals > 1);
   process.on('SIGINT', onSignal);

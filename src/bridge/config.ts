@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { TimeControl } from '../wire/schemas.js';
 import type { TimeControl as TimeControlValue } from '../domain/types.js';
+import { TOURNAMENT_FORMATS } from '../domain/tournaments.js';
 import { printableJson } from './text.js';
 
 const TIME_CONTROL_KINDS = ['Unlimited', 'SuddenDeath', 'Fischer', 'PerMove'] as const;
@@ -13,6 +14,9 @@ export type OpponentKind = (typeof OPPONENT_KINDS)[number];
 
 const BOT_REF = /^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9-]*$/;
 const botRef = () => z.string().regex(BOT_REF, { error: 'must be team/name' });
+/** An opponent in the allow and block lists: `team/name`, or `team/*` for every bot of a team. */
+const OPPONENT_REF = /^[a-z0-9][a-z0-9-]*\/([a-z0-9][a-z0-9-]*|\*)$/;
+const opponentRef = () => z.string().regex(OPPONENT_REF, { error: 'must be team/name or team/*' });
 
 export const BridgeConfig = z.strictObject({
   url: z.string().default('http://127.0.0.1:8080'),
@@ -42,8 +46,34 @@ export const BridgeConfig = z.strictObject({
       resignMarginSeconds: z.number().min(0).default(1),
       /** First wait before restarting a failed engine; doubles up to 10 s while it keeps failing. */
       restartDelaySeconds: z.number().min(0).default(0.5),
+      /** Sent to the engine after its hello as `{"type":"options","options":…}` (null: no such message). */
+      options: z.record(z.string(), z.unknown()).nullable().default(null),
+      /** Taken off the time the engine is told it has: the move's way to the server. */
+      moveOverheadMs: z.int().min(0).max(60_000).default(0),
     })
     .prefault({}),
+  /** Opponents by name: a blocked one is never played; with `allow`, only those named are. */
+  opponents: z
+    .strictObject({
+      allow: z.array(opponentRef()).max(1000).nullable().default(null),
+      block: z.array(opponentRef()).max(1000).default([]),
+    })
+    .prefault({}),
+  /** Event invitations: answered by the bridge when enabled; accepted when they pass these and `accept`. */
+  invitations: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      formats: z.array(z.enum(TOURNAMENT_FORMATS)).default([...TOURNAMENT_FORMATS]),
+      /** Time control kinds (null: those of `accept.timeControls`); the bounds of `accept` hold too. */
+      timeControls: z.array(z.enum(TIME_CONTROL_KINDS)).nullable().default(null),
+      rated: z.boolean().default(true),
+      timeOdds: z.boolean().default(true),
+    })
+    .prefault({}),
+  /** A directory: one transcript per game, named by its id (null: none kept). */
+  transcripts: z.string().nullable().default(null),
+  /** A file collecting the engine's stderr and the bridge's own lines, each marked (null: none). */
+  logFile: z.string().nullable().default(null),
   /** Games played at once, whatever started them; a game announced over it is resigned. */
   maxGames: z.int().min(1).max(64).default(4),
   /** Stop after this many games (null: run until interrupted). */
@@ -79,6 +109,11 @@ export const BridgeConfig = z.strictObject({
     .strictObject({
       join: z.boolean().default(false),
       capacity: z.int().min(1).max(32).default(1),
+      /**
+       * Join even when the server took the bot off the ladder (LadderRemoved); otherwise such a bot
+       * stays off until started with this (or --rejoin-ladder).
+       */
+      rejoin: z.boolean().default(false),
     })
     .prefault({}),
   /** Hosts (`team/name`) whose events the server enters this bot into unasked; set at start (null: left as the server has it). */
@@ -115,6 +150,12 @@ engine for each turn.
   --capacity N         ladder games at once (1..32)
   --accept-events-from T/N  let this host enter the bot into its events unasked (repeatable)
   --accept-rated-events     and into its rated events too
+  --rejoin-ladder      join the ladder even after the server took the bot off it
+  --allow T/N          play only these opponents (repeatable; T/* for a team)
+  --block T/N          never play this opponent (repeatable; T/* for a team)
+  --move-overhead MS   taken off the time the engine is told it has (default 0)
+  --transcripts DIR    keep a transcript of each game in DIR
+  --log-file FILE      append the engine's stderr and the bridge's lines to FILE
   --max-games N        games at once (default 4)
   --games N            stop after N games
   --no-accept          decline every challenge
@@ -192,6 +233,8 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
   let printConfig = false;
   const challenges: string[] = [];
   const eventHosts: string[] = [];
+  const allow: string[] = [];
+  const block: string[] = [];
   let tc: TimeControlValue | undefined;
   for (let i = 0; i < flags.length; i++) {
     const flag = flags[i]!;
@@ -268,6 +311,24 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
         case '--accept-rated-events':
           over.acceptRatedEvents = true;
           break;
+        case '--rejoin-ladder':
+          nested('ladder').rejoin = true;
+          break;
+        case '--allow':
+          allow.push(value());
+          break;
+        case '--block':
+          block.push(value());
+          break;
+        case '--move-overhead':
+          nested('engine').moveOverheadMs = int();
+          break;
+        case '--transcripts':
+          over.transcripts = value();
+          break;
+        case '--log-file':
+          over.logFile = value();
+          break;
         case '--max-games':
           over.maxGames = int();
           break;
@@ -298,6 +359,8 @@ export function parseBridgeArgs(argv: string[], readFile: (path: string) => stri
   }
   if (challenges.length) nested('challenge').opponents = challenges;
   if (eventHosts.length) over.acceptEventsFrom = eventHosts;
+  if (allow.length) nested('opponents').allow = allow;
+  if (block.length) nested('opponents').block = block;
   if (tc) {
     nested('challenge').timeControl = tc;
     nested('seeks').timeControl = tc;

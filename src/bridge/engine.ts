@@ -3,12 +3,26 @@
 // turns with a deadline, and killed (by its own pid) when it fails or is no longer needed.
 import { spawn, type ChildProcess } from 'node:child_process';
 
-export const PROTOCOL_VERSION = 1;
+// Version 2 added fields to gameStarted and turn and the options message; an engine written for
+// version 1 reads them as unknown fields and plays on unchanged.
+export const PROTOCOL_VERSION = 2;
 
 export interface EngineSpec {
   command: string[];
   cwd: string | null;
   helloTimeoutMs: number;
+  /** Sent after the hello as `{"type":"options","options":…}` when given (the config's engine.options). */
+  options?: Record<string, unknown> | null;
+}
+
+/** Who sees the traffic of a process: each message in either direction, and each line of its stderr. */
+export interface EngineTaps {
+  log: (line: string) => void;
+  /** `gameId`: the game an answer without one is taken for (the only turn pending, or the game just ended). */
+  traffic?: (engine: EngineProcess, direction: 'to' | 'from', message: Record<string, unknown>, gameId?: string) => void;
+  /** An answer for a game that ended while the engine thought: dropped. */
+  dropped?: (engine: EngineProcess, gameId: string, message: Record<string, unknown>) => void;
+  stderr?: (engine: EngineProcess, line: string) => void;
 }
 
 export interface EngineHello {
@@ -20,7 +34,8 @@ export interface EngineHello {
 /** What went wrong with an engine, for the log and the restart. */
 export class EngineFailure extends Error {
   constructor(
-    readonly kind: 'crash' | 'timeout' | 'illegal' | 'hello',
+    // cancelled: the game ended while the engine was thinking; not the engine's fault.
+    readonly kind: 'crash' | 'timeout' | 'illegal' | 'hello' | 'cancelled',
     message: string,
   ) {
     super(message);
@@ -39,6 +54,12 @@ export interface TurnMessage {
   clocks: { white: number; black: number } | null;
   ply: number;
   version: number;
+  /** Each side's Fischer increment in ms (0 without one). */
+  increments: { white: number; black: number };
+  /** When the bridge stops waiting for this answer (ms since the epoch), the move overhead taken off. */
+  deadline: number;
+  /** The same as milliseconds left when the turn was written. */
+  timeLeftMs: number;
 }
 
 interface Waiter {
@@ -48,11 +69,15 @@ interface Waiter {
 }
 
 const STDERR_KEPT = 2_000;
+/** Games whose pending turn was cancelled, remembered so a late answer is dropped without a word. */
+const DROPPED_KEPT = 256;
 
 export class EngineProcess {
   private readonly child: ChildProcess;
   private buffered = '';
   private stderrTail = '';
+  private stderrLine = '';
+  private readonly dropped = new Set<string>();
   private readonly waiting = new Map<string, Waiter>();
   private helloWaiter: { resolve: (h: EngineHello) => void; reject: (e: EngineFailure) => void } | undefined;
   private exitedWith: string | undefined;
@@ -62,7 +87,7 @@ export class EngineProcess {
 
   private constructor(
     spec: EngineSpec,
-    private readonly onLog: (line: string) => void,
+    private readonly taps: EngineTaps,
   ) {
     const [program, ...args] = spec.command;
     this.child = spawn(program!, args, {
@@ -73,6 +98,7 @@ export class EngineProcess {
     this.child.stdout!.setEncoding('utf8').on('data', (s: string) => this.read(s));
     this.child.stderr!.setEncoding('utf8').on('data', (s: string) => {
       this.stderrTail = (this.stderrTail + s).slice(-STDERR_KEPT);
+      this.stderrLines(s);
     });
     this.child.on('error', (e) => this.gone(`could not start: ${e.message}`));
     this.exited = new Promise((resolve) => {
@@ -85,9 +111,9 @@ export class EngineProcess {
   }
 
   /** Starts the program and waits for its hello. */
-  static async start(spec: EngineSpec, onLog: (line: string) => void): Promise<EngineProcess> {
+  static async start(spec: EngineSpec, taps: EngineTaps): Promise<EngineProcess> {
     if (!spec.command.length) throw new EngineFailure('hello', 'no engine command (give it after --)');
-    const engine = new EngineProcess(spec, onLog);
+    const engine = new EngineProcess(spec, taps);
     const hello = new Promise<EngineHello>((resolve, reject) => (engine.helloWaiter = { resolve, reject }));
     const timer = setTimeout(
       () => engine.helloWaiter?.reject(new EngineFailure('hello', `no hello within ${spec.helloTimeoutMs} ms`)),
@@ -96,6 +122,7 @@ export class EngineProcess {
     engine.write({ type: 'hello', protocol: PROTOCOL_VERSION });
     try {
       engine.hello = await hello;
+      if (spec.options && Object.keys(spec.options).length) engine.write({ type: 'options', options: spec.options });
       return engine;
     } catch (e) {
       engine.kill();
@@ -132,6 +159,20 @@ export class EngineProcess {
     if (this.exitedWith === undefined) this.write(message);
   }
 
+  /**
+   * The game ended: a turn of it still being thought about is given up (its ask rejects as
+   * `cancelled`), and an answer that comes later is dropped quietly.
+   */
+  cancel(gameId: string): void {
+    const waiter = this.waiting.get(gameId);
+    if (!waiter) return;
+    this.waiting.delete(gameId);
+    clearTimeout(waiter.timer);
+    this.dropped.add(gameId);
+    if (this.dropped.size > DROPPED_KEPT) this.dropped.delete(this.dropped.values().next().value!);
+    waiter.reject(new EngineFailure('cancelled', `game ${gameId} ended`));
+  }
+
   /** Closes stdin (a well-behaved engine exits), then kills what is still running after a grace. */
   retire(graceMs = 2_000): void {
     if (this.exitedWith !== undefined) return;
@@ -148,7 +189,22 @@ export class EngineProcess {
   }
 
   private write(message: object): void {
+    this.taps.traffic?.(this, 'to', message as Record<string, unknown>);
     this.child.stdin!.write(`${JSON.stringify(message)}\n`);
+  }
+
+  private stderrLines(chunk: string): void {
+    this.stderrLine += chunk;
+    let nl: number;
+    while ((nl = this.stderrLine.indexOf('\n')) >= 0) {
+      this.taps.stderr?.(this, this.stderrLine.slice(0, nl));
+      this.stderrLine = this.stderrLine.slice(nl + 1);
+    }
+    // A line without an end is passed on in pieces rather than held without bound.
+    if (this.stderrLine.length > STDERR_KEPT) {
+      this.taps.stderr?.(this, this.stderrLine);
+      this.stderrLine = '';
+    }
   }
 
   private read(chunk: string): void {
@@ -169,9 +225,13 @@ export class EngineProcess {
       if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
       msg = v as Record<string, unknown>;
     } catch {
-      this.onLog(`engine says: ${line.slice(0, 200)}`);
+      this.taps.log(`engine says: ${line.slice(0, 200)}`);
       return;
     }
+    // The game a line without a gameId is about: the only turn pending, or for an answer with none
+    // pending, the game that ended last (a per-game engine's late answer).
+    const sole = this.waiting.size === 1 ? [...this.waiting.keys()][0] : this.waiting.size === 0 && 'moves' in msg ? [...this.dropped].at(-1) : undefined;
+    this.taps.traffic?.(this, 'from', msg, typeof msg.gameId === 'string' ? msg.gameId : sole);
     if (msg.type === 'hello' && this.helloWaiter) {
       this.helloWaiter.resolve({
         name: typeof msg.name === 'string' ? msg.name : 'engine',
@@ -180,17 +240,20 @@ export class EngineProcess {
       return;
     }
     if (msg.type === 'log') {
-      this.onLog(`engine: ${String(msg.message ?? '').slice(0, 200)}`);
+      this.taps.log(`engine: ${String(msg.message ?? '').slice(0, 200)}`);
       return;
     }
     if (!('moves' in msg)) {
-      this.onLog(`engine sent an unknown message: ${line.slice(0, 200)}`);
+      this.taps.log(`engine sent an unknown message: ${line.slice(0, 200)}`);
       return;
     }
     const key = typeof msg.gameId === 'string' ? msg.gameId : this.waiting.size === 1 ? [...this.waiting.keys()][0]! : undefined;
     const waiter = key === undefined ? undefined : this.waiting.get(key);
     if (!waiter) {
-      this.onLog(`engine answered no pending turn: ${line.slice(0, 200)}`);
+      // The answer to a turn of a game that ended meanwhile: expected, and nothing to report.
+      const late = typeof msg.gameId === 'string' ? (this.dropped.has(msg.gameId) ? msg.gameId : undefined) : this.waiting.size === 0 ? [...this.dropped].at(-1) : undefined;
+      if (late === undefined) this.taps.log(`engine answered no pending turn: ${line.slice(0, 200)}`);
+      else this.taps.dropped?.(this, late, msg);
       return;
     }
     this.waiting.delete(key!);

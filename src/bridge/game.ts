@@ -7,7 +7,7 @@
 // will not play ends the run there (`refused` says why) and the bridge decides what to do with it.
 import { randomBytes } from 'node:crypto';
 import { isTransient, type Client, type GameEvent } from '../client/index.js';
-import type { Clocks, LegalMoveTree, Seat } from '../domain/types.js';
+import type { Clocks, GameState, LegalMoveTree, Seat, TimeControl } from '../domain/types.js';
 import type { AnnouncedGame } from './admit.js';
 import { EngineFailure, type TurnMessage } from './engine.js';
 import type { Engines } from './engines.js';
@@ -20,6 +20,8 @@ const DIE_LETTERS = 'PNBRQK';
 export interface GameSettings {
   turnTimeoutMs: number;
   resignMarginMs: number;
+  /** Taken off the time the engine is given, for the move's way to the server (config engine.moveOverheadMs). */
+  moveOverheadMs?: number;
   /** Public face of this bridge's identity: team and name joined by a space. */
   face: string;
   /**
@@ -27,8 +29,18 @@ export interface GameSettings {
    * game is not to be played, or null to play it.
    */
   admit?: (seat: Seat | null, game: AnnouncedGame) => string | null;
-  /** Called once, at the first Snapshot of an admitted game: the seat played and the opponent's public name. */
-  onStart?: (seat: Seat | null, opponent: string | null) => void;
+  /**
+   * Called once, at the first Snapshot of an admitted game: the seat played, the opponent's public
+   * name and the game's state. No turn is asked of the engine before what it returns has settled.
+   */
+  onStart?: (seat: Seat | null, opponent: string | null, state: GameState) => void | Promise<void>;
+  /** Each turn played and the end, for the game's transcript. */
+  record?: (entry: Record<string, unknown>) => void;
+}
+
+/** A side's Fischer increment in ms (0 for the other kinds). */
+export function incrementMs(tc: TimeControl): number {
+  return 'Fischer' in tc ? tc.Fischer.incrementSeconds * 1000 : 0;
 }
 
 export interface GameOutcome {
@@ -74,6 +86,9 @@ export class GameRunner {
   private readonly handled = new Map<number, string[] | null>();
   private submitting: number | undefined;
   private stream: { close(): void } | undefined;
+  /** Settles when the engine has been told of the game (onStart). */
+  private started: Promise<void> = Promise.resolve();
+  private increments = { white: 0, black: 0 };
 
   constructor(
     private readonly gameId: string,
@@ -132,7 +147,9 @@ export class GameRunner {
           }
         }
         const other = this.seatOf === 'White' ? state.players.black : state.players.white;
-        this.settings.onStart?.(this.seatOf, other.name ?? other.kind);
+        const controls = state.timeControls ?? { white: state.timeControl, black: state.timeControl };
+        this.increments = { white: incrementMs(controls.white), black: incrementMs(controls.black) };
+        this.started = Promise.resolve(this.settings.onStart?.(this.seatOf, other.name ?? other.kind, state)).catch(() => {});
       }
       if ('Ended' in state.status) {
         this.finish(state.status.Ended.over);
@@ -145,6 +162,8 @@ export class GameRunner {
       void this.play({ version: r.v, dfen: r.dfen, dice: r.dice, tree: r.legalMoves, clocks: r.clocks, at: Date.now() });
     } else if ('TurnPlayed' in event) {
       this.ply++;
+      const p = event.TurnPlayed;
+      this.settings.record?.({ event: 'TurnPlayed', v: p.v, seat: p.seat, moves: p.moves, fenAfter: p.fenAfter });
     } else if ('Rejected' in event) {
       const r = event.Rejected;
       if (r.seat === this.seatOf) this.report.emit({ event: 'error', message: `game ${this.gameId}: rejected: ${r.reason}` });
@@ -156,6 +175,7 @@ export class GameRunner {
   private finish(over: { result: { Win: { side: Seat } } | { Draw: Record<string, never> }; termination: string }): void {
     const result = 'Draw' in over.result ? 'draw' : over.result.Win.side === this.seatOf ? 'win' : 'loss';
     this.ended = { seat: this.seatOf, result, termination: over.termination };
+    this.settings.record?.({ event: 'GameEnded', result, termination: over.termination });
   }
 
   /** After a (re)connect with our roll pending: the roll's own version and tree come from /moves. */
@@ -190,8 +210,9 @@ export class GameRunner {
       this.report.emit({ event: 'forcedPass', gameId: this.gameId, version: turn.version });
       return; // the server plays a forced pass itself
     }
+    await this.started;
     const deadline = this.deadline(turn);
-    const message: TurnMessage = {
+    const message = (timeLeftMs: number): TurnMessage => ({
       type: 'turn',
       gameId: this.gameId,
       seat: this.seatOf!,
@@ -201,10 +222,15 @@ export class GameRunner {
       clocks: turn.clocks,
       ply: this.ply,
       version: turn.version,
-    };
+      increments: this.increments,
+      deadline: Date.now() + timeLeftMs,
+      timeLeftMs,
+    });
+    // The move overhead is the move's way to the server: the engine must answer that much earlier.
+    const margin = this.settings.resignMarginMs + (this.settings.moveOverheadMs ?? 0);
     for (;;) {
       if (this.ended) return;
-      const budget = deadline - Date.now() - this.settings.resignMarginMs;
+      const budget = deadline - Date.now() - margin;
       if (budget <= 0) {
         this.report.emit({ event: 'resigned', gameId: this.gameId, why: 'the clock is about to fall and the engine gave no legal turn' });
         await this.client.resign(this.gameId);
@@ -217,10 +243,11 @@ export class GameRunner {
         this.report.emit({ event: 'engineFailed', gameId: this.gameId, kind: 'hello', message: (e as Error).message });
         continue;
       }
-      const left = deadline - Date.now() - this.settings.resignMarginMs; // starting the engine took time
+      const left = deadline - Date.now() - margin; // starting the engine took time
       if (left <= 0) continue;
+      const timeLeftMs = Math.floor(Math.min(this.settings.turnTimeoutMs, left));
       try {
-        const moves = await engine.ask(message, Math.min(this.settings.turnTimeoutMs, left));
+        const moves = await engine.ask(message(timeLeftMs), timeLeftMs);
         if (!isLegalTurn(tree, moves)) throw new EngineFailure('illegal', `illegal turn ${JSON.stringify(moves)} for ${turn.dfen}`);
         this.engines.succeeded();
         this.handled.set(turn.version, moves);
@@ -228,6 +255,7 @@ export class GameRunner {
         return;
       } catch (e) {
         if (!(e instanceof EngineFailure)) throw e;
+        if (e.kind === 'cancelled' || this.ended) return; // the game ended while the engine thought
         this.report.emit({ event: 'engineFailed', gameId: this.gameId, kind: e.kind, message: e.message });
         this.engines.failed(engine);
       }

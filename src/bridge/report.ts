@@ -12,6 +12,10 @@ export type BridgeEvent =
   | { event: 'challengeAccepted' | 'challengeDeclined'; challengeId: string; opponent: string; why?: string }
   | { event: 'challengeSent'; challengeId: string; opponent: string }
   | { event: 'seekOpened'; seekId: string }
+  /** An event invitation answered by the bridge (or, `invitation: accepted`, taken as it came). */
+  | { event: 'invitationAccepted' | 'invitationDeclined'; eventId: string; name: string; host: string; why: string }
+  /** The server took the bot off the ladder: the bridge does not rejoin on its own. */
+  | { event: 'ladderRemoved'; reason: string; rejoin: string }
   | { event: 'forcedPass'; gameId: string; version: number }
   | { event: 'resigned'; gameId: string; why: string }
   /** A game the server announced that the bridge will not play (over a limit, or not one it wants). */
@@ -35,11 +39,12 @@ export interface Tally {
   lastError: string | null;
 }
 
-const ERRORS = new Set(['engineFailed', 'error', 'resigned', 'gameRefused']);
+const ERRORS = new Set(['engineFailed', 'error', 'resigned', 'gameRefused', 'ladderRemoved']);
 
 export class Reporter {
   readonly tally: Tally = { running: 0, wins: 0, draws: 0, losses: 0, lastError: null };
   private readonly listeners: ((e: BridgeEvent) => void)[] = [];
+  private readonly tees: ((line: string) => void)[] = [];
 
   constructor(
     private readonly output: Output,
@@ -52,6 +57,11 @@ export class Reporter {
     this.listeners.push(fn);
   }
 
+  /** Every event as its readable line, whatever the output mode (the log file's copy). */
+  tee(fn: (line: string) => void): void {
+    this.tees.push(fn);
+  }
+
   emit(e: BridgeEvent): void {
     if (e.event === 'gameEnded') {
       if (e.result === 'win') this.tally.wins++;
@@ -60,6 +70,10 @@ export class Reporter {
     }
     if (ERRORS.has(e.event)) this.tally.lastError = describe(e);
     for (const fn of this.listeners) fn(e);
+    if (this.tees.length) {
+      const line = printable(describe(e));
+      for (const fn of this.tees) fn(line);
+    }
     if (this.output === 'json') {
       this.out(printableJson({ time: this.now().toISOString(), ...e }));
       return;
@@ -95,6 +109,12 @@ function describe(e: BridgeEvent): string {
       return `challenged ${e.opponent} (${e.challengeId})`;
     case 'seekOpened':
       return `opened seek ${e.seekId}`;
+    case 'invitationAccepted':
+      return `accepted event ${e.eventId} (${e.name}) from ${e.host}: ${e.why}`;
+    case 'invitationDeclined':
+      return `declined event ${e.eventId} (${e.name}) from ${e.host}: ${e.why}`;
+    case 'ladderRemoved':
+      return `taken off the ladder: ${e.reason}; not rejoining (${e.rejoin})`;
     case 'forcedPass':
       return `game ${e.gameId}: forced pass at version ${e.version}`;
     case 'resigned':

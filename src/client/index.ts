@@ -1,20 +1,29 @@
-// The typed client of the dicechess bot API: `import { Client } from 'dicechess/client'`.
-// One method per route of the catalogue (named by its operationId), typed from the same zod schemas
-// the server checks with; the two ndjson streams as async iterators that reconnect. It uses the
-// global fetch of Node 20 and imports nothing of the server (no uWS, no LMDB).
-import { CONTENT_TYPES, pathParams, ROUTES, type RouteSpec } from '../wire/routes.js';
+// The typed client of the dicechess bot API: `import { Client } from 'dicechess/client'`, or on its
+// own as the package `dicechess-client` (packages/client, built from these same files).
+// Every route of the catalogue is a method, grouped by area (`client.games.move(…)`, areas.ts) and
+// also under its operationId (the first names, kept as deprecated aliases of the same functions),
+// typed from the same zod schemas the server checks with; the ndjson streams are async iterators
+// that reconnect. It imports nothing but its own folder: the routes and their types come from
+// generated/, written from the catalogue by scripts/client-catalogue.mjs, so it needs no zod, no uWS,
+// no LMDB, and only what Node 20, Deno and browsers all have (fetch, AbortSignal, Web Crypto).
+import { ROUTE_TABLE } from './generated/routes.js';
+import type { Areas, FlatMethods } from './generated/methods.js';
+import { AREAS } from './areas.js';
+import { pathParams, type RouteEntry } from './route-entry.js';
 import { ApiError, isTransient, openStream } from './stream.js';
 import { abortable, retryable, RETRY_DEFAULTS, type RetryOptions } from './retry.js';
-import type {
-  Args, CallOptions, EventStream, Failure, OperationId, Pending, Result, RouteMethods, StreamLine, StreamOptions, Success,
-} from './types.js';
+import type { Args, OperationId, Result, RouteMethods, StreamLine, Success } from './api.js';
+import type { CallOptions, EventStream, Failure, Pending, StreamOptions } from './results.js';
 
 export { ApiError, isTransient, StreamError } from './stream.js';
+export { AREAS } from './areas.js';
 export type { RetryOptions } from './retry.js';
+export type { Args, OperationId, Result, RouteMethods, StreamId, StreamLine, Success } from './api.js';
+export type { CallOptions, EventStream, Failure, Pending, Problem, StreamOptions } from './results.js';
 export type {
-  Args, CallOptions, EventStream, Failure, OperationId, Pending, Problem, Result, RouteMethods, StreamId, StreamLine,
-  StreamOptions, Success,
-} from './types.js';
+  AccountMethods, Areas, ChallengesMethods, EventsMethods, FlatMethods, GamesMethods, LadderMethods, LobbyMethods,
+  ServerMethods, StreamsMethods, WebhooksMethods,
+} from './generated/methods.js';
 
 /** One line of the account stream. */
 export type AccountEvent = StreamLine<'streamAccountEvents'>;
@@ -52,7 +61,9 @@ export interface ClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const byId = new Map(ROUTES.map((r) => [r.operationId, r]));
+/** A route as the client uses it: its table entry and its name. */
+type Route = RouteEntry & { operationId: OperationId };
+const byId = new Map(Object.entries(ROUTE_TABLE).map(([id, r]) => [id, { ...r, operationId: id } as Route]));
 
 function networkFailure(error: unknown, signal?: AbortSignal): Failure {
   if (signal?.aborted) {
@@ -103,7 +114,13 @@ function refusalOf(res: Response, body: unknown): Failure {
   return { ok: false, status: res.status, retryAfter: null, body, problem: { type: 'about:blank', title: 'Refused', status: res.status, detail: reason, code: 'refused' } };
 }
 
-export class Client implements RouteMethods {
+/**
+ * The grouped methods (`client.games.move(…)`) and, deprecated, the same functions under their
+ * operationIds (`client.submitMove(…)`): both are made in the constructor, one function per route.
+ */
+export interface Client extends Areas, FlatMethods {}
+
+export class Client {
   readonly url: string;
   token: string | undefined;
   private readonly fetchImpl: typeof globalThis.fetch;
@@ -126,75 +143,13 @@ export class Client implements RouteMethods {
     this.retry = { ...RETRY_DEFAULTS, ...options.retry };
     this.userAgent = options.userAgent ?? 'dicechess-client';
     this.sleep = options.sleep ?? abortable;
+    const self = this as unknown as Record<string, unknown>;
+    for (const [area, methods] of Object.entries(AREAS)) {
+      const group: Record<string, unknown> = {};
+      for (const [name, id] of Object.entries(methods)) group[name] = self[id] = this.op(id);
+      self[area] = group;
+    }
   }
-
-  // Identity
-  readonly mintAnonymous = this.op('mintAnonymous');
-  readonly register = this.op('register');
-  readonly rotateToken = this.op('rotateToken');
-  readonly getAccount = this.op('getAccount');
-  readonly joinLadder = this.op('joinLadder');
-  readonly leaveLadder = this.op('leaveLadder');
-  readonly getCapacity = this.op('getCapacity');
-  readonly setCapacity = this.op('setCapacity');
-  // Challenges
-  readonly createChallenge = this.op('createChallenge');
-  readonly listChallenges = this.op('listChallenges');
-  readonly acceptChallenge = this.op('acceptChallenge');
-  readonly declineChallenge = this.op('declineChallenge');
-  // Seeks and the lobby
-  readonly createSeek = this.op('createSeek');
-  readonly acceptSeek = this.op('acceptSeek');
-  readonly listLobbySeeks = this.op('listLobbySeeks');
-  readonly createGuestSeek = this.op('createGuestSeek');
-  readonly pollSeek = this.op('pollSeek');
-  readonly cancelSeek = this.op('cancelSeek');
-  readonly guestAcceptSeek = this.op('guestAcceptSeek');
-  readonly guestPlayHouse = this.op('guestPlayHouse');
-  // Gameplay
-  readonly submitSeed = this.op('submitSeed');
-  readonly submitMove = this.op('submitMove');
-  readonly resign = this.op('resign');
-  readonly listMyGames = this.op('listMyGames');
-  // Discovery
-  readonly listGames = this.op('listGames');
-  readonly getGame = this.op('getGame');
-  readonly getLegalMoves = this.op('getLegalMoves');
-  readonly getGameHistory = this.op('getGameHistory');
-  // Leaderboard
-  readonly getLeaderboard = this.op('getLeaderboard');
-  readonly getBotProfile = this.op('getBotProfile');
-  // Streams
-  readonly streamAccountEvents = this.op('streamAccountEvents');
-  readonly streamGameEvents = this.op('streamGameEvents');
-  readonly streamPublicGameEvents = this.op('streamPublicGameEvents');
-  // Webhooks
-  readonly registerWebhook = this.op('registerWebhook');
-  readonly getWebhook = this.op('getWebhook');
-  readonly deleteWebhook = this.op('deleteWebhook');
-  // Events
-  readonly createEvent = this.op('createEvent');
-  readonly listEvents = this.op('listEvents');
-  readonly getEvent = this.op('getEvent');
-  readonly streamEvent = this.op('streamEvent');
-  readonly getEventGames = this.op('getEventGames');
-  readonly getEventPgn = this.op('getEventPgn');
-  readonly acceptEvent = this.op('acceptEvent');
-  readonly declineEvent = this.op('declineEvent');
-  readonly startEvent = this.op('startEvent');
-  readonly cancelEvent = this.op('cancelEvent');
-  readonly pauseEvent = this.op('pauseEvent');
-  readonly resumeEvent = this.op('resumeEvent');
-  readonly withdrawEventPlayer = this.op('withdrawEventPlayer');
-  readonly withdrawFromEvent = this.op('withdrawFromEvent');
-  readonly myEvents = this.op('myEvents');
-  readonly setEventHosts = this.op('setEventHosts');
-  // Operations
-  readonly health = this.op('health');
-  readonly ready = this.op('ready');
-  readonly metrics = this.op('metrics');
-  readonly getOpenApi = this.op('getOpenApi');
-  readonly getAsyncApi = this.op('getAsyncApi');
 
   /** Calls a route by operationId (what every method does). */
   call<Id extends OperationId>(id: Id, ...args: Args<Id>): ReturnType<RouteMethods[Id]> {
@@ -204,21 +159,21 @@ export class Client implements RouteMethods {
   private op<Id extends OperationId>(id: Id): RouteMethods[Id] {
     const route = byId.get(id);
     if (!route) throw new Error(`the route catalogue has no ${id}`);
-    const streaming = route.responses[200]?.contentType === CONTENT_TYPES.ndjson;
+    const streaming = route.ok[200] === 'ndjson';
     const fn = streaming
       ? (...args: unknown[]) => this.stream(route, args)
       : (...args: unknown[]) => this.send(route, args);
     return fn as unknown as RouteMethods[Id];
   }
 
-  private target(route: RouteSpec, args: unknown[]): { url: string; body: unknown; rest: unknown[] } {
+  private target(route: Route, args: unknown[]): { url: string; body: unknown; rest: unknown[] } {
     const names = pathParams(route.path);
     let i = 0;
     let path = route.path;
     for (const name of names) path = path.replace(`{${name}}`, encodeURIComponent(String(args[i++])));
-    const body = route.request?.body ? args[i++] : undefined;
+    const body = route.body ? args[i++] : undefined;
     let search = '';
-    if (route.request?.query) {
+    if (route.query) {
       const query = (args[i++] ?? {}) as Record<string, string | undefined>;
       const pairs = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
       if (pairs.length) search = `?${new URLSearchParams(pairs)}`;
@@ -226,14 +181,14 @@ export class Client implements RouteMethods {
     return { url: `${this.url}${path}${search}`, body, rest: args.slice(i) };
   }
 
-  private headers(route: RouteSpec): Record<string, string> {
+  private headers(route: Route): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.userAgent };
     if (route.auth !== 'public' && this.token) headers.authorization = `Bearer ${this.token}`;
     return headers;
   }
 
   /** One call: sent, and sent again while the answer is one waiting can mend and a retry is safe. */
-  private async send(route: RouteSpec, args: unknown[]): Promise<Result<OperationId> | Pending> {
+  private async send(route: Route, args: unknown[]): Promise<Result<OperationId> | Pending> {
     const { url, body, rest } = this.target(route, args);
     const signal = (rest[0] as CallOptions | undefined)?.signal;
     const safe = retryable(route, body);
@@ -250,9 +205,9 @@ export class Client implements RouteMethods {
     }
   }
 
-  private async once(route: RouteSpec, url: string, body: unknown, signal: AbortSignal | undefined): Promise<Result<OperationId> | Pending> {
+  private async once(route: Route, url: string, body: unknown, signal: AbortSignal | undefined): Promise<Result<OperationId> | Pending> {
     const headers = this.headers(route);
-    if (body !== undefined) headers['content-type'] = CONTENT_TYPES.json;
+    if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     let text: string;
     try {
@@ -267,22 +222,22 @@ export class Client implements RouteMethods {
     } catch (e) {
       return networkFailure(e, signal);
     }
-    const spec = route.responses[res.status];
-    if (!spec || spec.contentType === CONTENT_TYPES.problem) return failureOf(res, text);
-    if (spec.pending) return { ok: false, pending: true, status: res.status, headers: res.headers };
+    const kind = route.ok[res.status];
+    if (!kind) return failureOf(res, text);
+    if (kind === 'pending') return { ok: false, pending: true, status: res.status, headers: res.headers };
     let value: unknown;
-    if (spec.contentType === CONTENT_TYPES.json) {
+    if (kind === 'json') {
       try {
         value = JSON.parse(text);
       } catch {
         return failureOf(res, text);
       }
-    } else if (spec.contentType) value = text;
+    } else if (kind !== 'empty') value = text;
     if (res.status >= 300) return refusalOf(res, value);
     return { ok: true, status: res.status, value, headers: res.headers } as Success<OperationId>;
   }
 
-  private stream(route: RouteSpec, args: unknown[]): EventStream<unknown> {
+  private stream(route: Route, args: unknown[]): EventStream<unknown> {
     const { url, rest } = this.target(route, args);
     // Which line completes a stream: a game's GameEnded, an event's EventEnded; an event's export of
     // games is a finite answer, complete when the server ends it (and resumed, never repeated, after a
@@ -293,7 +248,7 @@ export class Client implements RouteMethods {
     return openStream(
       {
         url,
-        headers: { ...this.headers(route), accept: CONTENT_TYPES.ndjson },
+        headers: { ...this.headers(route), accept: 'application/x-ndjson' },
         fetch: this.fetchImpl,
         initialMs: this.backoff.initialMs,
         maxMs: this.backoff.maxMs,

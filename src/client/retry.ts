@@ -6,7 +6,6 @@
 // - a seed (a second seed of a seat is ignored) and a resignation (ignored once the game is over).
 // Any other POST (register, mint, challenge, seek...) is sent once: a copy of one the server did apply
 // would make a second challenge, or find the name it just registered taken.
-import type { RouteSpec } from '../wire/route-spec.js';
 
 export interface RetryOptions {
   /** Tries in all, the first included (1: no retries). */
@@ -23,7 +22,7 @@ export const RETRY_DEFAULTS: Required<RetryOptions> = { attempts: 3, initialMs: 
 const SAFE_POSTS = new Set(['submitSeed', 'resign']);
 
 /** Whether a second copy of this call cannot do what the first did not. */
-export function retryable(route: RouteSpec, body: unknown): boolean {
+export function retryable(route: { method: string; operationId: string }, body: unknown): boolean {
   if (route.method !== 'POST') return true;
   if (SAFE_POSTS.has(route.operationId)) return true;
   if (route.operationId === 'submitMove') {

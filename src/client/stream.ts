@@ -9,8 +9,7 @@
 // out are checked against the new answer and skipped, so the caller never sees a line twice; if
 // the new answer differs in those lines (the event moved on in between), the stream ends with a
 // StreamError rather than hand out a mixture of two exports.
-import { createHash } from 'node:crypto';
-import type { EventStream, Failure, StreamOptions } from './types.js';
+import type { EventStream, Failure, StreamOptions } from './results.js';
 
 export interface StreamPlan {
   url: string;
@@ -47,8 +46,16 @@ export class StreamError extends Error {
   }
 }
 
-/** Fingerprint of a line of a finite answer, to recognise it in a second copy. */
-const fingerprint = (line: string): string => createHash('sha256').update(line).digest('base64');
+/**
+ * Fingerprint of a line of a finite answer, to recognise it in a second copy. Web Crypto (global in
+ * Node 20, Deno and browsers) rather than node:crypto, so the client runs wherever fetch does.
+ */
+async function fingerprint(line: string): Promise<string> {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(line)));
+  let text = '';
+  for (const byte of digest) text += String.fromCharCode(byte);
+  return btoa(text);
+}
 
 /** Worth trying again later: no answer, a limit (429) or a server error. */
 export const isTransient = (f: Failure): boolean => f.status === 0 || f.status === 429 || f.status >= 500;
@@ -127,7 +134,7 @@ export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): Ev
       const conn = new AbortController();
       const stop = () => conn.abort();
       closing.signal.addEventListener('abort', stop, { once: true });
-      let idle: NodeJS.Timeout | undefined;
+      let idle: ReturnType<typeof setTimeout> | undefined;
       const watch = () => {
         clearTimeout(idle);
         idle = setTimeout(() => conn.abort(new Error('stream silent too long')), plan.idleMs);
@@ -161,7 +168,7 @@ export function openStream<T>(plan: StreamPlan, options: StreamOptions = {}): Ev
               const line = text.trim();
               if (!line) continue;
               if (plan.finite) {
-                const mark = fingerprint(line);
+                const mark = await fingerprint(line);
                 const at = index++;
                 if (at < delivered.length) {
                   if (delivered[at] !== mark) throw new StreamError(`the export changed between two attempts (line ${at + 1} differs); stopped rather than mix them`);

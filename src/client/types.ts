@@ -1,11 +1,16 @@
-// The typed client's types, all read from the route catalogue (src/wire/routes.ts): the arguments
+// The typed client's types as the route catalogue (src/wire/routes.ts) defines them: the arguments
 // of a call come from the route's path template and request schemas, its answers from the schemas
-// of its success statuses. A route added to the catalogue is a new key of `RouteMethods`, and the
-// Client class must implement every key, so tsc refuses a client that misses a route.
+// of its success statuses. The client itself does not import this file: scripts/client-catalogue.mjs
+// writes these types out without zod into generated/types.ts (api.ts reads them from there), so the
+// client installs and type-checks without the server's packages; test/client/catalogue.test.ts
+// fails when that copy is stale. The web page takes its route types from here.
 import type { z } from 'zod';
 import type { CatalogueRoute } from '../wire/routes.js';
 import type { OK_RESPONSES } from '../wire/route-spec.js';
 import type { Problem as ProblemSchema } from '../wire/schemas.js';
+import type { CallOptions, EventStream, Failure, Pending, StreamOptions } from './results.js';
+
+export type { CallOptions, EventStream, Failure, Pending, StreamOptions } from './results.js';
 
 /** An RFC 9457 problem body, as every error answer of the server carries. */
 export type Problem = z.output<typeof ProblemSchema>;
@@ -58,44 +63,12 @@ export type Success<Id extends OperationId> = {
   [K in DoneStatus<Id>]: { ok: true; status: K; value: ValueOf<Ok<Id>[K]>; headers: Headers };
 }[DoneStatus<Id>];
 
-/**
- * A problem answer, or a refusal the route answers with a body of its own (a refused move's verdict,
- * 409): then `problem` describes it (code `refused`, `detail` its reason) and `body` is that verdict.
- * `status` 0 when no answer came at all: code `network_error` (refused connection, reset, timeout) or
- * `aborted` (the caller's AbortSignal). `retryAfter` in seconds when the server sent Retry-After.
- */
-export interface Failure {
-  ok: false;
-  pending?: false;
-  status: number;
-  problem: Problem;
-  retryAfter: number | null;
-  /** A refusal's own body (e.g. `{applied: false, version: null, reason: 'illegal turn'}`). */
-  body?: unknown;
-}
-
-/**
- * The server took the request but has no verdict yet (a move answered 202: the game stream tells the
- * outcome). Neither a success nor a failure; `unwrap` throws a PendingError on it.
- */
-export interface Pending {
-  ok: false;
-  pending: true;
-  status: number;
-  headers: Headers;
-}
-
 /** Routes with a "no verdict yet" answer. */
 type PendingId = {
   [Id in OperationId]: { [K in OkStatus<Id>]: Ok<Id>[K] extends { pending: true } ? K : never }[OkStatus<Id>] extends never ? never : Id;
 }[OperationId];
 
 export type Result<Id extends OperationId> = Success<Id> | Failure | (Id extends PendingId ? Pending : never);
-
-/** Per call: `signal` aborts it (and any wait before a retry); the result is then a Failure with code `aborted`. */
-export interface CallOptions {
-  signal?: AbortSignal;
-}
 
 /** Routes whose success is an ndjson stream. */
 export type StreamId = {
@@ -110,18 +83,6 @@ export type StreamId = {
 export type StreamLine<Id extends StreamId> = Ok<Id>[200 & OkStatus<Id>] extends { schema: infer S extends z.ZodType }
   ? z.output<S>
   : never;
-
-export interface StreamOptions {
-  /** Called whenever a connection is (re)opened; the game stream then starts again with a Snapshot. */
-  onConnect?: () => void;
-  /** Called with each failure before the stream waits and reconnects. */
-  onRetry?: (failure: Failure, waitMs: number) => void;
-}
-
-/** An ndjson stream as an async iterator that reconnects with back-off; close() ends it. */
-export interface EventStream<T> extends AsyncIterable<T> {
-  close(): void;
-}
 
 /** A method for every route of the catalogue. */
 export type RouteMethods = {

@@ -105,7 +105,7 @@ export class ClusterNode {
         // Finished rated games go to the rater through the results queue (cluster/rating-feed.ts).
         const results = await ResultsQueue.open(nc, { replicas, maxInFlight: o.maxResultsInFlight });
         const [store, gameLog, liveIndex] = await Promise.all([
-          ClusterStore.open(nc, { replicas, clock, results }),
+          ClusterStore.open(nc, { replicas, clock, results, finishedCache: config.finishedCache }),
           GameLog.open(nc, { replicas }),
           openLiveIndex(nc, { replicas }),
         ]);
@@ -192,6 +192,7 @@ export class ClusterNode {
           },
           onFinished: (game, results) => this.store.finishGame(game, results),
           archive: this.store,
+          keepFinishedLogs: config.keepFinishedLogs,
           clock,
           log,
         }).catch(async (e: unknown) => {

@@ -110,10 +110,25 @@ export type GameEvent =
   | { GameEnded: { v: number; over: GameOver; seed: string | null; clientSeeds: ClientSeeds | null } }
   | { Rejected: { v: number; seat: Seat; reason: string } };
 
+/** The colour a challenger asks for: `white` (the default, as before colours could be asked for), `black` or `random`. */
+export type ChallengeColor = 'white' | 'black' | 'random';
+
+/** Why a challenge was declined, as its decliner gave it (an enumeration, so it can be shown or acted on). */
+export const DECLINE_REASONS = ['generic', 'later', 'tooFast', 'tooSlow', 'timeControl', 'busy'] as const;
+export type DeclineReason = (typeof DECLINE_REASONS)[number];
+
+/** The other seat of a game, as an account event names it: a bot by its external id, a guest by its face only. */
+export interface Opponent {
+  id: string | null;
+  kind: PublicFace['kind'];
+  name: string | null;
+}
+
 export type AccountEvent =
-  | { ChallengeReceived: { id: string; challenger: Participant; timeControl: TimeControl } }
-  | { ChallengeDeclined: { id: string } }
-  | { GameStart: { gameId: string } }
+  | { ChallengeReceived: { id: string; challenger: Participant; timeControl: TimeControl; color: ChallengeColor } }
+  | { ChallengeDeclined: { id: string; reason?: DeclineReason } }
+  | { GameStart: { gameId: string; color: Seat; opponent: Opponent; timeControl: TimeControl; timeControls?: SeatControls; rated: boolean } }
+  | { GameFinish: { gameId: string; color: Seat; opponent: Opponent; over: GameOver } }
   | { LadderRemoved: { reason: string } }
   | {
       EventInvitation: {

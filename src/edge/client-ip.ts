@@ -75,6 +75,14 @@ export function resolveClientIp(peer: string, forwardedFor: string | undefined, 
   return current;
 }
 
+/** True for a loopback address (127.0.0.0/8, ::1, and IPv4-mapped loopback). */
+export function isLoopback(ip: string): boolean {
+  const a = parseStrict(ip);
+  if (a === undefined) return false;
+  const v4 = a.kind() === 'ipv6' && (a as ipaddr.IPv6).isIPv4MappedAddress() ? (a as ipaddr.IPv6).toIPv4Address() : a;
+  return v4.range() === 'loopback';
+}
+
 /**
  * The key to rate-limit an address under. One IPv6 host usually owns a whole /64, so keying on
  * the full address would give it 2^64 budgets.

@@ -26,6 +26,8 @@ import type { GuestAbandonment } from '../services/guest-abandon.js';
 export interface EdgeLimits {
   anonMints: RateLimiter;
   registrations: RateLimiter;
+  /** Loopback clients skip `registrations` (limits.registrationsExemptLoopback; local set-ups only). */
+  registrationsExemptLoopback: boolean;
   guests: RateLimiter;
   webhookRegistrations: RateLimiter;
   /** Challenges created per address (POST /bot/challenge). */
@@ -107,6 +109,8 @@ export interface EdgeDeps {
   /** GET /ready: which parts serve now (without it, ready whenever the edge answers at all). */
   ready?: () => ReadinessReport;
   meter: EdgeMeter;
+  /** Tests only: awaited by an account stream after it subscribed and before it reads its catch-up. */
+  catchUpHold?: (principalId: string) => Promise<void>;
 }
 
 /** The operationIds of the route catalogue (src/wire/routes.ts). */

@@ -60,7 +60,7 @@ export function listen(edge: Listenable, host: string, port: number): Promise<Li
  * uSockets reports a failed bind as `false` without the reason, so ask the OS once more through
  * node:net (which binds without SO_REUSEPORT too) to say why, in words an operator can act on.
  */
-function whyNotListening(host: string, port: number): Promise<string> {
+export function whyNotListening(host: string, port: number): Promise<string> {
   return new Promise((resolve) => {
     const probe = net.createServer();
     probe.once('error', (e: NodeJS.ErrnoException) => {

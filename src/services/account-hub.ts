@@ -6,9 +6,11 @@
 // src/cluster/sharing/account-bus.ts; this file knows no transport) carries each event to the other nodes and
 // says whether the identity holds a stream elsewhere. Events that come in from the other nodes are
 // handed to deliver(), which reaches this node's connections only.
+import type { GameRecord } from '../domain/records.js';
 import type { AccountEvent } from '../domain/types.js';
 import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { eventLine } from '../wire/encode.js';
+import { gameFinishEvent, gameStartEvent, perSeat } from './account-events.js';
 
 export interface AccountSink {
   /** Receives one ndjson line (JSON + '\n'). Backpressure and cut-off are the transport's job. */
@@ -89,9 +91,12 @@ export class AccountHub implements GameLifecycleListener {
    * reaches the other nodes through the remote), or each connection would get one per node.
    */
   gameStarted(game: GameHandle): void {
-    const event: AccountEvent = { GameStart: { gameId: game.id } };
-    this.publish(game.white.id, event);
-    if (game.black.id !== game.white.id) this.publish(game.black.id, event);
+    for (const [id, event] of perSeat(game, (seat) => gameStartEvent(game, seat))) this.publish(id, event);
+  }
+
+  /** GameFinish to both seats; in a cluster, as for gameStarted, only the owner's hub is told. */
+  gameEnded(_game: GameHandle, record: GameRecord): void {
+    for (const [id, event] of perSeat(record, (seat) => gameFinishEvent(record, seat))) this.publish(id, event);
   }
 
   /** Server shutdown: ends every connection cleanly and forgets them. */

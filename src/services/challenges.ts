@@ -1,9 +1,10 @@
-// Bot-to-bot challenges: pending for `challenges.ttlMs`, then accepted (a game, challenger White), declined or
+// Bot-to-bot challenges: pending for `challenges.ttlMs`, then accepted (a game, the challenger on the colour it
+// asked for, White by default), declined or
 // cancelled by either side, or expired. Pending challenges live in memory only, indexed by id and by
 // both parties; each challenger holds at most a handful and the whole table has a hard cap.
 import type { Clock, TimerHandle } from '../domain/clock.js';
 import { ok } from '../domain/result.js';
-import { botExternalId, type Participant, type Principal, type SeatPlayer, type TimeControl } from '../domain/types.js';
+import { botExternalId, type ChallengeColor, type DeclineReason, type Participant, type Principal, type SeatPlayer, type TimeControl } from '../domain/types.js';
 import type { GameFactory, GameHandle } from '../game/types.js';
 import type { AccountHub } from './account-hub.js';
 import { fail, rateLimited, type ServiceResult } from './errors.js';
@@ -35,6 +36,8 @@ export interface CreateChallengeRequest {
   team: string;
   name: string;
   timeControl?: TimeControl;
+  /** The challenger's colour; White when not given (as before a colour could be asked for). */
+  color?: ChallengeColor;
 }
 
 /** The Challenge resource (docs/API.md, "Challenges (bot to bot)"). */
@@ -43,6 +46,8 @@ export interface ChallengeView {
   challenger: Participant;
   target: Participant;
   timeControl: TimeControl;
+  /** The colour the challenger asked for. */
+  color: ChallengeColor;
   targetOnline: boolean;
 }
 
@@ -60,6 +65,8 @@ export interface ChallengeDeps {
   onInternalError?: (error: unknown) => void;
   /** The live-game caps; without it (unit tests of other rules) games are not capped. */
   admission?: Pick<GameAdmission, 'check' | 'reserve'>;
+  /** Draws the challenger's colour for `random` (default Math.random). */
+  random?: () => number;
 }
 
 interface Pending {
@@ -67,6 +74,7 @@ interface Pending {
   challenger: SeatPlayer;
   target: SeatPlayer;
   timeControl: TimeControl;
+  color: ChallengeColor;
   expiresAt: number;
   timer: TimerHandle;
   /** The game's place, held from creation when a built-in house bot will accept at once. */
@@ -131,6 +139,7 @@ export class ChallengeService {
       challenger: seatPlayerOf(challenger),
       target,
       timeControl: req.timeControl ?? { Unlimited: {} },
+      color: req.color ?? 'white',
       expiresAt: now + this.config.ttlMs,
       timer: { cancel: () => {} },
       hold,
@@ -141,7 +150,7 @@ export class ChallengeService {
     addTo(this.byTarget, c.target.id, c.id);
 
     hub.publish(c.target.id, {
-      ChallengeReceived: { id: c.id, challenger: c.challenger.participant, timeControl: c.timeControl },
+      ChallengeReceived: { id: c.id, challenger: c.challenger.participant, timeControl: c.timeControl, color: c.color },
     });
     if (autoAccepted) {
       // Not inline: the challenger first gets its 201, then the game (and its GameStart) follows.
@@ -173,8 +182,8 @@ export class ChallengeService {
     return ok({ gameId: game.id });
   }
 
-  /** POST /bot/challenge/{id}/decline: the target declines or the challenger cancels; the other side is told. */
-  decline(p: Principal, id: string): ServiceResult<Record<string, never>> {
+  /** POST /bot/challenge/{id}/decline: the target declines or the challenger cancels; the other side is told, with the reason if one was given. */
+  decline(p: Principal, id: string, reason?: DeclineReason): ServiceResult<Record<string, never>> {
     const c = this.byId.get(id);
     if (!c) return fail('unknown_challenge');
     let other: string;
@@ -182,7 +191,7 @@ export class ChallengeService {
     else if (p.id === c.challenger.id) other = c.target.id;
     else return fail('not_your_challenge', 'only the challenger or the challenged bot can decline this challenge');
     this.drop(c);
-    this.deps.hub.publish(other, { ChallengeDeclined: { id: c.id } });
+    this.deps.hub.publish(other, { ChallengeDeclined: reason === undefined ? { id: c.id } : { id: c.id, reason } });
     return ok({});
   }
 
@@ -197,6 +206,7 @@ export class ChallengeService {
       challenger: c.challenger.participant,
       target: c.target.participant,
       timeControl: c.timeControl,
+      color: c.color,
       // Built-in house bots hold no stream but answer at once, so they count as online.
       targetOnline: this.config.houseBotIds.has(c.target.id) || this.deps.hub.isOnline(c.target.id),
     };
@@ -210,7 +220,9 @@ export class ChallengeService {
     if (c.hold === hold) c.hold = null; // drop() must not give back the place this game takes
     this.drop(c);
     try {
-      return await this.deps.games.create({ white: c.challenger, black: c.target, timeControl: c.timeControl, rated: false });
+      const challengerWhite = c.color === 'white' || (c.color === 'random' && (this.deps.random ?? Math.random)() < 0.5);
+      const [white, black] = challengerWhite ? [c.challenger, c.target] : [c.target, c.challenger];
+      return await this.deps.games.create({ white, black, timeControl: c.timeControl, rated: false });
     } catch (e) {
       // The game could not be made (a bug or an overloaded server): the challenger must not wait for
       // a GameStart that will never come.

@@ -28,6 +28,11 @@ export interface Store {
   // Games (live and finished, one record each)
   putGame(game: GameRecord): Promise<void>;
   getGame(id: string): GameRecord | undefined;
+  /**
+   * Only a store whose finished games are read on demand (a cluster node's): the game, read from
+   * where it is kept when getGame cannot answer it now; afterwards getGame answers it for a while.
+   */
+  loadGame?(id: string): Promise<GameRecord | undefined>;
   /** Games whose status is Active. */
   listLiveGames(): GameRecord[];
   /**

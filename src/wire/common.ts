@@ -3,7 +3,7 @@
 // the conformance checker catch a leaked field (a raw id, a token hash) instead of waving it through.
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
-import type { LegalMoveTree as LegalMoveTreeType } from '../domain/types.js';
+import { DECLINE_REASONS, type LegalMoveTree as LegalMoveTreeType } from '../domain/types.js';
 
 /** An integer in [min, max]; every failure (wrong type, fraction, range) says the same short thing. */
 export function intIn(min: number, max: number): z.ZodInt {
@@ -152,4 +152,17 @@ export const ClientSeeds = named(
   'ClientSeeds',
   z.strictObject({ white: z.string(), black: z.string() }),
   'The two revealed client seeds; a seat that never seeded shows its external id.',
+);
+
+/** The colour a challenger asks to play (requests.ts takes it; the challenge and its event show it). */
+export const ChallengeColor = named(
+  'ChallengeColor',
+  z.enum(['white', 'black', 'random']),
+  'The colour the challenger plays: `white` (the default), `black`, or `random` (drawn when the challenge is accepted).',
+);
+
+export const DeclineReason = named(
+  'DeclineReason',
+  z.enum(DECLINE_REASONS),
+  'Why a challenge was declined, as the decliner said: `generic`, `later` (not now), `tooFast` / `tooSlow` / `timeControl` (the clock), `busy`.',
 );

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
 import {
-  ClientSeeds, Clocks, count, Dice, GameOver, HistoryEntry, LegalMoveTree, Participant, Seat, TimeControl,
+  ClientSeeds, Clocks, count, Dice, GameOver, HistoryEntry, LegalMoveTree, Participant, Seat, TimeControl, ChallengeColor, DeclineReason,
 } from './common.js';
 import { GameState } from './responses.js';
 
@@ -14,21 +14,62 @@ const v = () => described(count(), 'Game version after this event; orders the ev
 export const ChallengeReceived = named(
   'ChallengeReceived',
   z.strictObject({
-    ChallengeReceived: z.strictObject({ id: z.string(), challenger: Participant, timeControl: TimeControl }),
+    ChallengeReceived: z.strictObject({
+      id: z.string(),
+      challenger: Participant,
+      timeControl: TimeControl,
+      color: ChallengeColor,
+    }),
   }),
-  'A challenge was made against the caller.',
+  'A challenge was made against the caller (or, first on connect, one still pending).',
 );
 
 export const ChallengeDeclined = named(
   'ChallengeDeclined',
-  z.strictObject({ ChallengeDeclined: z.strictObject({ id: z.string() }) }),
+  z.strictObject({
+    ChallengeDeclined: z.strictObject({
+      id: z.string(),
+      reason: described(DeclineReason.optional(), 'Present when the decliner gave a reason; absent for a cancel without one, an expiry, or a game that could not be made.'),
+    }),
+  }),
   'A challenge was declined, cancelled or expired.',
+);
+
+/** The other player of a game, as the account stream names it. */
+export const Opponent = named(
+  'Opponent',
+  z.strictObject({
+    id: described(z.string().nullable(), 'A bot’s external id (`bot:team:<team>:<name>`); null for a human guest.'),
+    kind: z.enum(['Bot', 'Human']),
+    name: described(z.string().nullable(), 'Team and name joined by a space for a bot; null for a human.'),
+  }),
+  'The opponent in a game: its id and public face.',
 );
 
 export const GameStart = named(
   'GameStart',
-  z.strictObject({ GameStart: z.strictObject({ gameId: z.string() }) }),
-  'A game the caller is seated in started (ladder pairings included).',
+  z.strictObject({
+    GameStart: z.strictObject({
+      gameId: z.string(),
+      color: Seat,
+      opponent: Opponent,
+      timeControl: TimeControl,
+      timeControls: described(
+        z.strictObject({ white: TimeControl, black: TimeControl }).optional(),
+        'Present only on a game with time odds: each side’s own time control.',
+      ),
+      rated: z.boolean(),
+    }),
+  }),
+  'A game the caller is seated in started (ladder pairings included), or, first on connect, one still live.',
+);
+
+export const GameFinish = named(
+  'GameFinish',
+  z.strictObject({
+    GameFinish: z.strictObject({ gameId: z.string(), color: Seat, opponent: Opponent, over: GameOver }),
+  }),
+  'A game the caller was seated in ended; `over` is the result and termination, as in the game stream’s GameEnded.',
 );
 
 export const LadderRemoved = named(
@@ -62,11 +103,11 @@ export const EventInvitation = named(
 
 export const AccountEvent = named(
   'AccountEvent',
-  z.union([ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved, EventInvitation]),
-  'One line of the account stream.',
+  z.union([ChallengeReceived, ChallengeDeclined, GameStart, GameFinish, LadderRemoved, EventInvitation]),
+  'One line of the account stream. More kinds of line may be added: skip a line whose key you do not know.',
 );
 
-export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart, LadderRemoved, EventInvitation } as const;
+export const ACCOUNT_EVENTS = { ChallengeReceived, ChallengeDeclined, GameStart, GameFinish, LadderRemoved, EventInvitation } as const;
 
 // Game stream, GET /bot/game/stream/{id}.
 

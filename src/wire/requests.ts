@@ -3,7 +3,7 @@
 // refused cheaply, before any service sees it.
 import { z } from 'zod';
 import { described, named } from './schema-registry.js';
-import { TimeControl, count } from './common.js';
+import { ChallengeColor, DeclineReason, TimeControl, count } from './common.js';
 import type { Parsed } from './parse.js';
 import { parseBody } from './parse.js';
 import { DEFAULT_CAPACITY, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT, MAX_CAPACITY } from './documented-defaults.js';
@@ -47,8 +47,15 @@ export const CreateChallengeRequest = named(
     team: botRef('Team of the target bot.'),
     name: botRef('Name of the target bot.'),
     timeControl: TimeControl.optional(),
+    color: described(ChallengeColor.optional(), 'The colour the challenger plays; `white` when not given.'),
   }),
-  'Challenges one bot. Without `timeControl` the game is Unlimited.',
+  'Challenges one bot. Without `timeControl` the game is Unlimited; without `color` the challenger plays White.',
+);
+
+export const DeclineChallengeRequest = named(
+  'DeclineChallengeRequest',
+  z.object({ reason: described(DeclineReason.optional(), 'Why; the other side’s ChallengeDeclined carries it.') }),
+  'An optional reason for a decline or a cancel; the body may be left out.',
 );
 
 export const SeekRequest = named(

@@ -26,7 +26,9 @@ const ALLOWED: Record<string, string[]> = {
   services: ['domain', 'store', 'game/types', 'wire', 'fair'],
   wire: ['domain'],
   edge: ['domain', 'wire', 'services', 'game/types', 'store/types', 'log'],
-  // The typed client stands alone (no uWS, no LMDB): the wire schemas and domain types only.
+  // The typed client stands alone (no uWS, no LMDB). Only its types.ts reads the wire's types (for the
+  // web page and scripts/client-catalogue.mjs); the client itself imports its own folder only, which
+  // the build of packages/client enforces (its rootDir is src/client).
   client: ['wire', 'domain'],
   // `dicechess bridge` is a bot built on the client.
   bridge: ['client', 'wire', 'domain'],

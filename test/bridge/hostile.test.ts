@@ -144,7 +144,7 @@ t.test('text from the server is printed with its control characters written out'
   const b = await startBridge(t, server.base, ['--token', TOKEN, '--max-games', '1'], engine(t));
   await b.waitFor(fate('g0'), 'the first game');
   await b.waitFor(fate('g1'), 'the second game to be refused');
-  await b.waitFor((e) => e.event === 'error' && e.message.startsWith('taken off the ladder'), 'the ladder message');
+  await b.waitFor((e) => e.event === 'ladderRemoved', 'the ladder message');
   const text = b.lines.join('\n');
   t.notOk(b.lines.some((l) => CONTROL.test(l)), 'no control character reaches the output');
   t.match(text, 'ready as bot:\\x1b[31mred', 'an account id');

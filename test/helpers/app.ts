@@ -5,7 +5,7 @@
 // and webhooks off (tests that want them turn them on), so no test calls out by accident; when on,
 // webhook host names resolve only through the test's own resolver.
 import { Client } from '../../src/client/index.js';
-import { testConfig, type Config } from '../../src/server-config.js';
+import { loadConfig, testConfig, type Config } from '../../src/server-config.js';
 import { ManualClock, systemClock, type Clock } from '../../src/domain/clock.js';
 import { silentLogger, type Logger } from '../../src/domain/log.js';
 import { startServer, type RunningServer } from '../../src/main.js';
@@ -40,6 +40,20 @@ export interface BootOptions {
   webhookResolver?: (host: string) => Promise<string[]>;
   /** The server's logger (default silent); a test that must see nothing go wrong records it. */
   log?: Logger;
+  /** DICECHESS_* variables read as the server reads them (under the test's own settings and overrides). */
+  env?: Record<string, string>;
+  /** Holds each account stream between its subscription and its catch-up (StartOptions.catchUpHold). */
+  catchUpHold?: (principalId: string) => Promise<void>;
+}
+
+/**
+ * DICECHESS_HTTP_THREADS runs a test's server with that many edge threads (scripts/test.mjs runs the
+ * HTTP conformance files a second time so); a test's own `http.threads` override wins.
+ */
+function threadsFromEnv(): Record<string, unknown> {
+  const raw = process.env.DICECHESS_HTTP_THREADS;
+  if (raw === undefined || raw === '') return {};
+  return { 'http.threads': raw === 'auto' ? 'auto' : Number(raw) };
 }
 
 /** Server seeds 0, 1, 2… of an app: the SHA-256 of a counter (distinct, and the same every run). */
@@ -72,7 +86,7 @@ const noDns = async (host: string): Promise<string[]> => {
 };
 
 export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<TestApp> {
-  const config = testConfig({
+  const settings = {
     host: '127.0.0.1',
     port: 0,
     memory: true,
@@ -81,8 +95,10 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     'games.houseMoveDelayMs': 0,
     'webhooks.enabled': false,
     shards: 2,
+    ...threadsFromEnv(),
     ...opts.overrides,
-  });
+  };
+  const config = opts.env ? envConfig(opts.env, settings) : testConfig(settings);
   const workers = opts.rules === 'workers';
   // Worker shards keep time with the system clock: main's must be the same one.
   const clock = opts.clock ?? (workers ? systemClock : new ManualClock(undefined, { runDueTimers: true }));
@@ -96,6 +112,7 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
     serverSeed: opts.serverSeed ?? seedSequence(),
     webhookResolver: opts.webhookResolver ?? noDns,
     observe: (info) => conformance.check(info),
+    catchUpHold: opts.catchUpHold,
   });
   if (!started.ok) throw new Error(started.error);
   const server = started.value;
@@ -144,6 +161,13 @@ export async function bootApp(t: Teardown, opts: BootOptions = {}): Promise<Test
       };
     },
   };
+}
+
+/** The environment's variables, under the test's settings (as command-line flags are over them). */
+function envConfig(env: Record<string, string>, settings: Record<string, unknown>): Config {
+  const c = loadConfig({ env, overrides: settings });
+  if (!c.ok) throw new Error(c.error);
+  return c.value;
 }
 
 /** Mints an anonymous bot and returns its token and identity. */

@@ -35,6 +35,9 @@ export function fakeHandle(id: string, white: SeatPlayer, black: SeatPlayer): Ga
     id,
     white,
     black,
+    timeControl: { Unlimited: {} },
+    rated: false,
+    record: () => ({ id, white, black }),
     seatOf: (pid: string): Seat | null => (pid === white.id ? 'White' : pid === black.id ? 'Black' : null),
   };
   return partial as unknown as GameHandle;

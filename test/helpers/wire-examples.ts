@@ -71,9 +71,12 @@ export const gameEvents: GameEvent[] = [
 ];
 
 export const accountEvents: AccountEvent[] = [
-  { ChallengeReceived: { id: 'c1', challenger: alice, timeControl: { Unlimited: {} } } },
+  { ChallengeReceived: { id: 'c1', challenger: alice, timeControl: { Unlimited: {} }, color: 'white' } },
   { ChallengeDeclined: { id: 'c1' } },
-  { GameStart: { gameId: 'g1' } },
+  { ChallengeDeclined: { id: 'c2', reason: 'tooFast' } },
+  { GameStart: { gameId: 'g1', color: 'Black', opponent: { id: 'bot:team:acme:alice-v1', kind: 'Bot', name: 'acme alice-v1' }, timeControl: { Unlimited: {} }, rated: false } },
+  { GameStart: { gameId: 'g2', color: 'White', opponent: { id: null, kind: 'Human', name: null }, timeControl: { SuddenDeath: { initialSeconds: 60 } }, timeControls: { white: { SuddenDeath: { initialSeconds: 60 } }, black: { SuddenDeath: { initialSeconds: 30 } } }, rated: false } },
+  { GameFinish: { gameId: 'g1', color: 'Black', opponent: { id: 'bot:team:acme:alice-v1', kind: 'Bot', name: 'acme alice-v1' }, over: { result: { Win: { side: 'Black' } }, termination: 'KingCaptured' } } },
   { LadderRemoved: { reason: 'lost 4 ladder games in a row on time; rejoin with POST /bot/ladder/join' } },
   { EventInvitation: { eventId: 'Ev3nt1d000000000', name: 'weekly', format: 'roundRobin', host: { team: 'acme', name: 'host' }, rated: false, invitation: 'invited', timeControl: { Fischer: { initialSeconds: 60, incrementSeconds: 1 } }, timeOdds: false } },
 ];
@@ -87,7 +90,7 @@ export const problemOf = (status: number, code: string) => ({
 
 export const token = { token: `dcb_${'x'.repeat(32)}`, team: 'acme', name: 'alice-v1', id: 'bot:team:acme:alice-v1' };
 
-export const challenge = { id: 'c1', challenger: alice, target: bob, timeControl: FISCHER, targetOnline: true };
+export const challenge = { id: 'c1', challenger: alice, target: bob, timeControl: FISCHER, color: 'white', targetOnline: true };
 
 export const publicGame = {
   gameId: 'g1', players, timeControl: FISCHER, activeSeat: 'White', dicePending: true,

@@ -31,7 +31,7 @@ t.test('a challenge: 201 Unlimited by default, ChallengeReceived with timeContro
   t.equal(ch.targetOnline, true, 'bob holds an account stream');
 
   const received = await bobEvents.next();
-  t.same(received, { ChallengeReceived: { id: ch.id, challenger: botP(alice), timeControl: { Unlimited: {} } } });
+  t.same(received, { ChallengeReceived: { id: ch.id, challenger: botP(alice), timeControl: { Unlimited: {} }, color: 'white' } });
 
   const listB = (await bob.req('GET', '/bot/challenges')).json as Json;
   t.same(listB.out, []);
@@ -46,8 +46,10 @@ t.test('a challenge: 201 Unlimited by default, ChallengeReceived with timeContro
   const gameId = (acc.json as Json).gameId;
   t.match(gameId, /^[A-Za-z0-9]{16}$/);
   t.same(acc.json, { gameId });
-  t.same(await aliceEvents.next(), { GameStart: { gameId } }, 'GameStart to the challenger');
-  t.same(await bobEvents.next(), { GameStart: { gameId } }, 'GameStart to the target');
+  const face = (b: Bot) => ({ id: `bot:team:${b.creds.team}:${b.creds.name}`, kind: 'Bot', name: `${b.creds.team} ${b.creds.name}` });
+  const start = { gameId, timeControl: { Unlimited: {} }, rated: false };
+  t.same(await aliceEvents.next(), { GameStart: { ...start, color: 'White', opponent: face(bob) } }, 'GameStart to the challenger');
+  t.same(await bobEvents.next(), { GameStart: { ...start, color: 'Black', opponent: face(alice) } }, 'GameStart to the target');
 
   const state = await gameState(app, gameId);
   t.same(state.players, { white: { kind: 'Bot', name: `anon ${alice.creds.name}` }, black: { kind: 'Bot', name: `anon ${bob.creds.name}` } }, 'the challenger plays White');
@@ -152,7 +154,7 @@ t.test('decline by the target and cancel by the challenger: 200 {}, ChallengeDec
   const bEv = await bob.accountStream();
 
   const c1 = (await alice.challenge(ref(bob))).json as Json;
-  t.same(await bEv.next(), { ChallengeReceived: { id: c1.id, challenger: botP(alice), timeControl: { Unlimited: {} } } });
+  t.same(await bEv.next(), { ChallengeReceived: { id: c1.id, challenger: botP(alice), timeControl: { Unlimited: {} }, color: 'white' } });
   const byCarol = await carol.decline(c1.id);
   t.equal(byCarol.status, 403, 'a third party cannot decline');
   t.equal((byCarol.json as Json).code, 'not_your_challenge');
@@ -243,7 +245,7 @@ t.test('registered and house bots as targets; house bots accept on their own', a
   t.equal(r.status, 201, 'a registered bot can be challenged by team and name');
   t.same((r.json as Json).target, { Bot: { team: 'acme', name: 'target' } });
   const gameId = ((await reg.accept((r.json as Json).id)).json as Json).gameId;
-  t.same(await events.next(), { GameStart: { gameId } });
+  t.same((await events.next())?.GameStart?.gameId, gameId);
 
   for (const name of ['random', 'greedy']) {
     const h = await alice.challenge({ team: 'house', name });

@@ -128,6 +128,7 @@ t.test('keep-alive: blank lines after each idle interval of the injected clock, 
 
   const opening = await acct.line();
   t.equal(opening, '', 'the account stream opens with a blank line');
+  t.equal((await acct.line()) ?? '', `${JSON.stringify({ GameStart: { gameId, color: 'White', opponent: { id: black.id, kind: 'Bot', name: `anon ${black.creds.name}` }, timeControl: { Unlimited: {} }, rated: false } })}`, 'then its catch-up: the live game');
   const challenge = await black.challenge({ team: white.creds.team, name: white.creds.name });
   const ev = await acct.next();
   t.equal(ev?.ChallengeReceived?.id, (challenge.json as Json).id);

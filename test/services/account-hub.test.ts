@@ -1,7 +1,13 @@
 import t from 'tap';
 import { botSeat, guestSeat } from '../../src/services/identity.js';
 import { AccountHub } from '../../src/services/account-hub.js';
+import type { AccountEvent } from '../../src/domain/types.js';
 import { Sink, fakeHandle } from '../helpers/services.js';
+
+const start = (gameId: string): AccountEvent => ({
+  GameStart: { gameId, color: 'White', opponent: { id: null, kind: 'Human', name: null }, timeControl: { Unlimited: {} }, rated: false },
+});
+const startLine = (gameId: string): string => JSON.stringify(start(gameId));
 
 t.test('every connection of an identity receives each event, serialised once as one ndjson line', async (t) => {
   const hub = new AccountHub();
@@ -17,7 +23,7 @@ t.test('every connection of an identity receives each event, serialised once as 
   t.same(b.lines, [], 'other identities get nothing');
   off2();
   off2(); // twice is harmless
-  hub.publish('bot:team:t:a', { GameStart: { gameId: 'g' } });
+  hub.publish('bot:team:t:a', start('g'));
   t.equal(a1.lines.length, 2);
   t.equal(a2.lines.length, 1, 'an unsubscribed connection gets nothing more');
 });
@@ -34,7 +40,7 @@ t.test('isOnline follows connections; publishing to nobody is a no-op', async (t
   off2();
   t.equal(hub.isOnline('x'), false);
   t.equal(hub.connections(), 0);
-  hub.publish('x', { GameStart: { gameId: 'g' } });
+  hub.publish('x', start('g'));
 });
 
 t.test('a throwing sink is dropped and does not starve the others', async (t) => {
@@ -42,8 +48,8 @@ t.test('a throwing sink is dropped and does not starve the others', async (t) =>
   const good = new Sink();
   hub.subscribe('x', { send: () => { throw new Error('broken'); } });
   hub.subscribe('x', good);
-  hub.publish('x', { GameStart: { gameId: 'g1' } });
-  hub.publish('x', { GameStart: { gameId: 'g2' } });
+  hub.publish('x', start('g1'));
+  hub.publish('x', start('g2'));
   t.equal(good.lines.length, 2);
   t.equal(hub.connections(), 1);
 });
@@ -59,8 +65,9 @@ t.test('gameStarted sends GameStart to both seated players', async (t) => {
   hub.subscribe(black.id, b);
   hub.subscribe('bot:team:t:other', other);
   hub.gameStarted(fakeHandle('game9', white, black));
-  t.same(w.events(), [{ GameStart: { gameId: 'game9' } }]);
-  t.same(b.events(), [{ GameStart: { gameId: 'game9' } }]);
+  const face = (p: typeof white) => ({ kind: p.face.kind, name: p.face.name });
+  t.same(w.events(), [{ GameStart: { gameId: 'game9', color: 'White', opponent: { id: null, ...face(black) }, timeControl: { Unlimited: {} }, rated: false } }], 'a guest opponent by its face only');
+  t.same(b.events(), [{ GameStart: { gameId: 'game9', color: 'Black', opponent: { id: white.id, ...face(white) }, timeControl: { Unlimited: {} }, rated: false } }], 'a bot opponent with its id');
   t.same(other.lines, []);
 });
 
@@ -74,7 +81,7 @@ t.test('closeAll ends every connection once and forgets it', async (t) => {
   hub.closeAll();
   t.same(closed.sort(), ['x1', 'x2'], 'each closable connection was ended');
   t.equal(hub.connections(), 0, 'nothing stays attached');
-  hub.publish('bot:team:a:x', { GameStart: { gameId: 'g' } });
+  hub.publish('bot:team:a:x', start('g'));
   t.same(got, [], 'no event reaches a closed connection');
 });
 
@@ -95,9 +102,9 @@ t.test('with a remote: events go out too, streams are announced once per identit
   const off1 = hub.subscribe('x', here);
   const off2 = hub.subscribe('x', new Sink());
   t.same(calls, ['attached x'], 'announced on the first connection only');
-  hub.publish('x', { GameStart: { gameId: 'g' } });
-  t.same(here.lines, ['{"GameStart":{"gameId":"g"}}\n'], 'delivered here');
-  t.equal(calls[1], 'publish x {"GameStart":{"gameId":"g"}}', 'and sent to the others');
+  hub.publish('x', start('g'));
+  t.same(here.lines, [`${startLine('g')}\n`], 'delivered here');
+  t.equal(calls[1], `publish x ${startLine('g')}`, 'and sent to the others');
   // An event from another node reaches this node's connections only.
   hub.deliver('x', '{"ChallengeDeclined":{"id":"c1"}}\n');
   t.equal(here.lines.length, 2);

@@ -48,10 +48,11 @@ t.test('create: the Challenge resource, default Unlimited, ChallengeReceived to 
     challenger: { Bot: { team: 'team', name: 'a' } },
     target: { Bot: { team: 'team', name: 'b' } },
     timeControl: { Unlimited: {} },
+    color: 'white',
     targetOnline: true,
   });
   t.same(inbox.events(), [
-    { ChallengeReceived: { id: ch.id, challenger: { Bot: { team: 'team', name: 'a' } }, timeControl: { Unlimited: {} } } },
+    { ChallengeReceived: { id: ch.id, challenger: { Bot: { team: 'team', name: 'a' } }, timeControl: { Unlimited: {} }, color: 'white' } },
   ]);
   const fischer = { Fischer: { initialSeconds: 60, incrementSeconds: 1 } };
   const ch2 = made(svc.create(b, { team: 'team', name: 'a', timeControl: fischer }));

@@ -18,7 +18,7 @@ const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin })
 type Obj = Record<string, any>;
 const doc = buildAsyncApi('1.0') as Obj;
 
-const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'LadderRemoved', 'EventInvitation'];
+const ACCOUNT = ['ChallengeReceived', 'ChallengeDeclined', 'GameStart', 'GameFinish', 'LadderRemoved', 'EventInvitation'];
 const GAME = ['Snapshot', 'DiceRolled', 'TurnPlayed', 'GameEnded', 'Rejected'];
 const EVENT = ['EventState', 'PairStarted', 'PairFinished', 'PairVoided', 'EventSummary', 'EventEnded'];
 

@@ -21,7 +21,7 @@ const EXPECTED: Record<string, number[]> = {
   'POST /bot/challenge': [201, 400, 401, 404, 413, 429, 500, 503],
   'GET /bot/challenges': [200, 401, 500],
   'POST /bot/challenge/{id}/accept': [201, 401, 403, 404, 413, 429, 500, 503],
-  'POST /bot/challenge/{id}/decline': [200, 401, 403, 404, 413, 500],
+  'POST /bot/challenge/{id}/decline': [200, 400, 401, 403, 404, 413, 500],
   'POST /bot/seeks': [201, 400, 401, 413, 429, 500, 503],
   'POST /bot/seeks/{id}/accept': [201, 400, 401, 404, 409, 413, 429, 500, 503],
   'GET /lobby/seeks': [200, 400, 500],

@@ -9,7 +9,7 @@ import { headers, type MsgHdrs } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstream, type JetStreamClient, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { isRevisionConflict } from '../coordination/lease.js';
-import { ensureStream, subjectToken, watchedRead } from '../transport/nats.js';
+import { deleteStored, ensureStream, subjectToken, watchedRead } from '../transport/nats.js';
 
 export interface GameLogOptions {
   /** Stream name (default DC_GAMES). */
@@ -36,6 +36,7 @@ const EPOCH = 'Dc-Epoch';
 const NODE = 'Dc-Node';
 const AFTER = 'Dc-After';
 const MSG_ID = 'Nats-Msg-Id';
+const ROLLUP = 'Nats-Rollup';
 
 /** Attempts at one append or takeover before giving up (each retry means another writer moved). */
 const MAX_ATTEMPTS = 20;
@@ -72,7 +73,8 @@ export class GameLog {
     const stream = o.stream ?? 'DC_GAMES';
     const prefix = o.prefix ?? 'dc.game';
     const timeout = o.timeoutMs ?? 5000;
-    const jsm = await ensureStream(nc, timeout, { name: stream, subjects: [`${prefix}.*`], num_replicas: o.replicas, duplicate_window: 120e9 });
+    // Roll-up headers allowed: trim() replaces a finished game's entries with one marker.
+    const jsm = await ensureStream(nc, timeout, { name: stream, subjects: [`${prefix}.*`], num_replicas: o.replicas, duplicate_window: 120e9, allow_rollup_hdrs: true });
     return new GameLog(jetstream(nc, { timeout }), jsm, stream, prefix, o.stallMs ?? 3000);
   }
 
@@ -216,6 +218,21 @@ export class GameLog {
       { stallMs: this.stallMs },
     );
     return { stop: () => read.stop() };
+  }
+
+  /**
+   * Removes every entry of the game from the stream: done once the game's ending is archived and
+   * nothing reads its log any more. One marker with a roll-up header replaces the subject's entries,
+   * then the marker itself is deleted by its sequence, so the subject holds nothing. Not the stream
+   * purge API: on nats-server 2.9 a purge by subject, replayed after every server died at once,
+   * removes other subjects' messages as well (test/cluster/transport/trim-restart.test.ts). Idempotent.
+   */
+  async trim(gameId: string): Promise<void> {
+    const h = headers();
+    h.set(ROLLUP, 'sub');
+    h.set(KIND, 'trim'); // never counts: it follows no entry (no Dc-After)
+    const ack = await this.js.publish(this.subject(gameId), new Uint8Array(), { headers: h });
+    await deleteStored(this.jsm, this.stream, ack.seq);
   }
 
   /** The game's counting versions, folded in order (markers and entries that do not count are skipped). */

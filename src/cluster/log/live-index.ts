@@ -2,7 +2,7 @@
 // replicated bucket. The owner of a shard adds a game's key before the game's first version is
 // appended and removes it once the game's ending is stored for good, so a node that takes the shard
 // over finds every game it must resume (and, after a crash in between, games that have no version
-// yet or have ended without being archived: it settles those). Removing a key purges it outright, so
+// yet or have ended without being archived: it settles those). Removing a key deletes its one message (no marker), so
 // the bucket holds nothing for games that are over.
 import type { NatsConnection } from '@nats-io/transport-node';
 import { leaseBucket, openBucket, subjectToken } from '../transport/nats.js';

@@ -4,8 +4,10 @@
 // Invariant: once an append is refused as fenced, the whole store refuses and `onFenced` is called: the
 // node must stop the shard host and discard whatever it still emits. A new game's first version counts
 // only if the shard lease (`guard`) was certain when the append was answered.
+// Once an ending is archived the game's subject is trimmed from the log, then the game leaves the live
+// index: a crash in between leaves it listed, and the next owner, finding it archived, only trims it.
 // Order of the writes, and why: (docs/CLUSTER.md, "One shard's games over the log").
-import type { Clock, TimerHandle } from '../../domain/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import { silentLogger, type Logger } from '../../domain/log.js';
 import type { GameRecord, ResultRecord } from '../../domain/records.js';
@@ -13,6 +15,7 @@ import type { GameStore } from '../../store/types.js';
 import { shardIndex, shardKey } from '../../shard/protocol/messages.js';
 import type { GameLog, GameWriter, LogEntry } from './game-log.js';
 import type { LiveIndex } from './live-index.js';
+import { EndingSettler, type Archive } from './ending-settler.js';
 import { encodeVersion, foldVersion, type Folded } from './record-codec.js';
 
 /**
@@ -55,12 +58,14 @@ export interface LogGameStoreOptions {
    * Where ended games are read from and an ended record is written again (a mirror pair's lifted
    * reveal): the cluster store. Without it, only the recently ended games kept here are readable.
    */
-  archive?: Pick<GameStore, 'getGame' | 'putGame'>;
+  archive?: Archive;
   /**
    * How long an unanswered append is retried before putGame rejects, and an ending's archive write
    * before it goes on in the background; default 30 s.
    */
   retryForMs?: number;
+  /** Keep finished games' entries in the log (no trim once archived; for audits). Default false. */
+  keepFinishedLogs?: boolean;
   /** Games taken over at once while opening; default 16. */
   openConcurrency?: number;
   clock?: Clock;
@@ -69,8 +74,6 @@ export interface LogGameStoreOptions {
 
 /** Recently ended games kept for reads (a mirror partner's ending reads its twin once). */
 const ENDED_KEPT = 256;
-/** Period of the background retries of an archive write that kept failing. */
-const ARCHIVE_RETRY_MS = 5000;
 
 interface Live {
   /** The last version that counts (undefined until a new game's first append counts). */
@@ -91,8 +94,8 @@ export class LogGameStore implements GameStore {
   /** Why this store stopped writing (undefined while it writes). */
   private fencedWhy: FencedError['why'] | undefined;
   private closed = false;
-  /** Background archive retries (one per ended game whose archive write kept failing). */
-  private readonly retries = new Set<TimerHandle>();
+  /** Archive, trim, unlist of each ending (with their background retries). */
+  private readonly endings: EndingSettler;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly retryForMs: number;
@@ -104,6 +107,10 @@ export class LogGameStore implements GameStore {
     this.clock = o.clock ?? systemClock;
     this.retryForMs = o.retryForMs ?? 30_000;
     this.logger = o.log ?? silentLogger;
+    this.endings = new EndingSettler({
+      log: { trim: (id) => this.trimLog(id) }, index: o.index, shard: o.shard, archive: o.archive, onFinished: o.onFinished, retryForMs: this.retryForMs,
+      stopped: () => this.closed || this.fencedWhy !== undefined, clock: this.clock, logger: this.logger,
+    });
   }
 
   /** Takes every live game of the shard over (see above) and opens the store with them. */
@@ -177,8 +184,7 @@ export class LogGameStore implements GameStore {
   /** Resolves once every write in flight has settled (they keep their own outcome); stops background retries. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const t of this.retries) t.cancel();
-    this.retries.clear();
+    this.endings.close();
     await Promise.all([...this.live.values()].map((g) => g.tail.catch(() => {})));
   }
 
@@ -282,52 +288,16 @@ export class LogGameStore implements GameStore {
     return true;
   }
 
-  /**
-   * After the final version counts: the archive write, then the index key goes. The ending is durable
-   * once the log has it, so this never fails the game: an archive write still refused after
-   * retryForMs is tried again in the background (every ARCHIVE_RETRY_MS, until it lands or the store
-   * closes or is fenced), and the index keeps the game meanwhile, so a next owner would settle it too.
-   */
+  /** After the final version counts: kept for reads here, then archived, trimmed from the log, unlisted (ending-settler.ts). */
   private async settle(game: GameRecord, results: ResultRecord[] | undefined): Promise<void> {
     this.live.delete(game.id);
     this.keepEnded(game);
-    const deadline = this.clock.monotonic() + this.retryForMs; // local: on the monotonic clock
-    for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
-      if (await this.archived(game, results)) break;
-      if (this.clock.monotonic() >= deadline) {
-        this.laterArchive(game, results);
-        return;
-      }
-      await new Promise<void>((res) => this.clock.schedule(wait, res));
-    }
-    await this.unlist(game.id);
+    await this.endings.settle(game, results);
   }
 
-  private async archived(game: GameRecord, results: ResultRecord[] | undefined): Promise<boolean> {
-    try {
-      if (results !== undefined) await this.o.onFinished(game, results);
-      else await this.o.archive?.putGame(game);
-      return true;
-    } catch (e) {
-      this.logger.warn({ gameId: game.id, shard: this.o.shard, err: String(e) }, 'ended game not archived yet');
-      return false;
-    }
-  }
-
-  private laterArchive(game: GameRecord, results: ResultRecord[] | undefined): void {
-    const timer = this.clock.schedule(ARCHIVE_RETRY_MS, () => {
-      this.retries.delete(timer);
-      if (this.closed || this.fencedWhy !== undefined) return;
-      void this.archived(game, results).then((ok) => (ok ? this.unlist(game.id) : this.laterArchive(game, results)));
-    });
-    this.retries.add(timer);
-  }
-
-  /** The game leaves the live index; a failure only leaves work for the next owner (idempotent). */
-  private async unlist(gameId: string): Promise<void> {
-    await this.o.index.remove(this.o.shard, gameId).catch((e: unknown) => {
-      this.logger.warn({ gameId, shard: this.o.shard, err: String(e) }, 'ended game left in the live index');
-    });
+  /** A finished game's log trimmed, unless the node keeps finished logs (keepFinishedLogs). */
+  private async trimLog(id: string): Promise<void> {
+    if (this.o.keepFinishedLogs !== true) await this.log.trim(id);
   }
 
   private keepEnded(game: GameRecord): void {
@@ -338,6 +308,16 @@ export class LogGameStore implements GameStore {
 
   /** One listed game, taken over: resumed when live, settled when a crash left it half done. */
   private async takeOver(id: string): Promise<void> {
+    // Archived already (the previous owner died between the archive write and the trim, or the
+    // whole cluster restarted then): its log is only trimmed, no marker is appended, nothing resumed.
+    const archived = await this.endings.archivedEnding(id);
+    if (archived !== undefined) {
+      this.logger.info({ gameId: id, shard: this.o.shard }, 'game found archived at takeover: its log trimmed');
+      await this.trimLog(id);
+      this.settledOnOpen.push(archived);
+      await this.o.index.remove(this.o.shard, id);
+      return;
+    }
     const { writer, entries } = await this.log.takeOver(id, this.o.node, { guard: this.o.guard });
     let state: Folded | undefined;
     try {
@@ -349,6 +329,14 @@ export class LogGameStore implements GameStore {
       return;
     }
     if (state === undefined) {
+      // No version: a game listed before its first version landed (its markers stay, fencing a late
+      // first append), or one whose previous owner archived and trimmed it meanwhile: then the marker
+      // just appended is trimmed too.
+      const ended = await this.endings.archivedEnding(id);
+      if (ended !== undefined) {
+        await this.trimLog(id);
+        this.settledOnOpen.push(ended);
+      }
       await this.o.index.remove(this.o.shard, id);
       return;
     }

@@ -11,18 +11,23 @@ export interface ClusterStream {
   stream: string;
   /** The subjects its messages are written on. */
   subjects: string;
-  /** Whether a node removes keys by purging a subject (leaseBucket). */
-  purged: boolean;
+  /**
+   * Whether a node deletes messages one by one: a key's message (leaseBucket), or a finished game's
+   * roll-up marker (DC_GAMES). Nodes never purge: see GameLog.trim.
+   */
+  deletes: boolean;
+  /** Whether a node may update the stream's settings (a stream made by an earlier version gains roll-ups). */
+  updated?: boolean;
   /** Whether a node acknowledges its messages one by one (a work queue). */
   acked: boolean;
 }
 
-const bucket = (name: string, purged = false): ClusterStream => ({ stream: `KV_${name}`, subjects: `$KV.${name}.>`, purged, acked: false });
+const bucket = (name: string, deletes = false): ClusterStream => ({ stream: `KV_${name}`, subjects: `$KV.${name}.>`, deletes, acked: false });
 
 /** Every stream and bucket a node creates and uses (their default names). */
 export const CLUSTER_STREAMS: readonly ClusterStream[] = [
-  { stream: 'DC_GAMES', subjects: 'dc.game.*', purged: false, acked: false },
-  { stream: 'DC_RESULTS', subjects: 'dc.result.*', purged: false, acked: true },
+  { stream: 'DC_GAMES', subjects: 'dc.game.*', deletes: true, updated: true, acked: false },
+  { stream: 'DC_RESULTS', subjects: 'dc.result.*', deletes: false, acked: true },
   bucket('dc-live', true),
   bucket('dc-online'),
   bucket('dc-shards', true),
@@ -64,7 +69,8 @@ export function nodePermissions(streams: readonly ClusterStream[] = CLUSTER_STRE
       `$JS.API.CONSUMER.MSG.NEXT.${n}.>`,
       `$JS.FC.${n}.>`,
     );
-    if (s.purged) api.push(`$JS.API.STREAM.PURGE.${n}`);
+    if (s.deletes) api.push(`$JS.API.STREAM.MSG.DELETE.${n}`);
+    if (s.updated) api.push(`$JS.API.STREAM.UPDATE.${n}`);
     if (s.acked) api.push(`$JS.ACK.${n}.>`);
     if (s.subjects.startsWith('$KV.')) writes.push(s.subjects);
   }

@@ -82,8 +82,16 @@ export class BucketCopy {
    * the keys `keysOf` lists (kept as they change, so listing costs nothing per key held).
    * `checkEveryMs` (default 2 s, on `clock`): how often the copy makes sure its watch still follows.
    */
-  static async open(kv: KV, onChange: (c: Change) => void, listed: readonly string[] = [], o: BucketFollowerOptions = {}): Promise<BucketCopy> {
+  static async open(
+    kv: KV,
+    onChange: (c: Change) => void,
+    listed: readonly string[] = [],
+    o: BucketFollowerOptions = {},
+    /** Handed the copy before it loads (an onChange that calls `forget` needs it during the load). */
+    made?: (copy: BucketCopy) => void,
+  ): Promise<BucketCopy> {
     const r = new BucketCopy(kv, onChange, listed);
+    made?.(r);
     const lastSeq = (await kv.status()).streamInfo.state.last_seq;
     await new Promise<void>((loaded, failed) => {
       const watched = (e: KvEntry): void => {
@@ -151,6 +159,26 @@ export class BucketCopy {
 
   get(key: string): Uint8Array | undefined {
     return this.held.get(key)?.value;
+  }
+
+  /**
+   * Drops the key's value from this copy only (the bucket keeps it): for values read on demand
+   * instead (ClusterStore's finished games). Like a delete, the revision dropped is remembered, so a
+   * late delivery of an older value cannot bring it back; a newer write is applied as usual.
+   */
+  forget(key: string): void {
+    const cur = this.held.get(key);
+    if (!cur) return;
+    this.held.delete(key);
+    this.kindOf(key)?.delete(key);
+    this.gone.set(key, Math.max(cur.revision, this.gone.get(key) ?? 0));
+  }
+
+  /** Keys held and the bytes of their values (for tests and memory checks). */
+  heldUse(): { keys: number; bytes: number } {
+    let bytes = 0;
+    for (const v of this.held.values()) bytes += v.value.length;
+    return { keys: this.held.size, bytes };
   }
 
   has(key: string): boolean {

@@ -16,34 +16,22 @@ import type { BotRecord, GameRecord, ResultRecord } from '../../domain/records.j
 import type { TournamentHead, TournamentListing, TournamentRecord } from '../../domain/tournaments.js';
 import type { LadderStats, PendingRating, RatingBatch, RatingPoint } from '../../domain/ratings.js';
 import { NO_STATS, isListed, isProvisional, leaderboardOrder, pendingRatingOf } from '../../domain/ratings.js';
-import type { HistoryEntry } from '../../domain/types.js';
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import type { Store } from '../../store/types.js';
-import { assertFinishable, assertReadable, liveGamesOf, newestFirstIndex } from '../../store/schema.js';
+import { assertFinishable, liveGamesOf, newestFirstIndex } from '../../store/schema.js';
 import { KvBotStore, TICKET_TTL_MS } from './bots.js';
-import { BucketCopy, type Change } from './bucket-copy.js';
+import { BucketCopy, retryTransient, type Change } from './bucket-copy.js';
 import { RatingApplier, type RatingState, type StoredStats } from './ratings.js';
 import { clusterTournaments, tournamentChanged } from './tournaments.js';
+import { FinishedGames, type FinishedCacheBounds } from './finished-games.js';
+import { CHUNK, assembleGame, keys, readGame, unb64, type StoredHead } from './game-keys.js';
 
 /** The stored-record codec, under the names the store's code and tests use. */
 export const { encode, decode } = codec.records;
 
-/** Turns per chunk key. */
-export const CHUNK = 32;
+export { CHUNK, keys } from './game-keys.js';
 
-const b64 = (id: string): string => Buffer.from(id, 'utf8').toString('base64url');
-const unb64 = (s: string): string => Buffer.from(s, 'base64url').toString('utf8');
-export const keys = {
-  head: (id: string) => `g.${b64(id)}`,
-  chunk: (id: string, k: number) => `h.${b64(id)}.${k}`,
-  results: (id: string) => `r.${b64(id)}`,
-  rating: (id: string) => `p.${b64(id)}`,
-  stats: (botId: string) => `s.${b64(botId)}`,
-  webhook: (id: string) => `w.${b64(id)}`,
-};
-
-type StoredHead = Omit<GameRecord, 'history'> & { historyLength: number; tail: HistoryEntry[] };
 interface StoredResults {
   schema: number;
   lines: ResultRecord[];
@@ -64,6 +52,8 @@ export interface ClusterStoreOptions {
   timeoutMs?: number;
   /** Where a finished rated game's result goes for the rater (the cluster's results queue). */
   results?: ResultsPublisher;
+  /** Bounds of the cache of finished games read on demand (`cluster.finishedCache`; finished-games.ts). */
+  finishedCache?: FinishedCacheBounds;
 }
 
 export type ResultsPublisher = { publish(gameId: string, data: Uint8Array): Promise<unknown> };
@@ -90,6 +80,8 @@ export class ClusterStore implements Store {
   private statsRevision = 0;
   private listed: { rev: number; listed: string[]; provisional: string[] } | undefined;
   private store!: BucketCopy;
+  /** Ended games, read from the bucket on demand: the replica forgets their heads and turns. */
+  private finished!: FinishedGames;
   private readonly ratings: RatingApplier;
   private readonly events = clusterTournaments(() => this.store);
 
@@ -118,8 +110,9 @@ export class ClusterStore implements Store {
     const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock, o.results);
+    s.finished = new FinishedGames(storeKv, (id, get) => readGame(id, get), o.finishedCache);
     try {
-      s.store = await BucketCopy.open(storeKv, (c) => s.derive(c), ['j'], { clock });
+      s.store = await BucketCopy.open(storeKv, (c) => s.derive(c), ['j'], { clock }, (copy) => (s.store = copy));
     } catch (e) {
       bots.close();
       throw e;
@@ -135,9 +128,15 @@ export class ClusterStore implements Store {
     const rest = c.key.slice(dot + 1);
     if (kind === 'g') {
       const id = unb64(rest);
+      this.finished.drop(id);
       const head = c.after && decode<StoredHead>(c.after);
       if (head && head.status && typeof head.status === 'object' && 'Active' in head.status) this.live.add(id);
-      else this.live.delete(id);
+      else {
+        this.live.delete(id);
+        // An ended game is read on demand (finished-games.ts): its head and turns leave the replica,
+        // whose memory then follows the live games. Its turns always come before its final head.
+        if (head) this.forgetGame(c.key, id, head.historyLength);
+      }
     } else if (kind === 'r') {
       const gameId = unb64(rest);
       if (c.before) for (const l of decode<StoredResults>(c.before).lines) this.dropLine(l.botId, gameId);
@@ -150,6 +149,11 @@ export class ClusterStore implements Store {
     } else if (kind === 's') {
       this.statsRevision++;
     }
+  }
+
+  private forgetGame(headKey: string, id: string, historyLength: number): void {
+    this.store.forget(headKey);
+    for (let k = 0; k < Math.floor(historyLength / CHUNK); k++) this.store.forget(keys.chunk(id, k));
   }
 
   private dropLine(botId: string, gameId: string): void {
@@ -205,8 +209,9 @@ export class ClusterStore implements Store {
   // ---- games ----
 
   async putGame(game: GameRecord): Promise<void> {
-    const cur = this.store.get(keys.head(game.id));
-    // A late write of an older version (a fenced owner's, a retry overtaken) never replaces a newer one.
+    // A late write of an older version (a fenced owner's, a retry overtaken) never replaces a newer one;
+    // an ended head is not in the replica: it is read from the bucket's leader.
+    const cur = this.store.get(keys.head(game.id)) ?? (await this.headFromBucket(game.id));
     if (cur && decode<StoredHead>(cur).version > game.version) return;
     await this.writeGame(game);
   }
@@ -220,21 +225,33 @@ export class ClusterStore implements Store {
     await Promise.all(missing.map((k) => this.store.put(keys.chunk(game.id, k), encode(history.slice(k * CHUNK, (k + 1) * CHUNK)))));
     const head: StoredHead = { ...rest, historyLength: history.length, tail: history.slice(full * CHUNK) };
     await this.store.put(keys.head(game.id), encode(head));
+    this.finished.keep(game); // after the put: applying the head dropped any older copy
   }
 
+  /**
+   * A live game from the replica; an ended one only from the cache of finished games, which `loadGame`
+   * fills (the cluster's game gate awaits it before a route reads the game).
+   */
   getGame(id: string): GameRecord | undefined {
     const bytes = id ? this.store.get(keys.head(id)) : undefined;
-    if (!bytes) return undefined;
-    const { historyLength, tail, ...rest } = assertReadable('game', id, decode<StoredHead>(bytes));
-    const full = Math.floor(historyLength / CHUNK);
-    const history: HistoryEntry[] = [];
-    for (let k = 0; k < full; k++) {
-      const chunk = this.store.get(keys.chunk(id, k));
-      if (!chunk) throw new Error(`game ${id}: turns ${k * CHUNK}.. of ${historyLength} not stored`);
-      history.push(...decode<HistoryEntry[]>(chunk));
-    }
-    history.push(...tail);
-    return { ...rest, history } as GameRecord;
+    if (!bytes) return id ? this.finished.get(id) : undefined;
+    return assembleGame(id, bytes, (k) => this.store.get(keys.chunk(id, k)));
+  }
+
+  /** Any game, ended ones read from the bucket when not cached (then cached, within `finishedCache`). */
+  async loadGame(id: string): Promise<GameRecord | undefined> {
+    if (!id) return undefined;
+    return this.getGame(id) ?? this.finished.load(id);
+  }
+
+  /** The replica's keys and bytes, and the finished games cached (tests, memory checks). */
+  memoryUse(): { replica: { keys: number; bytes: number }; finished: { records: number; bytes: number } } {
+    return { replica: this.store.heldUse(), finished: this.finished.use() };
+  }
+
+  private async headFromBucket(id: string): Promise<Uint8Array | undefined> {
+    const e = await retryTransient(() => this.store.kv.get(keys.head(id)));
+    return e?.operation === 'PUT' ? e.value : undefined;
   }
 
   listLiveGames(): GameRecord[] {
@@ -359,3 +376,4 @@ export class ClusterStore implements Store {
     this.bots.close();
   }
 }
+

@@ -88,19 +88,39 @@ const BARRIER_ATTEMPTS = 24;
 
 const BARRIER_VALUE = new Uint8Array([48]);
 
-/** A bucket as leases and shard ownership use it: removing a key purges its subject (no marker). */
+/**
+ * A bucket as leases and shard ownership use it: removing a key deletes its one message by sequence
+ * (no marker is left, so the stream's subjects are the live keys). Not the stream purge API: on
+ * nats-server 2.9 a purge by subject, replayed when every server restarts after dying at once,
+ * removes other keys as well (test/cluster/transport/trim-restart.test.ts).
+ */
 export function leaseBucket(kv: KV, o: { barrierKey?: string } = {}): LeaseKv & { keys(filter?: string): Promise<AsyncIterable<string>> } {
   const b = kv as Bucket;
   return {
     create: (k, v) => kv.create(k, v),
     update: (k, v, rev, timeoutMs) => kv.update(k, v, rev, timeoutMs),
     get: (k) => kv.get(k),
-    // Every removal purges, so the stream's subjects are the live keys (and no consumer is needed).
+    // Every removal deletes the key's message, so the stream's subjects are the live keys (and no
+    // consumer is needed).
     keys: async (filter) => toAsync(await subjectKeys(kv, filter, o)),
     remove: async (k) => {
-      await b.jsm.streams.purge(b.stream, { filter: b.subjectForKey(k) });
+      // History 1: the key's last revision is its only message. A write after the read replaces it,
+      // and then the delete finds nothing: the newer value stays, as if it came after the removal.
+      const e = await kv.get(k);
+      if (e !== null) await deleteStored(b.jsm, b.stream, e.revision);
     },
   };
+}
+
+/** Deletes message `seq` of `stream`; one already gone is not an error (deleting is idempotent). */
+export async function deleteStored(jsm: JetStreamManager, stream: string, seq: number): Promise<void> {
+  try {
+    await jsm.streams.deleteMessage(stream, seq, false);
+  } catch (e) {
+    // 10057: the delete failed because no message has that sequence (any more).
+    if (e instanceof JetStreamApiError && e.code === 10057) return;
+    throw e;
+  }
 }
 
 /**
@@ -117,6 +137,11 @@ export async function ensureStream(
     await jsm.streams.add(config);
   } catch (e) {
     if (!(e instanceof JetStreamApiError) || e.code !== 10058) throw e; // 10058: the name is in use
+    // A stream made by an earlier version without roll-ups gets them (the only setting added since).
+    if (config.allow_rollup_hdrs === true) {
+      const info = await jsm.streams.info(config.name);
+      if (!info.config.allow_rollup_hdrs) await jsm.streams.update(config.name, { ...info.config, allow_rollup_hdrs: true });
+    }
   }
   return jsm;
 }

@@ -34,7 +34,7 @@ export function challengeHandlers(deps: ChallengeRouteDeps): Handlers<ChallengeO
     },
 
     declineChallenge: async (call) => {
-      const r = await deps.challenges.decline(call.principal, call.params.id);
+      const r = await deps.challenges.decline(call.principal, call.params.id, call.body.reason);
       return r.ok ? json(200, {}) : serviceProblem(r.error);
     },
   };

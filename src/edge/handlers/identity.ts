@@ -1,5 +1,5 @@
 // Identity routes: anonymous mint, registration, token rotation, account, ladder membership.
-import { rateLimitKey } from '../client-ip.js';
+import { isLoopback, rateLimitKey } from '../client-ip.js';
 import { bearerToken } from '../context.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import type { Principal } from '../../domain/types.js';
@@ -8,7 +8,7 @@ import { serviceProblem } from './errors.js';
 
 /** What the identity routes use. */
 export type IdentityRouteDeps = Pick<EdgeDeps, 'identity' | 'log'> & {
-  limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations' | 'ladderChanges'>;
+  limits: Pick<EdgeDeps['limits'], 'anonMints' | 'registrations' | 'registrationsExemptLoopback' | 'ladderChanges'>;
 };
 
 type IdentityOps = 'mintAnonymous' | 'register' | 'rotateToken' | 'getAccount' | 'joinLadder' | 'leaveLadder';
@@ -35,11 +35,14 @@ export function identityHandlers(deps: IdentityRouteDeps): Handlers<IdentityOps>
       const { team, name } = body;
       // Only successful registrations use the budget: take first (so racing attempts can't all slip
       // through), give it back when the registration is refused.
-      const budget = deps.limits.registrations.take(rateLimitKey(ctx.ip));
-      if (!budget.ok) return tooManyRequests('too_many_registrations', budget.retryAfterSeconds, `at most ${deps.limits.registrations.limit} registrations per hour per address`);
+      const counted = !(deps.limits.registrationsExemptLoopback && isLoopback(ctx.ip));
+      if (counted) {
+        const budget = deps.limits.registrations.take(rateLimitKey(ctx.ip));
+        if (!budget.ok) return tooManyRequests('too_many_registrations', budget.retryAfterSeconds, `at most ${deps.limits.registrations.limit} registrations per hour per address`);
+      }
       const r = await deps.identity.register(team, name);
       if (!r.ok) {
-        deps.limits.registrations.refund(rateLimitKey(ctx.ip));
+        if (counted) deps.limits.registrations.refund(rateLimitKey(ctx.ip));
         return serviceProblem(r.error);
       }
       deps.log.debug?.({ id: r.value.id, ip: ctx.ip }, 'bot registered');

@@ -1,18 +1,20 @@
-// The ndjson streams: account, game, and the public game stream. All are live only; a reader that
-// falls too far behind is cut off by the stream itself (docs/API.md, "Streams"), and every
-// subscription is dropped when its stream closes.
+// The ndjson streams: account (its catch-up on connect: account-stream.ts), game, and the public game
+// stream. Past what they send first, all are live only; a reader that falls too far behind is cut
+// off by the stream itself (docs/API.md, "Streams"), and every subscription is dropped when its
+// stream closes.
 import type { GameHandle } from '../../game/types.js';
 import type { RequestContext } from '../context.js';
 import type { EdgeDeps, Handlers } from '../deps.js';
 import type { NdjsonStream } from '../ndjson.js';
 import { problem, tooManyRequests, type Reply } from '../reply.js';
 import type { SpectatorRefusal } from '../spectators.js';
+import { openAccountStream, type AccountStreamDeps } from './account-stream.js';
 
 /** When a refused stream may retry: a stream frees its place only when it closes, which may be never. */
 const STREAM_RETRY_SECONDS = 10;
 
 /** What the stream routes use. */
-export type StreamRouteDeps = Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter' | 'guestAbandonment'> & {
+export type StreamRouteDeps = AccountStreamDeps & Pick<EdgeDeps, 'games' | 'hub' | 'spectators' | 'meter' | 'guestAbandonment'> & {
   limits: Pick<EdgeDeps['limits'], 'streams'>;
 };
 
@@ -43,11 +45,7 @@ export function streamHandlers(deps: StreamRouteDeps): Handlers<StreamOps> {
       if ('refused' in opened) return opened.refused;
       const { stream } = opened;
       stream.onClose(deps.meter.streamOpened('account'));
-      const unsubscribe = deps.hub.subscribe(call.principal.id, {
-        send: (line) => void stream.write(line),
-        close: () => stream.end(),
-      });
-      stream.onClose(unsubscribe);
+      openAccountStream(deps, call.principal, stream);
     },
 
     streamGameEvents: (call) => {

@@ -324,7 +324,7 @@ export class TournamentScheduler implements GameLifecycleListener {
       for (const [k, g] of p.games.entries()) {
         if (p.scores[k] !== null) continue;
         this.byGame.set(g, { eventId: ev.id, index: p.index });
-        const rec = this.recordOf(g);
+        const rec = this.recordOf(g) ?? (await this.deps.followers.store.loadGame?.(g));
         if (rec && whiteScore(rec) !== null) await this.recordGame(rec);
       }
     }
@@ -333,8 +333,9 @@ export class TournamentScheduler implements GameLifecycleListener {
   /** After a restart, an event with pairs still running: see afterRestart; then the results of games that ended meanwhile. */
   private async resumeEvent(id: string): Promise<void> {
     const voids = (ev: TournamentRecord) => ev.pairs.filter((p) => p.void === true).length;
+    const found = await this.loadRunning(id);
     const r = await this.deps.followers.modify(id, (ev) => {
-      const next = afterRestart(ev, (g) => this.recordOf(g) !== undefined);
+      const next = afterRestart(ev, (g) => this.recordOf(g) !== undefined || found.has(g));
       return { next, value: next !== null && voids(next) > voids(ev) };
     });
     if (r.value) this.deps.log.warn({ event: id }, 'event pairs whose games are gone from the store were made void');
@@ -352,6 +353,21 @@ export class TournamentScheduler implements GameLifecycleListener {
     });
     for (const line of r.value?.lines ?? []) this.deps.followers.publish(id, line);
     if (r.value?.closed && r.ev) this.announceEnd(r.ev);
+  }
+
+  /**
+   * The games of the event's running pairs that a store reading finished games on demand (a cluster
+   * node's) holds although getGame cannot answer them now. Empty for the other stores.
+   */
+  private async loadRunning(id: string): Promise<Set<string>> {
+    const found = new Set<string>();
+    const load = this.deps.followers.store.loadGame?.bind(this.deps.followers.store);
+    const ev = load ? this.deps.followers.get(id) : undefined;
+    for (const p of ev?.pairs ?? []) {
+      if (!p.games || !pairRunning(p)) continue;
+      for (const g of p.games) if (this.recordOf(g) === undefined && (await load!(g)) !== undefined) found.add(g);
+    }
+    return found;
   }
 
   /** A game's record wherever it is (ended: the registry's archive; else the store). */

@@ -5,7 +5,7 @@ import { commitOf, newServerSeed, seedToHex } from '../../fair/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { SCHEMA_VERSION, type GameRecord } from '../../domain/records.js';
 import { DEFAULT_SPRT_MODEL, faceOfId, type DiceMode, type TournamentFormat, type TournamentHead, type TournamentPlayer, type TournamentRecord, type SprtSettings } from '../../domain/tournaments.js';
-import { botExternalId, type Principal, type TimeControl } from '../../domain/types.js';
+import { botExternalId, type AccountEvent, type Principal, type TimeControl } from '../../domain/types.js';
 import { ok } from '../../domain/result.js';
 import type { AccountHub } from '../account-hub.js';
 import { fail, type ServiceResult } from '../errors.js';
@@ -23,6 +23,7 @@ import { answerOf, tournamentSummary, tournamentView } from './view.js';
 import { TournamentControl } from './control.js';
 import { pgnPieces } from './pgn.js';
 import { ownControls } from './odds.js';
+import { unansweredInvitations } from './invitations.js';
 
 export interface TournamentLimits {
   /** Events one host may have pending or running at once. */
@@ -227,6 +228,11 @@ export class TournamentService {
         hosting: e.host === who.id,
       })),
     };
+  }
+
+  /** EventInvitation lines of the pending events the caller has not answered (its account stream's catch-up). */
+  pendingInvitations(who: Principal): AccountEvent[] {
+    return unansweredInvitations(this.heads(this.deps.followers.store.recentTournaments(TOURNAMENT_LIST_LIMIT, who.id)), who.id);
   }
 
   accept(who: Principal, id: string): Promise<ServiceResult<unknown>> {

@@ -2,7 +2,7 @@
 // Re-exported by ../responses.ts with every other response body.
 import { z } from 'zod';
 import { described, named } from '../schema-registry.js';
-import { Participant, Seat, TimeControl } from '../common.js';
+import { ChallengeColor, Participant, Seat, TimeControl } from '../common.js';
 
 export const Challenge = named(
   'Challenge',
@@ -11,6 +11,7 @@ export const Challenge = named(
     challenger: Participant,
     target: Participant,
     timeControl: TimeControl,
+    color: ChallengeColor,
     targetOnline: described(z.boolean().optional(), 'Advisory: whether the target holds an account stream.'),
   }),
   'A pending challenge.',

@@ -19,7 +19,7 @@ export const challenges = [
     request: { body: Q.CreateChallengeRequest },
     ok: { 201: json(R.Challenge, 'The pending challenge; the target’s account stream gets ChallengeReceived.') },
     errors: {
-      400: 'Challenging yourself.',
+      400: 'Challenging yourself, or a field out of range (`timeControl`, `color`).',
       404: 'No bot with that team and name.',
       429: `\`too_many_challenges\`: too many pending challenges (${D.maxPendingPerChallenger}); \`too_many_challenge_requests\`: more than ${D.challengesPerHour} challenges an hour from this address; or ${TOO_MANY_GAMES} (the challenger is checked here; a house bot target accepts at once, so the game is checked here too). See Retry-After.`,
       503: SERVER_FULL,
@@ -33,7 +33,7 @@ export const challenges = [
   route({
     operationId: 'acceptChallenge', method: 'POST', path: '/bot/challenge/{id}/accept', auth: 'bearer',
     tag: 'Challenges', params: CHALLENGE_ID,
-    summary: 'Accept a challenge addressed to the caller; the challenger plays White.',
+    summary: 'Accept a challenge addressed to the caller; the challenger plays the colour it asked for (White by default).',
     ok: { 201: json(R.GameCreated, 'The new game.') },
     errors: {
       403: 'The challenge is addressed to someone else.',
@@ -45,9 +45,10 @@ export const challenges = [
   route({
     operationId: 'declineChallenge', method: 'POST', path: '/bot/challenge/{id}/decline', auth: 'bearer',
     tag: 'Challenges', params: CHALLENGE_ID,
-    summary: 'Decline (target) or cancel (challenger) a pending challenge.',
-    ok: { 200: json(R.Empty, 'Declined; the other side gets ChallengeDeclined.') },
-    errors: { 403: 'The caller is neither party to the challenge.', 404: 'No such pending challenge.' },
+    summary: 'Decline (target) or cancel (challenger) a pending challenge, with an optional reason.',
+    request: { body: Q.DeclineChallengeRequest, bodyRequired: false },
+    ok: { 200: json(R.Empty, 'Declined; the other side gets ChallengeDeclined (with the reason, when one was given).') },
+    errors: { 400: 'A reason that is not one of the listed ones.', 403: 'The caller is neither party to the challenge.', 404: 'No such pending challenge.' },
   }),
 ];
 

@@ -6,7 +6,7 @@ import t from 'tap';
 import { ManualClock } from '../../../src/domain/clock.js';
 import type { GameRecord, ResultRecord } from '../../../src/domain/records.js';
 import { connectCluster } from '../../../src/cluster/transport/nats.js';
-import { GameLog } from '../../../src/cluster/log/game-log.js';
+import { GameLog, type LogEntry } from '../../../src/cluster/log/game-log.js';
 import { openLiveIndex } from '../../../src/cluster/log/live-index.js';
 import { FencedError, LogGameStore } from '../../../src/cluster/log/log-game-store.js';
 import { foldVersion, type Folded } from '../../../src/cluster/log/record-codec.js';
@@ -37,7 +37,8 @@ function idOn(shard: number): string {
 }
 
 async function node(name: string) {
-  const finished: { game: GameRecord; results: ResultRecord[] }[] = [];
+  // What the log held when the ending was archived (it is trimmed right after).
+  const finished: { game: GameRecord; results: ResultRecord[]; entries: LogEntry[] }[] = [];
   const fenced: string[] = [];
   const store = await LogGameStore.open(log, {
     node: name,
@@ -45,7 +46,7 @@ async function node(name: string) {
     shards: SHARDS,
     index,
     onFenced: (id) => fenced.push(id),
-    onFinished: async (game, results) => void finished.push({ game, results }),
+    onFinished: async (game, results) => void finished.push({ game, results, entries: await log.replay(game.id) }),
   });
   const logs = new Logs();
   const registry = new GameRegistry({
@@ -71,10 +72,14 @@ async function play(handles: GameHandle[], random: () => number, stop: () => boo
   }
 }
 
-async function folded(id: string): Promise<Folded | undefined> {
+function foldEntries(entries: LogEntry[]): Folded | undefined {
   let s: Folded | undefined;
-  for (const e of await log.replay(id)) if (e.counts && e.kind === 'version') s = foldVersion(s, e.data);
+  for (const e of entries) if (e.counts && e.kind === 'version') s = foldVersion(s, e.data);
   return s;
+}
+
+async function folded(id: string): Promise<Folded | undefined> {
+  return foldEntries(await log.replay(id));
 }
 
 t.test('games move from node a to node b mid-game and end there, nothing lost or doubled', async (t) => {
@@ -114,12 +119,13 @@ t.test('games move from node a to node b mid-game and end there, nothing lost or
   t.ok(await eventually(() => b.finished.length === 3), 'three endings reach the archive');
   t.strictSame(b.finished.map((f) => f.game.id).sort(), [...before.keys()].sort(), 'each once');
   for (const f of b.finished) {
-    const end = await folded(f.game.id);
-    t.strictSame(end?.rec, f.game, `${f.game.id}: the log folds to the archived final record`);
+    const end = foldEntries(f.entries);
+    t.strictSame(end?.rec, f.game, `${f.game.id}: the log, as the archive was written, folds to the archived final record`);
     t.strictSame(end?.results, f.results, `${f.game.id}: with its result lines`);
+    t.ok(await eventually(async () => (await log.replay(f.game.id)).length === 0), `${f.game.id}: then its log is trimmed`);
     const numbers: number[] = [];
     let s: Folded | undefined;
-    for (const e of await log.replay(f.game.id)) {
+    for (const e of f.entries) {
       if (!e.counts || e.kind !== 'version') continue;
       s = foldVersion(s, e.data);
       numbers.push(s.rec.version);

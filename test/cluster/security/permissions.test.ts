@@ -101,6 +101,8 @@ t.test('neither the monitor nor a node may delete a stream', async (t) => {
     const jsm = await jetstreamManager(nc, { timeout: 2000 });
     await t.rejects(jsm.streams.delete('KV_dc_bots'), /permission|timeout/i, `${who}: refused`);
     await t.rejects(jsm.streams.purge('KV_dc_bots'), /permission|timeout/i, `${who}: purge of dc_bots refused`);
+    // Nodes remove keys and trim logs by deleting messages one by one; nobody purges (GameLog.trim).
+    await t.rejects(jsm.streams.purge('KV_dc-live'), /permission|timeout/i, `${who}: purge of dc-live refused`);
   }
   t.equal((await bots.get('bot.probe'))?.string().includes('s3cret'), true, 'the bucket and its value are still there');
 });

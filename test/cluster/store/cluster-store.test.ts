@@ -104,8 +104,9 @@ t.test('one node writes, the other reads: games, results, ratings, events', asyn
 
   const final = ended(cur, 5_000);
   await b.finishGame(final, linesFor(final, 5_000));
-  t.ok(await eventually(() => a.getGame('g1')?.finishedAt === 5_000), 'finished on b, seen on a');
-  t.same(a.getGame('g1'), final);
+  // An ended game is read on demand on a node that did not write it (finished-games.ts).
+  t.ok(await eventually(async () => a.listLiveGames().length === 0 && (await a.loadGame('g1'))?.finishedAt === 5_000), 'finished on b, seen on a');
+  t.same(a.getGame('g1'), final, 'then read from the cache');
   t.same(a.listLiveGames(), [], 'no longer live anywhere');
   t.same(a.resultsOf(A.id, 10), [linesFor(final, 5_000)[0]], 'result lines');
   t.same(a.pendingRatings(10).map((p) => p.gameId), ['g1'], 'pending on a');
@@ -138,6 +139,30 @@ t.test('webhook marks: kept for live games only, on every node', async (t) => {
   t.ok(await eventually(() => b.webhookDelivered('w1') === undefined), 'everywhere');
 });
 
+t.test('finished games leave the replica: memory follows the live games, reads go through a bounded cache', async (t) => {
+  const [a, , prefix] = await pair(t);
+  await a.createBot(A);
+  await a.createBot(B);
+  const before = a.memoryUse().replica.bytes;
+  const games: GameRecord[] = [];
+  for (let i = 0; i < 30; i++) {
+    const g = ended(game(`fin${i}`, { history: history(3 * CHUNK + 5) }), 1000 + i);
+    games.push(g);
+    await a.finishGame(g, linesFor(g, 1000 + i));
+  }
+  const historyBytes = encode(games[0].history).length;
+  const grown = (a.memoryUse().replica.bytes - before) / games.length;
+  t.ok(grown < historyBytes / 4, `the writer's replica grew ${grown.toFixed(0)} B per finished game (its history: ${historyBytes} B)`);
+  const c = await ClusterStore.open(ncB, { replicas: 3, prefix, timeoutMs: 20_000, finishedCache: { entries: 4, bytes: 1 << 20 } });
+  t.teardown(() => c.close());
+  t.ok(c.memoryUse().replica.bytes < a.memoryUse().replica.bytes + 1024, 'a node opening later holds no more than the writer');
+  for (const g of games) t.same(await c.loadGame(g.id), g, `${g.id} read on demand, exactly`);
+  t.ok(c.memoryUse().finished.records <= 4, `the cache holds ${c.memoryUse().finished.records} records (bound 4)`);
+  t.same(c.getGame(games[29].id), games[29], 'the last one read is cached');
+  t.equal(c.getGame(games[0].id), undefined, 'the first one read went out of the cache');
+  t.same(c.resultsOf(A.id, 100).length, 30, 'every result line is still in memory');
+});
+
 t.test('a node opening later loads every kind of record before it answers', async (t) => {
   const [a, , prefix] = await pair(t);
   await a.createBot(A);
@@ -152,7 +177,9 @@ t.test('a node opening later loads every kind of record before it answers', asyn
   await a.putTournament(tournament('e1', { pairs: 2, queued: 70 }));
   const c = await fresh(t, prefix, ncB);
   t.same(c.listLiveGames(), [long], 'live games, long history included');
-  t.same(c.getGame('done'), done, 'finished games');
+  t.same(c.getGame('done'), undefined, 'a finished game is not in the replica');
+  t.same(await c.loadGame('done'), done, 'finished games, read on demand');
+  t.same(c.getGame('done'), done, 'then from the cache');
   t.same(c.allResults(), a.allResults(), 'result lines');
   t.same(c.pendingRatings(10).map((p) => p.gameId), ['done'], 'pending ratings');
   t.same(c.ladderStats(A.id), a.ladderStats(A.id), 'counts');

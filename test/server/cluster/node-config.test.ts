@@ -18,7 +18,7 @@ const cluster = (args: string[], env: Record<string, string> = {}) => {
 
 t.test('off by default, with its defaults', async (t) => {
   const nats = { credsFile: '', nkeySeedFile: '', user: '', passwordFile: '', tls: { caFile: '', certFile: '', keyFile: '' } };
-  t.same(cluster([]), { servers: [], node: '', shards: 16, replicas: 3, leaseTtlMs: 10_000, followIdleMs: 60_000, followMax: 10_000, startTimeoutMs: 120_000, nats });
+  t.same(cluster([]), { servers: [], node: '', shards: 16, replicas: 3, leaseTtlMs: 10_000, followIdleMs: 60_000, followMax: 10_000, finishedCache: { entries: 2000, bytes: 67_108_864 }, startTimeoutMs: 120_000, keepFinishedLogs: false, nats });
 });
 
 t.test('flags and environment', async (t) => {

@@ -6,7 +6,8 @@
 //   a second node and their game streams read from a third; every game plays to its end with
 //   contiguous versions, and every node then shows the same ended game.
 // - State that used to live in one node's memory: a challenge made on one node reaches the target's
-//   stream on another and is accepted on a third (both get GameStart); an anonymous token minted on
+//   stream on another and is accepted on a third (both get GameStart), and a stream opened after the
+//   challenge (or after the game started) on any node replays it first; an anonymous token minted on
 //   one node works on another; a guest seek made on one node is listed on another, taken on a third,
 //   and the guest's seat token works on a node that did not issue it.
 // - The ladder: two bots registered on different nodes join the ladder; its scheduler (a singleton,
@@ -161,12 +162,25 @@ t.test('a bot challenged on one node, streaming on another, accepting on a third
   t.equal(got.ChallengeReceived.id, (ch.json as Json).id);
   const listed = await call(a, 'GET', '/bot/challenges', target);
   t.equal((listed.json as Json).in.length, 1, 'listed on another node');
+  // A stream opened after the challenge was made, on a node that need not hold the challenges: its
+  // catch-up asks the holder, so the challenge comes first.
+  const late = await stream(c, '/bot/stream/event', target);
+  t.same(await late.next(), { ChallengeReceived: { id: (ch.json as Json).id, challenger: { Bot: { team: 'sh', name: 'challenger' } }, timeControl: { Unlimited: {} }, color: 'white' } }, 'replayed on a late stream');
+  late.close();
   const acc = await call(a, 'POST', `/bot/challenge/${(ch.json as Json).id}/accept`, target);
   t.equal(acc.status, 201, acc.text);
   const s1 = await targetStream.until((e) => kindOf(e) === 'GameStart', 'GameStart');
   const s2 = await challengerStream.until((e) => kindOf(e) === 'GameStart', 'GameStart');
   t.equal(s1.GameStart.gameId, (acc.json as Json).gameId);
   t.equal(s2.GameStart.gameId, (acc.json as Json).gameId);
+  t.match(s2.GameStart, { color: 'White', opponent: { id: 'bot:team:sh:target', kind: 'Bot', name: 'sh target' } });
+  // The game is owned by one node's shard; a stream opened afterwards on each node replays it.
+  for (const n of nodes) {
+    const after = await stream(n, '/bot/stream/event', challenger);
+    const first = await after.next();
+    t.equal(first?.GameStart?.gameId, (acc.json as Json).gameId, `GameStart replayed on node ${n.name}`);
+    after.close();
+  }
   targetStream.close();
   challengerStream.close();
 });

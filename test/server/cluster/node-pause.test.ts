@@ -22,7 +22,8 @@ const TTL_MS = 5000;
 
 // (A cluster whose teardown also resumes a node left stopped.)
 const { nats, nodes } = await startRestartableCluster(t, 'dc-pause', {
-  cluster: { shards: SHARDS, leaseTtlMs: TTL_MS },
+  // Finished games' logs kept (not trimmed once archived): the test audits each game's whole log.
+  cluster: { shards: SHARDS, leaseTtlMs: TTL_MS, keepFinishedLogs: true },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 150, seedGraceMs: 0 },
 });

@@ -6,7 +6,7 @@
 // contiguous, every counting version written by the node that took the game over last; the bots'
 // streams reconnect and each new connection starts with a Snapshot.
 import t from 'tap';
-import { connectCluster } from '../../../src/cluster/transport/nats.js';
+import { connectCluster, openBucket } from '../../../src/cluster/transport/nats.js';
 import { GameLog } from '../../../src/cluster/log/game-log.js';
 import { openLiveIndex } from '../../../src/cluster/log/live-index.js';
 import { kindOf } from '../../helpers/event-stream.js';
@@ -18,7 +18,8 @@ const GAMES = 6;
 const SHARDS = 6;
 
 const cluster = await startRestartableCluster(t, 'dc-restart', {
-  cluster: { shards: SHARDS, leaseTtlMs: 5000 },
+  // Finished games' logs kept (not trimmed once archived): the test audits each game's whole log.
+  cluster: { shards: SHARDS, leaseTtlMs: 5000, keepFinishedLogs: true },
   limits: { registrationsPerHour: 1000 },
   games: { houseMoveDelayMs: 50, seedGraceMs: 0 },
 });
@@ -80,11 +81,20 @@ t.test('every live game resumes and ends after kill -9 of every node and every n
     const index3 = await openLiveIndex(nc3, { replicas: 3 });
     const listedNow = new Set<string>();
     for (let s = 0; s < SHARDS; s++) for (const id of await index3.list(s)) listedNow.add(id);
+    // And whether its key reads by name (a listing that misses a key the stream still holds).
+    const live3 = await openBucket(nc3, { bucket: 'dc-live', replicas: 3 });
+    const readNow = new Map<string, string>();
+    for (const p of lost) {
+      for (let s = 0; s < SHARDS; s++) {
+        const e = await live3.get(`s${s}.${p.gameId}`).catch((err: Error) => ({ operation: `error ${err.message}`, revision: 0 }));
+        if (e) readNow.set(p.gameId, `s${s} ${e.operation} rev ${e.revision}`);
+      }
+    }
     for (const p of lost) {
       const entries = (await auditLog(log3, p.gameId)).entries.map((e) => `${e.seq}:${e.kind}${e.kind === 'takeover' ? `(${e.node})` : ''}<-${e.after}${e.counts ? '' : ' (not counting)'}`);
       const said = (lines: string[]) => lines.filter((l) => l.includes(p.gameId)).slice(-15);
       console.error(
-        `--- ${p.gameId}: never ended; in the live index at the kill: ${liveAtKill.includes(p.gameId)}, now: ${listedNow.has(p.gameId)}; log: ${entries.join(' ') || 'empty'}\n` +
+        `--- ${p.gameId}: never ended; in the live index at the kill: ${liveAtKill.includes(p.gameId)}, now: ${listedNow.has(p.gameId)}, read by name: ${readNow.get(p.gameId) ?? 'absent'}; log: ${entries.join(' ') || 'empty'}\n` +
           linesAtKill.map((n) => `before the kill, ${n.name}:\n${said(n.lines).join('\n')}`).join('\n') +
           '\n' +
           nodes.map((n) => `after the restart, ${n.name}:\n${said(n.log).join('\n')}`).join('\n'),

@@ -27,7 +27,9 @@ t.test('a guest offers a seek, a bot accepts, the guest plays with the seat toke
   const acc = await app.req('POST', `/bot/seeks/${g.seekId}/accept`, { token: bot.token });
   t.equal(acc.status, 201);
   const { gameId } = acc.json as { gameId: string };
-  t.same(await nextEvent(events), { GameStart: { gameId } }, 'the bot gets GameStart for a guest’s seek');
+  const start = (await nextEvent(events))?.GameStart;
+  t.equal(start?.gameId, gameId, 'the bot gets GameStart for a guest’s seek');
+  t.same(start?.opponent, { id: null, kind: 'Human', name: null }, 'a guest opponent by its face, never its id');
 
   const poll = await app.req('GET', pollPath(g.seekId, g.secret));
   t.equal(poll.status, 200);
@@ -95,7 +97,7 @@ t.test('a guest accepts a bot’s seek and gets {gameId, seat, seatToken}', asyn
   const a = acc.json as { gameId: string; seat: Seat; seatToken: string };
   t.same(Object.keys(a).sort(), ['gameId', 'seat', 'seatToken']);
   t.match(a.seatToken, TOKEN);
-  t.same(await nextEvent(events), { GameStart: { gameId: a.gameId } }, 'GameStart to the seated bot');
+  t.equal((await nextEvent(events))?.GameStart?.gameId, a.gameId, 'GameStart to the seated bot');
   const poll = (await app.req('GET', pollPath(s.seekId, s.secret))).json as { matched: boolean; gameId: string; seat: Seat };
   t.same(poll, { matched: true, gameId: a.gameId, seat: other(a.seat) }, 'the owner’s poll: matched, the other seat, no seat token');
   t.equal((await myGame(app, bot.token, a.gameId))?.seat, other(a.seat));
