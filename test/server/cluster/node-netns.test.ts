@@ -162,7 +162,7 @@ if (unavailable !== undefined) {
   t.plan(0, `skipped: ${unavailable}`);
 } else {
   const cluster = await startNetnsCluster(t, {
-    cluster: { shards: SHARDS, leaseTtlMs: TTL_MS },
+    cluster: { shards: SHARDS, leaseTtlMs: TTL_MS, keepFinishedLogs: true },
     limits: { registrationsPerHour: 1000 },
     games: { houseMoveDelayMs: 50, seedGraceMs: 0 },
   });
