@@ -4,6 +4,7 @@
 // the cut host lost, that none of its writes counts after the new owner's takeover marker.
 import type { Test } from 'tap';
 import { connectCluster } from '../../src/cluster/transport/nats.js';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { GameLog } from '../../src/cluster/log/game-log.js';
 import { openLiveIndex } from '../../src/cluster/log/live-index.js';
 import { auditLog, type LogAudit } from './cluster-pause.js';
@@ -93,7 +94,9 @@ export async function checkRound(
     for (const p of played) {
       const a = await audit(p.gameId);
       t.same(a.problems, [], `${p.gameId}: each counting version by the last taker, writes numbered without gaps, versions never back (${a.versions.length} writes)`);
-      t.ok(a.final && 'Ended' in a.final.rec.status, `${p.gameId}: the log ends with the ending`);
+      const endsEnded = a.final !== undefined && 'Ended' in a.final.rec.status;
+      if (!endsEnded) t.comment(`${p.gameId}: the log as each server shows it: ${await logViews(urls, p.gameId)}`);
+      t.ok(endsEnded, `${p.gameId}: the log ends with the ending (${a.entries.length} entries read, last at ${a.entries.at(-1)?.seq ?? 0})`);
       // Owner epochs only go up: each counting takeover follows the one before it.
       const markers = a.entries.filter((e) => e.kind === 'takeover' && e.counts).map((e) => e.seq);
       t.ok(markers.every((s, k) => k === 0 || s > markers[k - 1]), `${p.gameId}: ${markers.length} takeovers, epochs increasing`);
@@ -115,4 +118,32 @@ export async function checkRound(
   } finally {
     await nc.close();
   }
+}
+
+/**
+ * For a failure's message: the game's log read through each server alone (its last sequence, the
+ * entries a replay reads, the version they fold to) and the stream's leader and last sequence as
+ * that server says, 5 s after the failing read, to tell a read served stale from entries lost.
+ */
+async function logViews(urls: string[], id: string): Promise<string> {
+  await new Promise((r) => setTimeout(r, 5000));
+  const out: string[] = [];
+  for (const url of urls) {
+    let nc: Awaited<ReturnType<typeof connectCluster>> | undefined;
+    try {
+      nc = await connectCluster([url], 'netns-view');
+      const log = await GameLog.open(nc, { replicas: 3 });
+      const info = await (await jetstreamManager(nc)).streams.info(log.stream);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), 20_000)));
+      const a = await Promise.race([auditLog(log, id), late]).finally(() => clearTimeout(timer));
+      const read = a === 'late' ? 'replay unanswered' : `${a.entries.length} entries to seq ${a.entries.at(-1)?.seq ?? 0}, folding to version ${a.final?.rec.version ?? 0} (${a.final ? Object.keys(a.final.rec.status)[0] : 'none'})`;
+      out.push(`${url}: last ${await log.lastSeq(id)}; ${read}; stream last ${info.state.last_seq}, leader ${info.cluster?.leader ?? '?'}`);
+    } catch (e) {
+      out.push(`${url}: ${(e as Error).message}`);
+    } finally {
+      await nc?.close().catch(() => {});
+    }
+  }
+  return out.join(' | ');
 }

@@ -9,9 +9,12 @@
 // acknowledged move is in its history once, and each game's log shows one owner at a time.
 // Needs root, iproute2 and (for the third) sch_netem or the user-space relay; skipped otherwise, saying why.
 import t, { type Test } from 'tap';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { eventually } from '../../helpers/nats-cluster.js';
 import type { ClusterNodeProc } from '../../helpers/cluster-nodes.js';
-import { playHouseGame, type Played } from '../../helpers/cluster-play.js';
+import { call, playHouseGame, stuckCalls, type Played } from '../../helpers/cluster-play.js';
 import { linesFrom } from '../../helpers/cluster-pause.js';
 import { netnsUnavailable, startNetnsCluster, type NetCluster } from '../../helpers/netns.js';
 import { checkRound, lastSeqs, liveByShard } from '../../helpers/netns-checks.js';
@@ -20,6 +23,8 @@ import { impair, impairUnavailable } from '../../helpers/netns-impair.js';
 const SHARDS = 6;
 const TTL_MS = 5000;
 const GAMES = 6;
+/** A round whose games have not all ended this long after its fault is reported as stalled. */
+const STALL_MS = 90_000;
 
 const stoppedServing = (line: string, shard: number): boolean => new RegExp(`"shard":${shard},(?:"games":\\d+,)?"msg":"stopped serving shard"`).test(line);
 
@@ -42,12 +47,36 @@ async function round(t: Test, team: string, reach: ClusterNodeProc[], fault: () 
   const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(reach, team, i, () => acked++, () => listed++)));
   t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
   await fault();
+  let timer: NodeJS.Timeout | undefined;
+  const stalled = new Promise<'stalled'>((r) => (timer = setTimeout(() => r('stalled'), STALL_MS)));
   try {
-    return await playing;
+    const got = await Promise.race([playing, stalled]);
+    if (got !== 'stalled') return got;
+    await stallReport(t, reach);
+    return undefined;
   } catch (e) {
     t.fail((e as Error).message);
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/**
+ * Games that did not end within STALL_MS of the fault's end: the requests the bots are still waiting
+ * for, each node's view of the live games, and the nodes' logs (written to a file named in the message).
+ */
+async function stallReport(t: Test, nodes: readonly ClusterNodeProc[]): Promise<void> {
+  const file = join(tmpdir(), `dcn-stall-${process.pid}-${Date.now()}.log`);
+  writeFileSync(file, nodes.map((n) => `==== ${n.name}\n${n.log.join('\n')}\n`).join(''));
+  const within = <T>(p: Promise<T>, ms: number): Promise<T | 'no answer'> =>
+    Promise.race([p, new Promise<'no answer'>((r) => setTimeout(() => r('no answer'), ms).unref())]);
+  const views: string[] = [];
+  for (const n of nodes) {
+    const r = await within(call(n, 'GET', '/games'), 5000);
+    views.push(`${n.name}: ${r === 'no answer' ? r : r.text.slice(0, 600)}`);
+  }
+  t.fail(`the games did not end within ${STALL_MS / 1000} s of the fault; requests waiting over 15 s: ${stuckCalls(15_000).join('; ') || 'none'}; live games by node: ${views.join(' | ')}; node logs in ${file}`);
 }
 
 async function scenarios(c: NetCluster): Promise<void> {
