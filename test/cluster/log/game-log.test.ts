@@ -123,6 +123,31 @@ t.test('a follower that starts mid-game gets only what comes after', async (t) =
   f.stop();
 });
 
+// Found by the partition test (node-netns): after a heal, a replay's consumer can be served from a
+// server whose copy of the stream is behind the leader; it heartbeats on and never delivers the last
+// entry the leader named, and the replay waited for ever (the test's audit, 30 s at a time).
+t.test('a replay whose consumer stops short of the last entry reads the rest from the leader', async (t) => {
+  const quick = await GameLog.open(nc, { replicas: 3, timeoutMs: 3000, stallMs: 1000 });
+  const w = (await quick.takeOver('g9', 'node-a')).writer;
+  t.ok((await w.append(1, bytes('v1'))).ok);
+  t.ok((await w.append(2, bytes('v2'))).ok);
+  const other = (await quick.takeOver('g10', 'node-a')).writer;
+  t.ok((await other.append(1, bytes('x'))).ok);
+  // As a copy behind would: the last sequence the leader names is one the consumer never delivers.
+  const beyond = await quick.lastSeq('g10');
+  quick.lastSeq = async () => beyond;
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 20_000)));
+  const got = await Promise.race([quick.replay('g9'), hung]).finally(() => clearTimeout(timer));
+  t.not(got, 'hung', 'the replay ends');
+  if (got === 'hung') return;
+  t.same(
+    got.map((e) => (e.kind === 'version' ? `v${e.version}:${text(e.data)}` : `takeover:${e.node}`)),
+    ['takeover:node-a', 'v1:v1', 'v2:v2'],
+    'with every entry of the game',
+  );
+});
+
 t.test('a game id that is not one subject token is refused', async (t) => {
   t.throws(() => log.subject('a.b'));
   t.throws(() => log.subject('*'));
