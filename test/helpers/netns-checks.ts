@@ -111,7 +111,8 @@ export async function checkRound(
         const ownEpoch = before === undefined ? 0 : before.kind === 'takeover' ? before.seq : before.epoch;
         const last = entries.filter((e) => e.counts).pop();
         const endedUnderOwner = final !== undefined && 'Ended' in final.rec.status && last?.kind === 'version' && last.epoch === ownEpoch;
-        t.ok(endedUnderOwner, `${id}: another node's takeover marker follows what ${victim} wrote before the fault, or ${victim} ended the game before the cut`);
+        const seen = entries.filter((e) => e.kind === 'takeover').map((e) => `${e.seq}${e.kind === 'takeover' ? `:${e.node}` : ''}${e.counts ? '' : '(not counting)'}`);
+        t.ok(endedUnderOwner, `${id}: another node's takeover marker follows what ${victim} wrote before the fault (seq ${from}), or ${victim} ended the game before the cut (markers: ${seen.join(' ') || 'none'}; last counting entry ${last?.seq ?? 0})`);
         continue;
       }
       t.pass(`${id}: another node's takeover marker follows what ${victim} wrote before the fault`);
