@@ -112,7 +112,7 @@ export async function checkRound(
         const last = entries.filter((e) => e.counts).pop();
         const endedUnderOwner = final !== undefined && 'Ended' in final.rec.status && last?.kind === 'version' && last.epoch === ownEpoch;
         const seen = entries.filter((e) => e.kind === 'takeover').map((e) => `${e.seq}${e.kind === 'takeover' ? `:${e.node}` : ''}${e.counts ? '' : '(not counting)'}`);
-        t.ok(endedUnderOwner, `${id}: another node's takeover marker follows what ${victim} wrote before the fault (seq ${from}), or ${victim} ended the game before the cut (markers: ${seen.join(' ') || 'none'}; last counting entry ${last?.seq ?? 0})`);
+        t.ok(endedUnderOwner, `${id}: another node's takeover marker follows what ${victim} wrote before the fault (seq ${from}), or ${victim} ended the game before the cut (markers: ${seen.join(' ') || 'none'}; last counting entry ${last?.seq ?? 0}, ${last?.kind === 'version' ? `epoch ${last.epoch}` : last?.kind ?? 'none'}, the owner's epoch ${ownEpoch}; the log folds to ${final ? Object.keys(final.rec.status)[0] : 'nothing'})`);
         continue;
       }
       t.pass(`${id}: another node's takeover marker follows what ${victim} wrote before the fault`);
