@@ -41,9 +41,9 @@ browser-deps:
 	fi
 
 nats-deps:
-	@if [ ! -x /usr/sbin/nats-server ] || ! command -v openssl >/dev/null; then \
+	@if [ ! -x /usr/sbin/nats-server ] || ! command -v openssl >/dev/null || [ ! -x /usr/sbin/ip ] || ! perl -MTime::HiRes -e 1 2>/dev/null; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends nats-server openssl; \
+	  $$SUDO apt-get update && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y --no-install-recommends nats-server openssl iproute2 perl; \
 	fi
 
 # A newer Node beside the project's Node 20, for test/runtime/newer-node.test.ts (the engine and the

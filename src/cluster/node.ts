@@ -13,6 +13,7 @@ import type { GameHandle, GameLifecycleListener } from '../game/types.js';
 import { connectCluster, leaseBucket, openBucket, type NatsConnection } from './transport/nats.js';
 import { explainConnectError, natsClientOptions } from './transport/nats-auth.js';
 import { ConnectionState } from './transport/connection-state.js';
+import { ReplicaRecheck } from './transport/replica-recheck.js';
 import { ShardOwnership } from './coordination/ownership.js';
 import { NatsShardTransport } from './transport/nats-transport.js';
 import { OwnedShards } from './coordination/owned-shards.js';
@@ -47,6 +48,8 @@ export class ClusterNode {
   private parts: ClusterParts | undefined;
   private readonly ownedListeners: GameLifecycleListener[] = [];
   private readonly connection: ConnectionState;
+  /** Every replica here asked of its owner again after a partition (replica-recheck.ts). */
+  private recheck: ReplicaRecheck | undefined;
 
   private constructor(
     readonly config: Config['cluster'],
@@ -64,7 +67,7 @@ export class ClusterNode {
       nc, node: config.node, clock, deadlineMs: Math.round(config.leaseTtlMs * 1.5),
       onPartsDropped: (why) => log.warn({ why }, 'a shard reply sent in parts was dropped (the game resyncs)'),
     });
-    this.connection = new ConnectionState(nc);
+    this.connection = new ConnectionState(nc, () => this.recheck?.start('NATS connection back'));
   }
 
   /** For /ready: NATS's state (undefined: connected), and shards whose lease is held here but not yet served. */
@@ -185,6 +188,16 @@ export class ClusterNode {
   async start(parts: ClusterParts): Promise<void> {
     this.parts = parts;
     const { config, nc, clock, log } = this;
+    const { sharded } = parts;
+    this.recheck = new ReplicaRecheck({
+      clock,
+      log,
+      live: () => sharded.live().map((g) => g.id),
+      ask: (id) => sharded.feed.recheck(id),
+      stored: (id) => this.store.loadGame(id),
+      ended: (rec) => sharded.feed.endedElsewhere(rec),
+      retryMs: 1000,
+    });
     this.hosts = new OwnedShards({
       nc,
       clock,
@@ -207,6 +220,7 @@ export class ClusterNode {
           onFenced: (gameId) => {
             log.warn({ shard, gameId }, 'shard taken over by another node: dropping it');
             fenced();
+            this.recheck?.start('fenced by the log');
           },
           onFinished: (game, results) => this.store.finishGame(game, results),
           archive: this.store,
@@ -264,6 +278,7 @@ export class ClusterNode {
       onLost: (s, why) => {
         log.warn({ shard: s, why }, 'shard lease lost');
         void hosts.stop(s);
+        this.recheck?.start('shard lease lost');
       },
       drain: (s) => hosts.stop(s),
       log,
@@ -282,6 +297,7 @@ export class ClusterNode {
 
   /** Stops the singletons, hands every shard back (drained), and closes the connection. */
   async close(): Promise<void> {
+    this.recheck?.stop();
     await this.singletons?.stop().catch(() => {});
     await this.ownership?.stop().catch(() => {});
     await this.hosts?.stopAll();

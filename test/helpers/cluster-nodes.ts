@@ -14,7 +14,7 @@ const CLI = join(ROOT, 'dist', 'src', 'cli.js');
 
 export interface ClusterNodeProc {
   readonly name: string;
-  /** http://127.0.0.1:PORT once it listens. */
+  /** http://127.0.0.1:PORT (or the `host` it was given) once it listens. */
   url: string;
   readonly child: ChildProcess;
   /** The node's log lines so far (bounded), for a failing test's message. */
@@ -50,8 +50,17 @@ export function settingsFile(settings: Record<string, unknown>): { file: string;
  * `starting`, it resolves as soon as the node answers at all (503 while it waits for its cluster):
  * `url` is then its starting address, the same port the node keeps once up.
  */
-export function startNode(name: string, servers: string[], configFile: string, timeoutMs = 120_000, o: { starting?: boolean } = {}): Promise<ClusterNodeProc> {
-  const child = spawnBound(process.execPath, [CLI, 'serve', '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name], {
+export function startNode(
+  name: string,
+  servers: string[],
+  configFile: string,
+  timeoutMs = 120_000,
+  o: { starting?: boolean; wrap?: readonly string[]; host?: string } = {},
+): Promise<ClusterNodeProc> {
+  // `wrap` runs the node under another command (`ip netns exec NS`, for a host of its own), `host` is the address it listens on.
+  const args = [CLI, 'serve', ...(o.host ? ['--host', o.host] : []), '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name];
+  const [command, ...prefix] = o.wrap && o.wrap.length > 0 ? [...o.wrap, process.execPath] : [process.execPath];
+  const child = spawnBound(command, [...prefix, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, DICECHESS_LOG_LEVEL: 'info' },
@@ -99,7 +108,7 @@ export function startNode(name: string, servers: string[], configFile: string, t
         const m = /listening on (http:\/\/[^"\s]+)/.exec(line);
         const w = o.starting ? /starting: answering 503 on port (\d+)/.exec(line) : null;
         if ((m || w) && node.url === '') {
-          node.url = m ? m[1] : `http://127.0.0.1:${w![1]}`;
+          node.url = m ? m[1] : `http://${o.host ?? '127.0.0.1'}:${w![1]}`;
           clearTimeout(timer);
           res(node);
         }

@@ -15,11 +15,24 @@ import { versionGaps } from './audit.js';
 type Json = any;
 const QUIET_MS = 6000;
 
-export const call = (node: ClusterNodeProc, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> =>
-  request(method, node.url + path, {
+/** Requests under way (what, and since when), for a stalled test's report (`stuckCalls`). */
+const inFlight = new Map<number, { what: string; since: number }>();
+let callIds = 0;
+
+/** The requests under way for longer than `ms`, oldest first ("b GET /games/x/moves for 41 s"). */
+export function stuckCalls(ms: number): string[] {
+  const now = Date.now();
+  return [...inFlight.values()].filter((c) => now - c.since > ms).map((c) => `${c.what} for ${Math.round((now - c.since) / 1000)} s`);
+}
+
+export const call = (node: ClusterNodeProc, method: string, path: string, token?: string, body?: unknown): Promise<HttpResult> => {
+  const id = ++callIds;
+  inFlight.set(id, { what: `${node.name} ${method} ${path}`, since: Date.now() });
+  return request(method, node.url + path, {
     headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  }).finally(() => inFlight.delete(id));
+};
 
 const running = (n: ClusterNodeProc): boolean => n.child.exitCode === null && n.child.signalCode === null;
 
@@ -133,11 +146,15 @@ export async function playHouseGame(nodes: readonly ClusterNodeProc[], team: str
     }
     const node = nodesNow[(i + 2 + k) % nodesNow.length];
     let s: EventStream;
+    const opening = ++callIds;
+    inFlight.set(opening, { what: `${node.name} GET /bot/game/stream/${gameId} (opening)`, since: Date.now() });
     try {
       s = new EventStream(await openLines(`${node.url}/bot/game/stream/${gameId}`, { authorization: `Bearer ${token}` }), 60_000);
     } catch {
       await new Promise((r) => setTimeout(r, 200));
       continue;
+    } finally {
+      inFlight.delete(opening);
     }
     const seg: Ev[] = [];
     p.segments.push(seg);

@@ -73,7 +73,7 @@ function exited(child: ChildProcess): Promise<void> {
  * enough on a busy machine, where the meta leader may not count every peer yet ("no suitable peers
  * for placement" at the first stream a test makes). A probe stream is made and removed.
  */
-async function waitPlacement(url: string, replicas: number, timeoutMs = 30_000, client: Partial<NodeConnectionOptions> = {}): Promise<void> {
+export async function waitPlacement(url: string, replicas: number, timeoutMs = 30_000, client: Partial<NodeConnectionOptions> = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const nc = await connect({ ...client, servers: url, timeout: 1000 });
   try {

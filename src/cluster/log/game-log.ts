@@ -168,7 +168,8 @@ export class GameLog {
   /**
    * Every stored entry of the game, in order, each marked whether it counts. Read through a consumer
    * (watchedRead: one that falls silent is replaced); after two such replacements (a server died, a
-   * consumer was placed on a dead one) the rest is read entry by entry from the stream's leader.
+   * consumer was placed on a dead one), or once it delivered nothing for twice stallMs, the rest is read
+   * entry by entry from the stream's leader.
    */
   async replay(gameId: string): Promise<LogEntry[]> {
     const subject = this.subject(gameId);
@@ -176,18 +177,25 @@ export class GameLog {
     if (last === 0) return [];
     const out: LogEntry[] = [];
     let restarts = 0;
+    let heard = performance.now();
     const read = watchedRead(
       this.js,
       this.stream,
       subject,
       1,
       (m) => {
+        heard = performance.now();
         out.push(entryOf(m.seq, m.headers, m.data));
         return m.seq >= last;
       },
       { stallMs: this.stallMs, onRestart: () => ++restarts >= 2 && read.stop() },
     );
-    await read.done;
+    // A consumer served from a copy behind the leader (a server still catching up after a partition)
+    // goes on heartbeating without ever delivering the last entry: the replay waited for ever. Once no
+    // entry came for twice stallMs (the consumer's creation alone may take stallMs), the rest is read
+    // from the leader below.
+    const quiet = setInterval(() => performance.now() - heard > 2 * this.stallMs && read.stop(), Math.max(100, Math.floor(this.stallMs / 3)));
+    await read.done.finally(() => clearInterval(quiet));
     const have = out.length ? out[out.length - 1].seq : 0;
     if (have < last) out.push(...(await this.entriesBetween(gameId, have, last)));
     applyChain(out);

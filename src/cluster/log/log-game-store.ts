@@ -234,7 +234,8 @@ export class LogGameStore implements GameStore {
 
   /**
    * Appends `next` as the game's next version and waits until it counts, retrying an unanswered
-   * append (with the same entry: the log stores it once) until retryForMs has passed; then fenced.
+   * append (with the same entry: the log stores it once) until retryForMs has passed, or the lease
+   * (`guard`) is gone; then fenced.
    */
   private async append(g: Live, next: GameRecord, results?: ResultRecord[], stillOwner?: () => boolean): Promise<void> {
     if (this.fencedWhy !== undefined || this.live.get(next.id) !== g) this.refuse(next.id);
@@ -247,11 +248,14 @@ export class LogGameStore implements GameStore {
       try {
         r = await g.writer.append(n, data);
       } catch (e) {
-        if (this.clock.monotonic() >= deadline) {
+        // Nor is it tried again once the shard's lease is gone: another node may be taking the shard
+        // over, and appends sent on through a server cut from the others only wait there for the heal.
+        const leaseGone = this.o.guard !== undefined && !this.o.guard();
+        if (leaseGone || this.clock.monotonic() >= deadline) {
           // Whether the entry landed is unknown, and any later write of the game would be taken for
           // it or fenced by it: this node stops writing the shard, as if fenced. The log stays the
           // truth; whoever opens the shard next resumes the game from what it holds.
-          this.logger.error({ gameId: next.id, shard: this.o.shard, err: String(e) }, 'game log append unanswered: giving the shard up');
+          this.logger.error({ gameId: next.id, shard: this.o.shard, leaseGone, err: String(e) }, 'game log append unanswered: giving the shard up');
           this.fence(next.id, 'unanswered');
         }
         await new Promise<void>((res) => this.clock.schedule(wait, res));

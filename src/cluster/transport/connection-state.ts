@@ -5,7 +5,8 @@ import type { NatsConnection } from './nats.js';
 export class ConnectionState {
   private connected = true;
 
-  constructor(private readonly nc: NatsConnection) {
+  /** `onReconnect`: told each time the connection is back after a drop. */
+  constructor(private readonly nc: NatsConnection, private readonly onReconnect: () => void = () => {}) {
     void this.follow();
   }
 
@@ -20,7 +21,10 @@ export class ConnectionState {
     try {
       for await (const s of this.nc.status()) {
         if (s.type === 'disconnect' || s.type === 'reconnecting') this.connected = false;
-        else if (s.type === 'reconnect') this.connected = true;
+        else if (s.type === 'reconnect') {
+          this.connected = true;
+          this.onReconnect();
+        }
       }
     } catch {
       // The feed ends with the connection; isClosed() says so from then on.

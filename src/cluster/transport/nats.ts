@@ -234,6 +234,9 @@ export function watchedRead(
           messages.stop();
         }, heartbeatMs);
         for await (const m of messages) {
+          // Stopped from outside (a replay giving up on it): messages the consumer had already
+          // fetched are not handed over, since the caller reads on by other means from here.
+          if (stopped) break;
           heard = performance.now();
           if (m.seq < next) continue;
           next = m.seq + 1;

@@ -223,18 +223,34 @@ export class ReplicaFeed {
    * owner; resolves when done, also when that failed (the replica then stays as it was).
    */
   refresh(id: string): Promise<void> {
+    return this.syncNow(id).then(() => {});
+  }
+
+  /**
+   * Cluster mode: after a partition, a live replica (followed or not) is asked of its owner again, as
+   * its updates or its end may have been missed meanwhile. True once the owner answered (the replica
+   * shows what it said) or the replica is gone; false otherwise (then the caller looks elsewhere, or
+   * asks again later), also while another sync of it is on its way.
+   */
+  recheck(id: string): Promise<boolean> {
     const g = this.deps.gameIndex.get(id);
-    if (!g) return Promise.resolve();
+    return !g || g.syncing ? Promise.resolve(!g) : this.syncNow(id);
+  }
+
+  /** Asks the owner for the game's whole state and applies it: true when it was answered. */
+  private syncNow(id: string): Promise<boolean> {
+    const g = this.deps.gameIndex.get(id);
+    if (!g) return Promise.resolve(false);
     g.syncing = true;
     return new Promise((resolve) => {
       const sent = this.askSync(id, this.deps.shardOf(id), (r) => {
         if (r) this.synced(r);
         else this.deps.gameIndex.get(id)?.syncDone();
-        resolve();
+        resolve(r !== undefined);
       });
       if (!sent) {
         g.syncDone();
-        resolve();
+        resolve(false);
       }
     });
   }

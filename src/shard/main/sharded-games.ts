@@ -36,7 +36,8 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
   private readonly links: ShardLinks;
   private readonly shards: ShardLink[];
   private readonly requests: Requests;
-  private readonly feed: ReplicaFeed;
+  /** Public for the cluster's recheck of every replica after a partition (cluster/transport/replica-recheck.ts). */
+  readonly feed: ReplicaFeed;
   /** Main-thread seconds spent applying shard replies (replicas, store writes, the fan-out to streams). */
   applySeconds = 0;
   private stopping = false;

@@ -2,7 +2,8 @@
 // store once another writer took the game over, a retried append is stored once, and a replay gives
 // back every version in order with the takeover markers between owners.
 import t from 'tap';
-import { connectCluster } from '../../../src/cluster/transport/nats.js';
+import { jetstream } from '@nats-io/jetstream';
+import { connectCluster, watchedRead } from '../../../src/cluster/transport/nats.js';
 import { GameLog, type AppendResult } from '../../../src/cluster/log/game-log.js';
 import { eventually, startNatsCluster } from '../../helpers/nats-cluster.js';
 
@@ -121,6 +122,48 @@ t.test('a follower that starts mid-game gets only what comes after', async (t) =
   t.ok(await eventually(() => seen.length === 5));
   t.same(seen, [6, 7, 8, 9, 10]);
   f.stop();
+});
+
+// Found by the partition test (node-netns): after a heal, a replay's consumer can be served from a
+// server whose copy of the stream is behind the leader; it heartbeats on and never delivers the last
+// entry the leader named, and the replay waited for ever (the test's audit, 30 s at a time).
+t.test('a replay whose consumer stops short of the last entry reads the rest from the leader', async (t) => {
+  const quick = await GameLog.open(nc, { replicas: 3, timeoutMs: 3000, stallMs: 1000 });
+  const w = (await quick.takeOver('g9', 'node-a')).writer;
+  t.ok((await w.append(1, bytes('v1'))).ok);
+  t.ok((await w.append(2, bytes('v2'))).ok);
+  const other = (await quick.takeOver('g10', 'node-a')).writer;
+  t.ok((await other.append(1, bytes('x'))).ok);
+  // As a copy behind would: the last sequence the leader names is one the consumer never delivers.
+  const beyond = await quick.lastSeq('g10');
+  quick.lastSeq = async () => beyond;
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 20_000)));
+  const got = await Promise.race([quick.replay('g9'), hung]).finally(() => clearTimeout(timer));
+  t.not(got, 'hung', 'the replay ends');
+  if (got === 'hung') return;
+  t.same(
+    got.map((e) => (e.kind === 'version' ? `v${e.version}:${text(e.data)}` : `takeover:${e.node}`)),
+    ['takeover:node-a', 'v1:v1', 'v2:v2'],
+    'with every entry of the game',
+  );
+});
+
+// The replay above reads on from the leader once it stops its consumer: a message the consumer had
+// already fetched, handed over after the stop, landed among those reads (a duplicate, or an entry out
+// of order, which then broke the chain of counting entries: the partition test saw takeover markers
+// not counting and logs not ending with their ending).
+t.test('a read stopped from outside hands over nothing more', async (t) => {
+  const w = (await log.takeOver('g11', 'node-a')).writer;
+  for (let i = 1; i <= 20; i++) t.ok((await w.append(i, bytes(`v${i}`))).ok);
+  const got: number[] = [];
+  const read = watchedRead(jetstream(nc), log.stream, log.subject('g11'), 1, (m) => {
+    got.push(m.seq);
+    if (got.length === 1) read.stop();
+  });
+  await read.done;
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(got.length, 1, 'only the message before the stop');
 });
 
 t.test('a game id that is not one subject token is refused', async (t) => {

@@ -270,3 +270,26 @@ for (const how of ['lost', 'landed'] as const) {
     t.strictSame((await open(shard, 'node-b')).store.getGame(g.id), next, 'and goes on writing it');
   });
 }
+
+// Found by the partition test (node-netns): a node whose nats-server was cut from the others went on
+// sending an unanswered append there for retryForMs (30 s), long after its lease had run out and
+// another node had taken the shard over. Once the lease is gone, the append is given up at once.
+t.test('an unanswered append is not tried again once the lease is gone: the shard is given up', async (t) => {
+  const shard = 7;
+  const mode: { now: 'fine' | 'lost' | 'landed' } = { now: 'fine' };
+  let held = true;
+  const a = await open(shard, 'node-a', { retryForMs: 60_000, guard: () => held }, lossyLog(mode));
+  const g = game(idOn(shard));
+  await a.store.putGame(g);
+  mode.now = 'lost';
+  const started = Date.now();
+  const write = a.store.putGame(advance(g, 50)).then(() => undefined, (e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 300));
+  t.strictSame(a.fenced, [], 'retried while the lease is held');
+  held = false;
+  const err = await write;
+  t.ok(err instanceof FencedError && err.why === 'unanswered', 'given up once the lease is gone');
+  t.ok(Date.now() - started < 10_000, `well before retryForMs (${Date.now() - started} ms)`);
+  t.strictSame(a.fenced, [g.id], 'and said so');
+  await t.rejects(a.store.putGame(advance(g, 60)), FencedError, 'nothing more is written');
+});
