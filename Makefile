@@ -5,7 +5,7 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 # command line count, so an unrelated PORT exported in the shell does not shadow DICECHESS_PORT.
 given = $(if $(filter command line override,$(origin $(1))),$(2) $($(1)))
 
-.PHONY: install build web typecheck test browser-deps nats-deps newer-node screenshots run cluster bench bench-cluster bench-cluster-soak clean bridge-example
+.PHONY: install build web typecheck test test-partitions browser-deps nats-deps newer-node screenshots run cluster bench bench-cluster bench-cluster-soak clean bridge-example
 
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -33,6 +33,11 @@ typecheck: install
 # The cluster tests start real nats-server processes (Debian's nats-server, installed likewise).
 test: build browser-deps nats-deps newer-node
 	node scripts/test.mjs
+
+# The partition test (docs/CLUSTER.md, "Partitions, loss and delay"): hosts in network namespaces;
+# needs root and iproute2. Apart from `test` until it passes reliably.
+test-partitions: build nats-deps
+	node scripts/test.mjs --timeout 480 dist/test/server/cluster/node-netns.partition.js
 
 browser-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

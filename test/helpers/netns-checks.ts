@@ -1,4 +1,4 @@
-// The checks after a partition scenario of node-netns.test.ts: the games the bots played (ended,
+// The checks after a partition scenario of node-netns.partition.ts: the games the bots played (ended,
 // streams whole, every acknowledged move once), each game's log read straight from JetStream (every
 // counting version written by the last taker, so no game applied by two owners), and for the games
 // the cut host lost, that none of its writes counts after the new owner's takeover marker.
