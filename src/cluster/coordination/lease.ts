@@ -159,12 +159,24 @@ export class Lease {
    * is let the lease go) was lost, not released: onLost is told first, as its deadline timer would
    * have, so whoever acted under it stops.
    */
-  async release(): Promise<void> {
+  /**
+   * Gives the lease up. Never rejects: a removal the bucket refuses (a server electing its leader
+   * answers "temporarily unavailable") leaves the key to expire at its TTL, which is all a removal
+   * saves. Resolves false then. (Callers such as a candidate's timer do not await it: a rejection
+   * there ended the node process.)
+   */
+  async release(): Promise<boolean> {
     const wasHeld = this.held();
     if (this.state === 'held' && !wasHeld) this.lose('expired');
     this.state = 'released';
     this.stopTimers();
-    if (wasHeld) await this.kv.remove(this.key);
+    if (!wasHeld) return true;
+    try {
+      await this.kv.remove(this.key);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The current holder as the bucket says (undefined when nobody holds it). */

@@ -171,3 +171,19 @@ t.test('renewEveryMs sets the renewal period and must be below safety·TTL', asy
   t.ok(a.currentRevision() >= first + 4, `renewed about every 200 ms (revision ${first} → ${a.currentRevision()})`);
   await a.release();
 });
+
+t.test('a release the bucket refuses resolves false, never rejects; the key then expires at its TTL', async (t) => {
+  // Seen on the cluster soak: a candidate stopped while its acquire was in flight released the lease
+  // it got from a timer nobody awaited; the refused removal ("JetStream system temporarily
+  // unavailable") was an unhandled rejection, and the node process ended.
+  const { clock, kv, a } = await heldByA(t);
+  kv.refuseRemove = true;
+  t.equal(await a.release(), false, 'refused: resolves false');
+  t.notOk(a.held(), 'no longer held all the same');
+  const b = new Lease({ kv, key: 'k', holder: 'b', ttlMs: TTL, clock });
+  t.notOk(await b.acquire(), 'the key is still there right after');
+  await advance(clock, TTL + 100);
+  t.ok(await b.acquire(), 'another takes it once the key expired');
+  kv.refuseRemove = false;
+  t.equal(await b.release(), true, 'an accepted release resolves true');
+});
