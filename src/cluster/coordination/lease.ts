@@ -322,11 +322,11 @@ export class LeaseCandidate {
     this.later(0);
   }
 
-  /** Stops trying and releases the lease if held. */
-  async stop(): Promise<void> {
+  /** Stops trying and releases the lease if held; false when the bucket refused the removal (see Lease.release). */
+  async stop(): Promise<boolean> {
     this.running = false;
     this.timer?.cancel();
-    await this.lease.release();
+    return this.lease.release();
   }
 
   private later(ms: number): void {

@@ -169,7 +169,7 @@ export class ShardOwnership {
     }
     try {
       // Stopped whatever the drain did, so the lease is never left renewing with no candidate.
-      await c.stop();
+      if (!(await c.stop())) failed ??= new Error('the lease key could not be removed');
     } catch (e) {
       failed ??= e;
     } finally {
