@@ -3,7 +3,7 @@
 // `dicechess serve --cluster` nodes; the load driver plays PAIRS pairs with its requests spread over
 // the nodes for the whole duration. Every SAMPLE_S seconds it reads each node's anonymous RSS
 // (RssAnon in /proc/PID/status) and the DC_GAMES stream's bytes, messages and subjects. With finished
-// games read on demand and each finished game's log purged, both should stay flat once play is
+// games read on demand and each finished game's log trimmed, both should stay flat once play is
 // steady: the run prints whether each node's RssAnon at the end is at most 1.15 × the one at two
 // minutes, and whether the stream's bytes at the end are at most 1.5 × their median over the run
 // (a log that kept every game would grow with the games played instead).
