@@ -97,8 +97,31 @@ t.test('the opponent resigns while the engine thinks: gameEnded at once, the lat
   }, 'the bridge’s challenge');
   const gameId = (await opp.accept(challengeId)).result;
   if (!gameId.ok) throw new Error('accept failed');
-  // The challenger plays White: the bridge's engine has the first turn.
+  // The challenger plays White: the bridge's engine has the first turn, unless the dice (the bridge
+  // sends a random seed) leave White no move: a forced pass. Then the opponent plays its turns, the
+  // first path of each tree, until the engine is thinking.
+  const game = gameId.value.gameId;
+  let thinking = false;
+  const oppPlays = (async () => {
+    while (!thinking) {
+      const s = (await app.req('GET', `/games/${game}`)).json as { status: object; activeSeat?: string; dicePending?: boolean; version: number };
+      if (!('Active' in s.status)) return;
+      if (s.activeSeat === 'Black' && s.dicePending) {
+        let tree = ((await app.req('GET', `/games/${game}/moves`)).json as { legalMoves: Record<string, unknown> }).legalMoves;
+        const moves: string[] = [];
+        while (Object.keys(tree).length > 0) {
+          const k = Object.keys(tree)[0];
+          moves.push(k);
+          tree = tree[k] as Record<string, unknown>;
+        }
+        await opp.move(game, moves);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
   await b.waitFor((e) => e.event === 'engineLog' && /thinking/.test(e.message), 'the engine to think');
+  thinking = true;
+  await oppPlays;
   t.equal((await opp.resign(gameId.value.gameId)).status, 202, 'the opponent resigns mid-thought');
   await b.waitFor((e) => e.event === 'engineLog' && /late answer sent/.test(e.message), 'the late answer');
   // The transcript shows the answer as it came, and that it was dropped.
