@@ -26,7 +26,7 @@ export interface MetricsSources {
   /** Game updates applied to this node's replicas, and (cluster mode) the games it follows one by one. */
   replicas?: () => { applied: number; followed: number; follows: number; drops: number };
   /** Cluster mode: shard replies received by subject kind, command batches by the node that took them. */
-  cluster?: () => { received: Record<'broadcast' | 'direct', number>; batches: Record<'local' | 'here' | 'elsewhere', number> };
+  cluster?: () => { received: Record<'broadcast' | 'direct' | 'game', number>; batches: Record<'here' | 'elsewhere', number> };
 }
 
 export class ServiceMetrics {
@@ -120,14 +120,14 @@ export class ServiceMetrics {
     if (cluster) {
       totalsCounter({
         name: 'dicechess_cluster_replies_received_total',
-        help: 'Cluster mode: shard reply messages this node decoded, by subject: broadcast (every node hears it), direct (its own: answers, and the updates of the games it follows)',
+        help: 'Cluster mode: shard reply messages this node decoded, by subject: broadcast (every node hears it), direct (its own answers), game (a followed game\'s updates)',
         labelNames: ['subject'],
         registers,
         read: () => Object.entries(cluster().received).map(([subject, value]) => ({ labels: { subject }, value })),
       });
       totalsCounter({
         name: 'dicechess_cluster_shard_batches_total',
-        help: 'Cluster mode: command batches this node sent to a shard\'s owner, by who took them: local (its own shard host, no NATS), here (itself over NATS, its host not serving yet) or elsewhere (forwarded)',
+        help: 'Cluster mode: command batches this node sent to a shard\'s owner, by who took them: here (this node owns the shard) or elsewhere (forwarded)',
         labelNames: ['taken'],
         registers,
         read: () => Object.entries(cluster().batches).map(([taken, value]) => ({ labels: { taken }, value })),

@@ -203,8 +203,6 @@ export class ClusterNode {
       clock,
       log,
       node: config.node,
-      // This node's own commands to its shards, and their replies for it, do not cross NATS.
-      local: { deliver: (shard, replies) => this.transport.deliver(shard, replies) },
       leaseHeld: (s) => this.ownership?.owns(s) === true,
       served: (_shard, ids) => this.tookOver(ids),
       open: async (shard, post, fenced) => {
@@ -263,7 +261,6 @@ export class ClusterNode {
         };
       },
     });
-    this.transport.serveLocally(this.hosts);
     // JetStream may still be electing its leaders (servers started or restarted with the node): asked again.
     const wait = this.startWait;
     const kv = leaseBucket(await wait.step('opening the shard leases', () => openBucket(nc, { bucket: 'dc-shards', replicas: config.replicas, ttlMs: config.leaseTtlMs })));

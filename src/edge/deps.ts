@@ -68,11 +68,8 @@ export interface EdgeMeter {
  * cluster node keeps replicas of other nodes' games, and follows a game only while asked about it).
  */
 export interface GameGate {
-  /**
-   * Brings the game's copy up to date for this kind of read ('seat': a player's command, which only
-   * needs the game known here); 'unavailable' when it is live elsewhere but not here yet.
-   */
-  game(id: string, read: 'state' | 'tree' | 'seat'): Promise<'ok' | 'unavailable'>;
+  /** Brings the game's copy up to date for this kind of read; 'unavailable' when it is live elsewhere but not here yet. */
+  game(id: string, read: 'state' | 'tree'): Promise<'ok' | 'unavailable'>;
   /** Brings a player's live games up to date before they are listed. */
   player(playerId: string): Promise<void>;
 }

@@ -70,11 +70,9 @@ export interface RouteSpec {
   /**
    * The route reads or commands one game, named by its `id` parameter. Where a process keeps copies of
    * games run elsewhere (a cluster node), the edge's game gate brings the copy up to date first;
-   * `'tree'` reads the pending roll's tree, which must be the one its owner has now; `'seat'` is a
-   * player's command, which needs only who sits where and whether the game is live (a cluster node
-   * forwards it to the owner without following the game).
+   * `'tree'` reads the pending roll's tree, which must be the one its owner has now.
    */
-  game?: 'state' | 'tree' | 'seat';
+  game?: 'state' | 'tree';
   /**
    * A seated player's command to the game, by its name in the game's command table: the edge binds
    * such a route itself (the caller must be seated; the command's payload is made from the seat and

@@ -1,32 +1,24 @@
 // The owner's side of the logical shards a node holds: for each shard gained, a shard host (the same
 // ShardHost a worker thread runs, built by the composition root through `open`) fed with the command
 // batches that reach `dc.shard.<s>` (a ShardServer). Its replies go where they are needed (see
-// nats-transport.ts): an answer to the node that asked, and a game's updates to the nodes that follow
-// it (followers.ts), on each node's `dc.node.<name>.<s>`, one message per node per host batch; what
-// every node needs (a game started, resumed or ended, the heads) on `dc.out.<s>`. The order of the
-// host's replies is kept for each node (reply-routes.ts).
+// nats-transport.ts): an answer to the node that asked, on that node's `dc.node.<name>.<s>`; a game's
+// updates on `dc.out.<s>.<game>` for the nodes that follow it; what every node needs (a game started,
+// resumed or ended, the heads) on `dc.out.<s>`. The order of the host's replies is kept across them.
 // On a drain or a loss the host is stopped and the subject unserved.
 //
 // Request ids are unique per sending node only: each command that asks for an answer gets an id of
 // this owner's own before the host sees it, and the answer goes out under the sender's id, tagged with
 // the sender's name. The mapping is bounded (the oldest entries go first; their answers, if they
 // ever come, go to nobody and the sender's own timeout answers 'busy').
-//
-// With `local`, this node's own commands to a shard it serves are taken here without NATS (`take`), and
-// whatever of the host's replies is for this node is handed to `local.deliver` in the host's order
-// (reply-routes.ts); what it publishes is marked as its own (`Dc-From`) so that it drops the copies
-// its subscriptions hear.
 import { LRUCache } from 'lru-cache';
-import { headers, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Command, ShardReply } from '../../shard/protocol/messages.js';
-import { decodeCommands, encodeReplies, FROM_HEADER, nodeSubject, outSubject, type FollowChange } from '../transport/nats-transport.js';
+import { decodeCommands, encodeReplies, gameSubject, nodeSubject, outSubject } from '../transport/nats-transport.js';
 import { publishInParts } from '../transport/reply-parts.js';
 import { ShardServer } from '../transport/shard-link.js';
-import { ReplyRouter } from './reply-routes.js';
-import { Followers } from './followers.js';
 
 /** What `open` builds for a shard: something that takes command batches, and its live games. */
 export interface HostedShard {
@@ -57,11 +49,6 @@ export interface ShardHostsOptions {
   maxWaiting?: number;
   /** The shard is served here now, with the ids of the live games it resumed (taken over). */
   served?(shard: number, liveIds: string[]): void;
-  /**
-   * This node's own side (needs `node`): the replies for it, one call per host batch in the host's
-   * order, instead of over NATS. Without it they are published like any node's.
-   */
-  local?: { deliver(shard: number, replies: ShardReply[]): void };
 }
 
 /** The largest reply batch published as one message (the servers' default limit is 1 MiB). */
@@ -110,10 +97,6 @@ export class OwnedShards {
    * settled, and the old one's unfollowing cannot come after the new one's following.
    */
   private readonly stopping = new Map<number, Promise<void>>();
-  /** This node's name while its own replies are taken locally (`local`). */
-  private readonly self: string | undefined;
-  /** The other nodes that follow each game of the shards held here. */
-  readonly followers = new Followers();
 
   constructor(private readonly o: ShardHostsOptions) {
     this.outPrefix = o.outPrefix ?? 'dc.out';
@@ -126,23 +109,10 @@ export class OwnedShards {
       node: o.node,
       owns: (s) => this.hosts.get(s)?.ready === true && o.leaseHeld(s),
       handle: async (s, bytes) => {
-        const { n: node, c: batch, f } = decodeCommands(bytes);
-        if (f && this.hosts.get(s)?.ready) this.follow(s, node, f);
-        this.handle(s, node, batch);
+        this.handle(s, bytes);
         return new Uint8Array();
       },
     });
-    this.self = o.local && o.node !== undefined ? o.node : undefined;
-  }
-
-  /** True while shard `s` is served here: this node's commands to it go straight to its host (`take`). */
-  takesHere(s: number): boolean {
-    return this.self !== undefined && this.hosts.get(s)?.ready === true && this.o.leaseHeld(s);
-  }
-
-  /** This node's own commands to a shard it serves, without NATS; their answers come back through `local.deliver`. */
-  take(s: number, batch: Command[]): void {
-    if (this.self !== undefined) this.handle(s, this.self, batch);
   }
 
   /** Shards whose host is up and serving. */
@@ -246,7 +216,6 @@ export class OwnedShards {
       await h.hosted.close().catch(() => {});
     }
     this.abandon(shard);
-    this.followers.dropShard(shard);
     this.o.log.info({ shard }, 'stopped serving shard');
   }
 
@@ -272,10 +241,7 @@ export class OwnedShards {
       r.push({ t: 'failed', rid: w.rid, error: `shard ${shard} moved to another node` });
       byNode.set(w.node, r);
     }
-    for (const [node, r] of byNode) {
-      if (node === this.self) this.o.local?.deliver(shard, r);
-      else this.publish(shard, { r, to: r.map(() => node) }, nodeSubject(this.nodePrefix, node, shard));
-    }
+    for (const [node, r] of byNode) this.publish(shard, { r, to: r.map(() => node) }, nodeSubject(this.nodePrefix, node, shard));
   }
 
   /** A request of this node's own to a host, resolved by its answer. */
@@ -295,14 +261,10 @@ export class OwnedShards {
     });
   }
 
-  /** What node `node` follows of shard `shard` now (told before its commands of the same batch). */
-  private follow(shard: number, node: string, changes: FollowChange[]): void {
-    for (const [id, on] of changes) if (typeof id === 'string' && typeof on === 'boolean') this.followers.set(shard, node, id, on);
-  }
-
-  private handle(shard: number, node: string, batch: Command[]): void {
+  private handle(shard: number, bytes: Uint8Array): void {
     const h = this.hosts.get(shard);
     if (!h?.ready || !h.hosted) return;
+    const { n: node, c: batch } = decodeCommands(bytes);
     const cmds: Command[] = [];
     for (const c of batch) {
       // Stopping or resuming is the owner's own decision; crash requests are for worker tests only.
@@ -325,40 +287,42 @@ export class OwnedShards {
   }
 
   private post(h: Hosted, batch: ShardReply[]): void {
-    // An answer to its asking node, a game's updates to the nodes that follow it (one message per
-    // node), what every node needs on the shard's subject; what is for this node is taken locally.
-    const shard = h.shard;
-    const route = new ReplyRouter(this.self, (node) => nodeSubject(this.nodePrefix, node, shard), outSubject(this.outPrefix, shard));
+    // Runs of consecutive replies for one subject, published in the host's order: a game's updates
+    // on its own subject, an answer on its asking node's, what every node needs on the shard's.
+    let r: ShardReply[] = [];
+    let to: string[] = [];
+    let subject = '';
+    const add = (reply: ShardReply, node: string, on: string): void => {
+      if (on !== subject) {
+        if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to }, subject);
+        r = [];
+        to = [];
+        subject = on;
+      }
+      r.push(reply);
+      to.push(node);
+    };
+    const everyNode = outSubject(this.outPrefix, h.shard);
     for (const reply of batch) {
       if (reply.t === 'stats') continue;
-      if (reply.t === 'update') {
-        route.update(reply, this.followers.of(shard, reply.id));
-        const status: object | undefined = reply.head?.status;
-        if (status !== undefined && 'Ended' in status) this.followers.ended(shard, reply.id);
-        continue;
-      }
       if (!('rid' in reply)) {
-        route.toAll(reply, '');
+        add(reply, '', reply.t === 'update' ? gameSubject(this.outPrefix, h.shard, reply.id) : everyNode);
         continue;
       }
       const w = this.waiting.get(reply.rid);
       if (w?.kind === 'own') {
         w.done(reply);
         // A game taken over here: every node's replica starts over from it (rid 0: no request's).
-        if (reply.t === 'resumed') route.toAll({ ...reply, rid: 0 }, '');
+        if (reply.t === 'resumed') add({ ...reply, rid: 0 }, '', everyNode);
       } else if (w?.kind === 'remote') {
         if (!announcing(reply)) w.answered = true;
-        route.toNode({ ...reply, rid: w.rid }, w.node);
+        add({ ...reply, rid: w.rid }, w.node, nodeSubject(this.nodePrefix, w.node, h.shard));
         // A new game is announced to the other nodes too (rid 0), so their account streams get
         // its GameStart; the requester has it under its own rid.
-        if (reply.t === 'started') route.toAll({ ...reply, rid: 0 }, `!${w.node}`);
+        if (reply.t === 'started') add({ ...reply, rid: 0 }, `!${w.node}`, everyNode);
       }
     }
-    // A fenced host's replies go nowhere, here or elsewhere: another node owns its games now.
-    if (h.fenced) return;
-    const { runs, local } = route.done();
-    if (local.length > 0) this.o.local?.deliver(shard, local);
-    for (const run of runs) this.publish(shard, { r: run.r, to: run.to }, run.subject);
+    if (r.length > 0 && !h.fenced) this.publish(h.shard, { r, to }, subject);
   }
 
   /**
@@ -373,15 +337,9 @@ export class OwnedShards {
       this.publish(shard, { r: w.r.slice(half), to: w.to.slice(half) }, subject);
       return;
     }
-    const self = this.self;
     try {
-      if (bytes.byteLength > MAX_MESSAGE_BYTES) publishInParts(this.o.nc, subject, bytes, undefined, self === undefined ? {} : { [FROM_HEADER]: self });
-      else if (self === undefined) this.o.nc.publish(subject, bytes);
-      else {
-        const from = headers();
-        from.set(FROM_HEADER, self);
-        this.o.nc.publish(subject, bytes, { headers: from });
-      }
+      if (bytes.byteLength > MAX_MESSAGE_BYTES) publishInParts(this.o.nc, subject, bytes);
+      else this.o.nc.publish(subject, bytes);
     } catch (e) {
       this.o.log.warn({ shard, err: String(e) }, 'could not publish shard replies');
     }

@@ -1,6 +1,6 @@
 // The edge's game gate on a cluster node (EdgeDeps.gameGate): before a route of one game reads this
 // node's replica, the replica is brought up to date. A game followed again, or one with no replica here
-// yet, is asked of its owner (not for a player's command, which follows nothing); a tree is read as its owner has it now (a bot told of a roll by one node
+// yet, is asked of its owner; a tree is read as its owner has it now (a bot told of a roll by one node
 // may fetch the tree on another); a live game whose shard is between owners is unavailable for now. A
 // game not live here is read from the store's bucket first when the cache of finished games lacks it
 // (the store's synchronous reads answer finished games from that cache only); a bucket that does not
@@ -15,9 +15,7 @@ export function clusterGameGate(
 ): GameGate {
   return {
     async game(id, read) {
-      // A command needs the seat and whether the game is live, which this node's record of every live
-      // game holds: the owner judges the rest, and the node does not start following the game.
-      const wait = read === 'seat' && games.get(id) !== undefined ? undefined : games.ready(id);
+      const wait = games.ready(id);
       if (wait !== undefined) await wait;
       else if (read === 'tree') await games.current(id);
       if (games.get(id) === undefined) {

@@ -34,14 +34,13 @@ export function partBytes(nc: NatsConnection): number {
 let sent = 0;
 const prefix = `${process.pid.toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
-/** Publishes `bytes` on `subject` in parts of at most `part` bytes each (each part with `extra`'s headers too). */
-export function publishInParts(nc: NatsConnection, subject: string, bytes: Uint8Array, part = partBytes(nc), extra: Record<string, string> = {}): number {
+/** Publishes `bytes` on `subject` in parts of at most `part` bytes each. */
+export function publishInParts(nc: NatsConnection, subject: string, bytes: Uint8Array, part = partBytes(nc)): number {
   const id = `${prefix}-${(sent++).toString(36)}`;
   const count = Math.ceil(bytes.byteLength / part);
   for (let i = 0; i < count; i++) {
     const h = headers();
     h.set(PART_HEADER, `${id} ${i} ${count} ${bytes.byteLength}`);
-    for (const [k, v] of Object.entries(extra)) h.set(k, v);
     nc.publish(subject, bytes.subarray(i * part, Math.min(bytes.byteLength, (i + 1) * part)), { headers: h });
   }
   return count;

@@ -132,11 +132,6 @@ export class ShardClient {
    * ShardUnavailable.
    */
   async send(shard: number, batch: Uint8Array, deadlineMs = 10_000): Promise<Uint8Array> {
-    return (await this.exchange(shard, batch, deadlineMs)).data;
-  }
-
-  /** As `send`, also giving the name of the node that took the batch ('' when it gave none). */
-  async exchange(shard: number, batch: Uint8Array, deadlineMs = 10_000): Promise<{ data: Uint8Array; by: string }> {
     const id = newId();
     const h = headers();
     h.set(REQUEST_ID, id);
@@ -150,9 +145,8 @@ export class ShardClient {
       try {
         const reply = await this.nc.request(shardSubject(this.prefix, shard), batch, { timeout, headers: h });
         if (reply.headers?.get(STATUS) !== NOT_OWNER) {
-          const by = reply.headers?.get(NODE) ?? '';
-          this.o.onAnswered?.(by);
-          return { data: reply.data, by };
+          this.o.onAnswered?.(reply.headers?.get(NODE) ?? '');
+          return reply.data;
         }
         last = 'not owner';
       } catch (e) {

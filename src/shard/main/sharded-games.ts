@@ -269,6 +269,7 @@ export class ShardedGames extends IndexedGames<GameReplica> implements GameFacto
     const spec = commandSpec(name);
     if (spec === undefined) return Promise.reject(new Error(`unknown game command ${name}`));
     const shard = this.shardOfLive(id);
+    void this.interest?.touch(id); // a command through this node: its player reads the game here
     return new Promise((resolve) => {
       const sent = this.requests.open(shard.index, (rid) => ({ t: 'game', rid, id, name, payload }), { timeoutMs: this.verdictTimeoutMs }, {
         settle: (r) => resolve(r.t === 'answer' ? r.reply : spec.lost),

@@ -16,7 +16,7 @@ const UNAVAILABLE = 'Cluster mode: the game is live but its shard is between two
 export const gameplay = [
   route({
     operationId: 'submitSeed', method: 'POST', path: '/bot/game/{id}/seed', auth: 'seatOrBearer',
-    game: 'seat',
+    game: 'state',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Contribute a client dice seed, once per seat, before the opening roll.',
     description:
@@ -28,7 +28,7 @@ export const gameplay = [
   }),
   route({
     operationId: 'submitMove', method: 'POST', path: '/bot/game/{id}/move', auth: 'seatOrBearer',
-    game: 'seat',
+    game: 'state',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Play a turn: one UCI micro-move per die, a root-to-leaf path of the legal-move tree.',
     description: 'The verdict is synchronous; without one within a few seconds the answer is 202 and the stream tells.',
@@ -47,7 +47,7 @@ export const gameplay = [
   }),
   route({
     operationId: 'resign', method: 'POST', path: '/bot/game/{id}/resign', auth: 'seatOrBearer',
-    game: 'seat', command: 'resign',
+    game: 'state', command: 'resign',
     tag: 'Gameplay', params: GAME_ID,
     summary: 'Resign; ignored (still 202) when the game has already ended.',
     ok: { 202: json(R.Empty, 'Received.') },
