@@ -9,9 +9,7 @@ t.test('every command route names a command the table makes from a request', asy
   const routes = ROUTES.filter((r) => r.command !== undefined);
   t.ok(routes.some((r) => r.operationId === 'resign'), 'resign is a command route');
   for (const r of routes) {
-    // A route of one game whose gate needs only the seat and whether the game is live: a command
-    // forwarded by a node that does not own the game must not make that node follow it.
-    t.equal(r.game, 'seat', `${r.operationId} is a route of one game, gated on the seat only (the cluster's gate runs first)`);
+    t.equal(r.game, 'state', `${r.operationId} is a route of one game (the cluster's gate runs first)`);
     t.type(commandSpec(r.command!)?.fromRequest, 'function', `${r.operationId}: the table makes the payload of ${r.command}`);
   }
 });
