@@ -22,6 +22,8 @@ export interface GameLogOptions {
   timeoutMs?: number;
   /** A consumer (replay, follow) that delivers nothing, not even a heartbeat, this long is replaced (default 3 s). */
   stallMs?: number;
+  /** How a replay reads through a consumer (watchedRead); tests give one that skips or adds entries. */
+  read?: typeof watchedRead;
 }
 
 /** One stored entry; `counts` is false for the loser of a race (see the chain rule above). */
@@ -66,6 +68,7 @@ export class GameLog {
     private readonly prefix: string,
     /** A consumer silent this long is replaced (see watchedRead). */
     private readonly stallMs: number,
+    private readonly read: typeof watchedRead,
   ) {}
 
   /** Opens the log, creating its stream on first use (every node calls this with the same options). */
@@ -75,7 +78,7 @@ export class GameLog {
     const timeout = o.timeoutMs ?? 5000;
     // Roll-up headers allowed: trim() replaces a finished game's entries with one marker.
     const jsm = await ensureStream(nc, timeout, { name: stream, subjects: [`${prefix}.*`], num_replicas: o.replicas, duplicate_window: 120e9, allow_rollup_hdrs: true });
-    return new GameLog(jetstream(nc, { timeout }), jsm, stream, prefix, o.stallMs ?? 3000);
+    return new GameLog(jetstream(nc, { timeout }), jsm, stream, prefix, o.stallMs ?? 3000, o.read ?? watchedRead);
   }
 
   subject(gameId: string): string {
@@ -178,7 +181,7 @@ export class GameLog {
     const out: LogEntry[] = [];
     let restarts = 0;
     let heard = performance.now();
-    const read = watchedRead(
+    const read = this.read(
       this.js,
       this.stream,
       subject,
@@ -198,8 +201,23 @@ export class GameLog {
     await read.done.finally(() => clearInterval(quiet));
     const have = out.length ? out[out.length - 1].seq : 0;
     if (have < last) out.push(...(await this.entriesBetween(gameId, have, last)));
+    // A consumer may be served from a server's copy that, just after a partition heals, lacks an entry
+    // the leader holds or holds one the leader does not: a takeover replaying it would resume the game
+    // from a wrong state. The leader's count of the game's entries is the check; on a mismatch (or
+    // entries appended meanwhile) the whole log is read again from the leader, entry by entry.
+    if ((await this.storedCount(subject)) !== out.length) {
+      const whole = await this.entriesBetween(gameId, 0);
+      applyChain(whole);
+      return whole;
+    }
     applyChain(out);
     return out;
+  }
+
+  /** How many entries the stream holds on `subject`, as its leader counts them. */
+  private async storedCount(subject: string): Promise<number> {
+    const info = await this.jsm.streams.info(this.stream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
   }
 
   /**
