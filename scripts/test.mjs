@@ -140,7 +140,7 @@ function runFile(file) {
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8');
       const ok = code === 0 && !timedOut;
-      const counts = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/m.exec(stdout);
+      const counts = /^# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?.*$/m.exec(stdout);
       const r = { file, ok, ms, code, signal, timedOut, leftOver, stdout, stderr, counts };
       results.set(file, r);
       finished++;
@@ -184,7 +184,8 @@ for (const file of files) {
   let fileFailed = 0;
   if (r.counts) {
     passed += Number(r.counts[2]);
-    fileFailed = r.counts[3] !== undefined ? Number(r.counts[3]) : Number(r.counts[1]) - Number(r.counts[2]);
+    const skipped = Number(/\bskip: (\d+)/.exec(r.counts[0])?.[1] ?? 0);
+    fileFailed = r.counts[3] !== undefined ? Number(r.counts[3]) : Number(r.counts[1]) - Number(r.counts[2]) - skipped;
   }
   // A file that crashed, timed out or left no summary counts as one failure at least.
   if (!r.ok && fileFailed === 0) fileFailed = 1;
@@ -199,6 +200,18 @@ for (const file of files) {
   const tail = r.stderr.trim().split('\n').slice(-30).join('\n');
   failures.push([`# ${file}: ${why}`, ...notOk, tail ? `# stderr (last lines):\n${tail}` : ''].join('\n'));
 }
+// Whatever a file skipped (a whole file, `1..0 # skipped: why`, or one test, `# SKIP why`) is said
+// once here with its reason: a test that cannot run on this machine is never passed over silently.
+const skips = [];
+for (const file of files) {
+  for (const line of results.get(file).stdout.split('\n')) {
+    const whole = /^1\.\.0 # (?:skip(?:ped)?:?)\s*(.*)$/i.exec(line);
+    const one = /^\s*ok \d+ - (.*?) # SKIP:?\s*(.*)$/i.exec(line);
+    if (whole) skips.push(`# skipped: ${file}: ${whole[1] || 'no reason given'}`);
+    else if (one) skips.push(`# skipped: ${file}: "${one[1]}": ${one[2] || 'no reason given'}`);
+  }
+}
+if (skips.length) console.log(skips.join('\n'));
 writeFileSync(join(root, '.tap-output.log'), log.join('\n'));
 writeFileSync(TIMES_LOCAL, JSON.stringify({ ...readTimes(TIMES_LOCAL), ...Object.fromEntries(files.map((f) => [f, results.get(f).ms])) }, null, 1));
 if (failures.length) console.log(`\nFAILURES:\n${failures.join('\n---\n')}`);

@@ -93,7 +93,7 @@ t.test('a node waking from a long pause with no listing in flight is told of eac
 });
 
 t.test('a hand-back whose lease release is refused by the server is logged, not thrown: the node keeps running', async (t) => {
-  // Seen on the partition test (node-netns.partition.ts): a healed host rejoined, the others handed its
+  // Seen on the partition test (node-partition.test.ts): a healed host rejoined, the others handed its
   // shards back while JetStream answered "temporarily unavailable", and the unawaited hand-back's
   // rejection ended both node processes.
   const unhandled: unknown[] = [];

@@ -6,7 +6,8 @@
 // nats-server's routes (a minority of one; its node stays connected to it and its HTTP edge up),
 // then heals it; (3) puts 10 % loss and 50 ms delay on one host's links for a minute of play. After
 // each: every game ends, every stream connection starts with a Snapshot and counts versions +1, every
-// acknowledged move is in its history once, and each game's log shows one owner at a time.
+// acknowledged move is in its history once, each game's log shows one owner at a time, and the round's
+// two ladder bots' rated games are counted once in their ratings, the same on every node.
 // Needs root, iproute2 and (for the third) sch_netem or the user-space relay; skipped otherwise, saying why.
 import t, { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
@@ -19,12 +20,15 @@ import { linesFrom } from '../../helpers/cluster-pause.js';
 import { netnsUnavailable, startNetnsCluster, type NetCluster } from '../../helpers/netns.js';
 import { checkRound, lastSeqs, liveByShard } from '../../helpers/netns-checks.js';
 import { impair, impairUnavailable } from '../../helpers/netns-impair.js';
+import { checkRatedOnce, joinLadder, playLadder, type LadderBot } from '../../helpers/cluster-ladder.js';
 
 const SHARDS = 6;
 const TTL_MS = 5000;
 const GAMES = 6;
 /** A round whose games have not all ended this long after its fault is reported as stalled. */
 const STALL_MS = 90_000;
+/** Rated games each round's two ladder bots play (one mirror pair), so that ratings across the fault are checked too. */
+const LADDER_GAMES = 2;
 
 const stoppedServing = (line: string, shard: number): boolean => new RegExp(`"shard":${shard},(?:"games":\\d+,)?"msg":"stopped serving shard"`).test(line);
 
@@ -44,9 +48,29 @@ async function busiest(c: NetCluster, exclude: string[] = []): Promise<{ i: numb
 async function round(t: Test, team: string, reach: ClusterNodeProc[], fault: () => Promise<void>): Promise<Played[] | undefined> {
   let acked = 0;
   let listed = 0;
+  const ladder = await ladderPair(t, team, reach);
+  const rated = ladder.map((bot, k) => playLadder(reach, bot, k + 1, LADDER_GAMES, Date.now() + 4 * STALL_MS));
+  rated.forEach((p) => p.catch(() => {})); // awaited below
   const playing = Promise.all(Array.from({ length: GAMES }, (_, i) => playHouseGame(reach, team, i, () => acked++, () => listed++)));
-  t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2, 60_000), 'games are under way');
+  t.ok(await eventually(() => listed === GAMES && acked >= GAMES * 2 && ladder.every((b) => b.games.size > 0), 60_000), 'games are under way, rated ones too');
   await fault();
+  const got = await waitRound(t, reach, playing);
+  try {
+    await Promise.all(rated);
+    await checkRatedOnce(t, reach, ladder);
+  } catch (e) {
+    t.fail(`the rated games: ${(e as Error).message}`);
+  }
+  return got;
+}
+
+/** Two bots of the round on the ladder, each registered through one node and joined through the next. */
+async function ladderPair(t: Test, team: string, reach: readonly ClusterNodeProc[]): Promise<LadderBot[]> {
+  return Promise.all([0, 1].map((k) => joinLadder(t, reach[k % reach.length], reach[(k + 1) % reach.length], `${team}-l${k}`)));
+}
+
+/** The round's house games, awaited for at most STALL_MS after the fault (then a report of what stalled). */
+async function waitRound(t: Test, reach: ClusterNodeProc[], playing: Promise<Played[]>): Promise<Played[] | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const stalled = new Promise<'stalled'>((r) => (timer = setTimeout(() => r('stalled'), STALL_MS)));
   try {
@@ -148,6 +172,9 @@ async function scenarios(c: NetCluster): Promise<void> {
     let impaired = true;
     let acked = 0;
     let listed = 0;
+    const ladder = await ladderPair(t, 'lossy', reach);
+    const rated = ladder.map((bot, k) => playLadder(reach, bot, k + 1, LADDER_GAMES, Date.now() + 4 * STALL_MS));
+    rated.forEach((p) => p.catch(() => {})); // awaited below
     // Each bot plays game after game until the impairment is over, so play goes on all minute.
     const bots = Array.from({ length: GAMES }, async (_, i) => {
       const games: Played[] = [];
@@ -156,7 +183,7 @@ async function scenarios(c: NetCluster): Promise<void> {
     });
     const all = Promise.all(bots);
     all.catch(() => {}); // awaited below; a failure before then is reported there
-    if (!t.ok(await eventually(() => listed >= GAMES && acked >= GAMES * 2, 60_000), 'games are under way')) {
+    if (!t.ok(await eventually(() => listed >= GAMES && acked >= GAMES * 2 && ladder.every((b) => b.games.size > 0), 60_000), 'games are under way, rated ones too')) {
       impaired = false;
       await all.catch((e: Error) => t.fail(e.message));
       return;
@@ -183,6 +210,12 @@ async function scenarios(c: NetCluster): Promise<void> {
     const stops = moves.map((lines, k) => `${nodes[k].name}: ${lines.filter((l) => /"msg":"stopped serving shard"/.test(l)).length}`);
     t.comment(`${played.length} games; shards handed over or lost during the minute, by node: ${stops.join(', ')}`);
     await checkRound(t, nodes, c.natsUrls, played, host.name, new Map());
+    try {
+      await Promise.all(rated);
+      await checkRatedOnce(t, nodes, ladder);
+    } catch (e) {
+      t.fail(`the rated games: ${(e as Error).message}`);
+    }
   });
 }
 
@@ -194,6 +227,7 @@ if (unavailable !== undefined) {
     cluster: { shards: SHARDS, leaseTtlMs: TTL_MS, keepFinishedLogs: true },
     limits: { registrationsPerHour: 1000 },
     games: { houseMoveDelayMs: 50, seedGraceMs: 0 },
+    ladder: { ratingBatchMs: 500, pairIntervalMs: 1000 },
   });
   await scenarios(cluster);
 }
