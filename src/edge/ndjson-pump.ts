@@ -6,11 +6,16 @@
 // (send-budget.ts) like a large answer: counted as unsent until uWS has passed it on, and within the
 // address's bytes per minute; a slice refused for now waits (the reader with it) and is offered again
 // after the Retry-After the budget gives. A reader that takes nothing for drainTimeoutMs is cut off.
-// So a slow reader holds one slice here, whatever the size of the whole.
+// So a slow reader holds one slice here, whatever the size of the whole. A source may also hand a
+// promise instead of text (a game it must load first, as a cluster node does for finished games out of
+// its cache): nothing more is taken from it until that promise settles.
 import type { TimerHandle } from '../domain/clock.js';
 import type { BugLog, Responder } from './responder.js';
 import { DEFAULT_SEND_LIMITS, type SendTicket } from './send-budget.js';
 import { SendPacer, type StepResult } from './send-pacer.js';
+
+/** What a pump takes from: text, or a promise to wait for before asking for more. */
+export type Pieces = Iterator<string | PromiseLike<unknown>>;
 
 /** What a pump needs of the stream it writes to (ndjson.ts). */
 export interface PumpHost {
@@ -37,6 +42,8 @@ export class Pump {
   private over = false;
   /** The budget's count of the slice uWS still holds. */
   private ticket: SendTicket | undefined;
+  /** The source handed a promise: nothing more is taken from it until it settles. */
+  private awaiting = false;
   /** Waiting for the budget to take `held` again, or for the socket to drain (cut off when it fires). */
   private retry: TimerHandle | undefined;
   private drainTimer: TimerHandle | undefined;
@@ -44,7 +51,7 @@ export class Pump {
 
   constructor(
     private readonly host: PumpHost,
-    private readonly pieces: Iterator<string>,
+    private readonly pieces: Pieces,
     private then: (() => void) | undefined,
   ) {}
 
@@ -77,6 +84,22 @@ export class Pump {
     this.settle();
   }
 
+  private await(p: PromiseLike<unknown>): void {
+    this.awaiting = true;
+    p.then(
+      () => {
+        this.awaiting = false;
+        if (!this.over) this.pacer().ready(this.sender);
+      },
+      (err: unknown) => {
+        this.awaiting = false;
+        if (this.over) return;
+        this.host.logger?.error({ err }, 'an ndjson source failed');
+        this.host.abort('error');
+      },
+    );
+  }
+
   private pacer(): SendPacer {
     return this.host.res.sendGate?.budget.pacer ?? fallbackPacer;
   }
@@ -90,13 +113,17 @@ export class Pump {
   private step(maxBytes: number): StepResult {
     const h = this.host;
     if (this.over) return 'over';
-    if (h.blocked || this.retry !== undefined) return 'wait';
+    if (h.blocked || this.retry !== undefined || this.awaiting) return 'wait';
     let slice = this.held;
     try {
       while (!this.exhausted && slice.length < maxBytes) {
         const next = this.pieces.next();
         if (next.done) this.exhausted = true;
-        else slice += next.value;
+        else if (typeof next.value === 'string') slice += next.value;
+        else {
+          this.await(next.value);
+          break; // what was made so far still goes out
+        }
       }
     } catch (err) {
       h.logger?.error({ err }, 'an ndjson source failed');

@@ -10,7 +10,7 @@
 // once is pumped instead (pump(), ndjson-pump.ts): made piece by piece as the client takes it.
 import type { HttpResponse } from 'uWebSockets.js';
 import { systemClock, type Clock, type TimerHandle } from '../domain/clock.js';
-import { Pump } from './ndjson-pump.js';
+import { Pump, type Pieces } from './ndjson-pump.js';
 import type { BugLog, Responder } from './responder.js';
 
 export const NDJSON_TYPE = 'application/x-ndjson';
@@ -61,7 +61,7 @@ export interface NdjsonStream {
    * Writes what `pieces` yields (parts of lines or whole lines, newlines included), made only as it
    * can go out; `then` runs once the last is written. Lines written meanwhile, and end(), wait for it.
    */
-  pump(pieces: Iterator<string>, then?: () => void): void;
+  pump(pieces: Pieces, then?: () => void): void;
   /** Forcibly drops the connection (e.g. the handler failed mid-stream). */
   abort(reason?: CloseReason): void;
   readonly closed: boolean;
@@ -242,7 +242,7 @@ class Stream implements NdjsonStream {
     if (!raw.write(s)) this.blocked = true;
   }
 
-  pump(pieces: Iterator<string>, then?: () => void): void {
+  pump(pieces: Pieces, then?: () => void): void {
     const raw = this.raw;
     if (this.closedWith !== undefined || raw === undefined) return;
     if (this.pumping !== undefined) throw new Error('a stream pumps one source at a time');

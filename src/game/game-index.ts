@@ -39,6 +39,12 @@ export class GameIndex<G extends GameHandle> {
    * state JSON and stream frames are built once rather than on every public read.
    */
   private readonly endedHandles = new Map<string, EndedGame>();
+  /**
+   * Finished games a read's gate has just loaded from the store (a cluster node's): held until this
+   * turn of the event loop ends, so that the read finds its game whatever the store's cache or the
+   * handles above evicted meanwhile for other reads.
+   */
+  private readonly loaded = new Map<string, GameRecord>();
 
   constructor(
     private readonly store: Pick<GameStore, 'getGame'>,
@@ -130,7 +136,14 @@ export class GameIndex<G extends GameHandle> {
 
   finalRecord(id: string): GameRecord | undefined {
     const stored = this.store.getGame(id);
-    return this.lifted(stored && isEnded(stored) ? stored : this.archived(id));
+    return this.lifted(stored && isEnded(stored) ? stored : (this.archived(id) ?? this.loaded.get(id)));
+  }
+
+  /** See `loaded`: the record stays findable until the current turn of the event loop is over. */
+  holdLoaded(rec: GameRecord): void {
+    if (!isEnded(rec)) return;
+    if (this.loaded.size === 0) setImmediate(() => this.loaded.clear());
+    this.loaded.set(rec.id, rec);
   }
 
   /** A withheld reveal is lifted as soon as the mirror-pair partner is no longer live. */
@@ -206,6 +219,10 @@ export abstract class IndexedGames<G extends GameHandle> {
 
   find(id: string): GameHandle | undefined {
     return this.gameIndex.find(id);
+  }
+
+  holdLoaded(rec: GameRecord): void {
+    this.gameIndex.holdLoaded(rec);
   }
 
   /** What the in-memory archive of ended records holds now. */

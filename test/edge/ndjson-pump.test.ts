@@ -101,3 +101,49 @@ t.test('lines written while a source is pumped follow it, and the end waits for 
   await until(() => (chunksOf(r.bytes()).complete ? true : undefined), 'the whole answer');
   t.equal(Buffer.concat(chunksOf(r.bytes()).chunks).toString(), `\n${big.join('')}{"live":1}\n`);
 });
+
+// A source that must load something first (a cluster node's export of games out of its cache) hands
+// a promise: the pump takes nothing more from it until the promise settles, then goes on; a promise
+// that fails cuts the stream as a failing source does.
+t.test('a source that hands a promise is waited for, and one whose promise fails is cut off', async (t) => {
+  const gates: { open: () => void; fail: (e: Error) => void }[] = [];
+  let drawn = 0;
+  const source = (fails: boolean): Iterator<string | PromiseLike<unknown>> =>
+    (function* () {
+      for (let i = 0; i < 3; i++) {
+        drawn++;
+        yield LINE;
+        yield new Promise<void>((open, fail) => gates.push({ open, fail: fails && i === 1 ? fail : () => open() }));
+      }
+    })();
+  let closedWith = '';
+  let failing = false;
+  const s = await server(t, {}, (stream) => {
+    stream.onClose((why) => (closedWith = why));
+    stream.pump(source(failing), () => stream.end());
+  });
+  const r = rawGet(t, s.port, '/pumped');
+  await until(() => (gates.length >= 1 ? true : undefined), 'the first promise');
+  t.equal(drawn, 1, 'nothing more taken while the promise is pending');
+  t.equal(chunksOf(r.bytes()).complete, false, 'and the answer not ended');
+  gates[0].open();
+  await until(() => (gates.length === 2 ? true : undefined), 'the second promise');
+  gates[1].open();
+  await until(() => (gates.length === 3 ? true : undefined), 'the third promise');
+  gates[2].open();
+  await until(() => (chunksOf(r.bytes()).complete ? true : undefined), 'the whole answer');
+  t.equal(Buffer.concat(chunksOf(r.bytes()).chunks).toString(), `\n${LINE.repeat(3)}`, 'every line, in order');
+  t.equal(closedWith, 'end', 'ended normally');
+
+  failing = true;
+  gates.length = 0;
+  closedWith = '';
+  const r2 = rawGet(t, s.port, '/pumped');
+  await until(() => (gates.length === 1 ? true : undefined), 'the first promise');
+  gates[0].open();
+  await until(() => (gates.length === 2 ? true : undefined), 'the second promise');
+  gates[1].fail(new Error('the store did not answer'));
+  await r2.closed;
+  t.equal(closedWith, 'error', 'cut off as a failed source');
+  t.equal(s.budget.unsent(), 0, 'nothing left counted');
+});

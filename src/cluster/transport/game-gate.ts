@@ -10,7 +10,7 @@ import type { GameRecord } from '../../domain/records.js';
 import type { ShardedGames } from '../../shard/main/sharded-games.js';
 
 export function clusterGameGate(
-  games: Pick<ShardedGames, 'ready' | 'current' | 'awaiting' | 'find' | 'liveFor' | 'get'>,
+  games: Pick<ShardedGames, 'ready' | 'current' | 'awaiting' | 'find' | 'liveFor' | 'get' | 'holdLoaded'>,
   loadFinished: (id: string) => Promise<GameRecord | undefined> = async () => undefined,
 ): GameGate {
   return {
@@ -20,7 +20,10 @@ export function clusterGameGate(
       else if (read === 'tree') await games.current(id);
       if (games.get(id) === undefined) {
         try {
-          await loadFinished(id);
+          // Held for the read that follows: the store's cache of finished games may evict it for
+          // another read before this one runs.
+          const rec = await loadFinished(id);
+          if (rec !== undefined) games.holdLoaded(rec);
         } catch {
           return 'unavailable';
         }

@@ -5,9 +5,33 @@ import type { GameRecord } from '../../domain/records.js';
 import { pairFinished, pairRunning, type TournamentRecord } from '../../domain/tournaments.js';
 import { viewLine, type ViewWithLists } from './view-line.js';
 
+/** An export's pieces: text, or a promise its reader waits for before asking for the next piece. */
+export type ExportPieces = Iterator<string | PromiseLike<unknown>>;
+
+/**
+ * Where an export finds a finished game: at once when the server holds it, else by loading it (a
+ * cluster node keeps only a cache of finished games). The export hands the load's promise to its
+ * reader (the edge's pump), which waits for it before asking for the next piece.
+ */
+export interface EndedGames {
+  now(gameId: string): GameRecord | undefined;
+  load?(gameId: string): Promise<GameRecord | undefined>;
+}
+
+/** The game's record, loaded first when `now` does not have it (a `yield*` inside an export). */
+export function* endedRecord(games: EndedGames, gameId: string): Generator<PromiseLike<unknown>, GameRecord | undefined> {
+  const rec = games.now(gameId);
+  if (rec !== undefined || games.load === undefined) return rec;
+  let loaded: GameRecord | undefined;
+  yield games.load(gameId).then((r) => {
+    loaded = r;
+  });
+  return loaded;
+}
+
 const faceOf = (p: { team: string; name: string }) => ({ team: p.team, name: p.name });
 
-export function* exportPieces(ev: TournamentRecord, view: ViewWithLists, ended: (gameId: string) => GameRecord | undefined): Generator<string> {
+export function* exportPieces(ev: TournamentRecord, view: ViewWithLists, ended: EndedGames): Generator<string | PromiseLike<unknown>> {
   yield* viewLine('Event', view);
   // With a dice book per round, every pair of a round plays the same dice: a round's games wait
   // until none of its pairs runs or is still to start, or they would tell the others' rolls.
@@ -21,7 +45,7 @@ export function* exportPieces(ev: TournamentRecord, view: ViewWithLists, ended: 
   for (const p of ev.pairs) {
     if (!pairFinished(p) || open.has(p.round)) continue;
     for (const [game, gameId] of (p.games ?? []).entries()) {
-      const rec = ended(gameId);
+      const rec = yield* endedRecord(ended, gameId);
       if (!rec || !('Ended' in rec.status)) continue;
       const { result, termination } = rec.status.Ended.over;
       const [w, b] = game === 0 ? [p.a, p.b] : [p.b, p.a];

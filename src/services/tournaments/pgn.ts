@@ -4,17 +4,18 @@
 import type { GameRecord } from '../../domain/records.js';
 import { pairFinished, type TournamentPairRecord, type TournamentRecord } from '../../domain/tournaments.js';
 import type { HistoryEntry, TimeControl } from '../../domain/types.js';
+import { endedRecord, type EndedGames } from './export.js';
 
 /** Movetext lines are kept under this many characters (the PGN standard asks for at most 255; 80 reads well). */
 const LINE = 79;
 
-export function* pgnPieces(ev: TournamentRecord, ended: (gameId: string) => GameRecord | undefined): Generator<string> {
+export function* pgnPieces(ev: TournamentRecord, ended: EndedGames): Generator<string | PromiseLike<unknown>> {
   // Only pairs with both games over, as in the JSON export: one game of a running pair would tell its
   // partner's coming rolls through the shared server seed.
   for (const p of ev.pairs) {
     if (!pairFinished(p)) continue;
     for (const [game, gameId] of (p.games ?? []).entries()) {
-      const rec = ended(gameId);
+      const rec = yield* endedRecord(ended, gameId);
       if (!rec || !('Ended' in rec.status)) continue;
       yield pgnGame(ev, p, game, rec);
     }

@@ -17,7 +17,7 @@ import { TournamentPlaces, type InvitationBudget } from './places.js';
 import { endedLine, seedRevealed } from './reveal.js';
 import { cannotStart } from './pairing.js';
 import { viewLine } from './view-line.js';
-import { exportPieces } from './export.js';
+import { exportPieces, type EndedGames, type ExportPieces } from './export.js';
 import { seededAtStart } from './seeding.js';
 import { answerOf, tournamentSummary, tournamentView } from './view.js';
 import { TournamentControl } from './control.js';
@@ -318,15 +318,21 @@ export class TournamentService {
    * pair, then game), as ndjson, made piece by piece as the edge asks for it (a large event's export
    * is hundreds of MB). Null for an unknown event.
    */
-  exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
+  exportLines(id: string, ended: (gameId: string) => GameRecord | undefined): ExportPieces | null {
     const ev = this.deps.followers.get(id);
-    return ev ? exportPieces(ev, this.view(ev), ended) : null;
+    return ev ? exportPieces(ev, this.view(ev), this.endedGames(ended)) : null;
   }
 
   /** The same games as exportLines, as PGN text, a game at a time. Null for an unknown event. */
-  pgnLines(id: string, ended: (gameId: string) => GameRecord | undefined): Iterator<string> | null {
+  pgnLines(id: string, ended: (gameId: string) => GameRecord | undefined): ExportPieces | null {
     const ev = this.deps.followers.get(id);
-    return ev ? pgnPieces(ev, ended) : null;
+    return ev ? pgnPieces(ev, this.endedGames(ended)) : null;
+  }
+
+  /** Games the server holds at once, else loaded from the store (a cluster node's are not all held). */
+  private endedGames(now: (gameId: string) => GameRecord | undefined): EndedGames {
+    const store = this.deps.followers.store;
+    return { now, load: store.loadGame ? (id) => store.loadGame!(id) : undefined };
   }
 
   private started(ev: TournamentRecord): TournamentRecord {

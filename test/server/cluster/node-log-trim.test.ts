@@ -7,6 +7,9 @@
 // (2) House games played to their end (resigned) through both nodes: afterwards none of their subjects
 //     is left in DC_GAMES, the live index is empty, and every game reads the same, ended, on both nodes
 //     and on a third node started after they ended (finished games read on demand from the bucket).
+// (3) An event of house games played to its end: its JSON and PGN exports on every node hold every
+//     game, though each node keeps one finished game in its cache and one in its archive (the export
+//     loads the others from the bucket as it goes).
 import t from 'tap';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { GameLog } from '../../../src/cluster/log/game-log.js';
@@ -29,9 +32,10 @@ const TTL = 3000;
 const nats = await startNatsCluster({ name: 'dc-trim' });
 const nc = await connectCluster(nats.urls, 'log-trim-test');
 const settings = settingsFile({
-  cluster: { shards: SHARDS, leaseTtlMs: TTL },
   limits: { registrationsPerHour: 1000 },
-  games: { houseMoveDelayMs: 0, seedGraceMs: 0 },
+  games: { houseMoveDelayMs: 0, seedGraceMs: 0, archiveSize: 1 },
+  // Kept small for (3): an event's exports must load the games this cache and the archive do not hold.
+  cluster: { shards: SHARDS, leaseTtlMs: TTL, finishedCache: { entries: 1, bytes: 1 << 20 } },
 });
 const nodes: ClusterNodeProc[] = [];
 let store: ClusterStore | undefined;
@@ -112,7 +116,10 @@ t.test('finished games leave the log and read the same on every node', async (t)
   t.ok(await eventually(() => a.serving().size + b.serving().size === SHARDS && b.serving().size > 0, 60_000), 'both nodes serve shards');
   const ids: string[] = [];
   for (let i = 0; i < 6; i++) ids.push(await resignedGame(nodes[i % 2], i));
-  const isEnded = async (node: ClusterNodeProc, id: string) => 'Ended' in (((await call(node, 'GET', `/games/${id}`)).json as Json)?.status ?? {});
+  const isEnded = async (node: ClusterNodeProc, id: string) => {
+    const status = ((await call(node, 'GET', `/games/${id}`)).json as Json)?.status;
+    return typeof status === 'object' && status !== null && 'Ended' in status;
+  };
   t.ok(await eventually(async () => (await Promise.all(ids.flatMap((id) => nodes.map((n) => isEnded(n, id))))).every(Boolean), 30_000), 'every game reads ended on both nodes');
   t.ok(await eventually(async () => (await subjects()).every((s) => !ids.includes(s)), 20_000), 'no subject of theirs is left in DC_GAMES');
   const index = await openLiveIndex(nc, { replicas: 3 });
@@ -128,4 +135,31 @@ t.test('finished games leave the log and read the same on every node', async (t)
       t.equal(rc.text, ra.text, `${path}: the same answer on c, started after the game ended`);
     }
   }
+});
+
+t.test("an event's exports on every node hold every game, loaded as the export goes", async (t) => {
+  const host = await call(nodes[0], 'POST', '/bot/register', undefined, { team: 'trimhost', name: 'h' });
+  const token = (host.json as Json).token as string;
+  await eventually(async () => (await call(nodes[1], 'GET', '/bot/games', token)).status === 200);
+  const PAIRS = 4;
+  const made = await call(nodes[1], 'POST', '/events', token, {
+    name: 'exported', format: 'match', players: [{ team: 'house', name: 'greedy' }, { team: 'house', name: 'random' }],
+    timeControl: { Unlimited: {} }, pairsPerEncounter: PAIRS, concurrency: 2,
+  });
+  t.equal(made.status, 201, made.text);
+  const id = (made.json as Json).eventId as string;
+  const finished = await eventually(async () => ((await call(nodes[0], 'GET', `/events/${id}`)).json as Json)?.state === 'finished', 120_000);
+  t.ok(finished, 'the event finished');
+  for (const n of nodes) {
+    const games = await read(n, `/events/${id}/games`);
+    t.equal(games.status, 200, `the export on ${n.name}`);
+    const lines = games.text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Json);
+    t.equal(lines.filter((l) => 'Game' in l).length, 2 * PAIRS, `${n.name}: every game in the JSON export`);
+    t.ok(lines.filter((l) => 'Game' in l).every((l) => l.Game.history.length > 0 && l.Game.serverSeed), `${n.name}: each whole, with its seed`);
+    const pgn = await read(n, `/events/${id}/games.pgn`);
+    t.equal(pgn.status, 200, `the PGN on ${n.name}`);
+    t.equal(pgn.text.match(/^\[Event /gm)?.length ?? 0, 2 * PAIRS, `${n.name}: every game in the PGN`);
+  }
+  const [first, ...others] = await Promise.all(nodes.map((n) => read(n, `/events/${id}/games`)));
+  for (const o of others) t.equal(o.text, first.text, 'the same export on every node');
 });
