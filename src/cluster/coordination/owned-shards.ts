@@ -8,12 +8,17 @@
 //
 // Request ids are unique per sending node only: each command that asks for an answer gets an id of
 // this owner's own before the host sees it, and the answer goes out under the sender's id, tagged with
-// the sender's name. The mapping is bounded (the oldest entries go first; their answers, if they
-// ever come, go to nobody and the sender's own timeout answers 'busy').
+// the sender's name. A request leaves `waiting` once its final answer went out; the sender's id stays
+// mapped to the owner's for `dedupMs` after its last send (a resend before the sender's deadline then
+// reaches the host under the same id and gets the host's remembered reply), then goes: memory follows
+// the requests of the last minute, not every request ever answered. Both are also capped in number
+// (the oldest go first; an answer that comes for a forgotten request goes to nobody, and the sender's
+// own timeout answers 'busy').
 import { LRUCache } from 'lru-cache';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../domain/log.js';
+import { RecentMap } from '../../domain/recent-map.js';
 import type { GameRecord } from '../../domain/records.js';
 import type { Command, ShardReply } from '../../shard/protocol/messages.js';
 import { decodeCommands, encodeReplies, gameSubject, nodeSubject, outSubject } from '../transport/nats-transport.js';
@@ -45,8 +50,13 @@ export interface ShardHostsOptions {
   nodePrefix?: string;
   /** This node's name, named on the answers to the batches it takes (ShardServer). */
   node?: string;
-  /** Requests waiting for their host's answer, remembered at most (default 100,000). */
+  /** Requests waiting for their host's answer, remembered at most (default 100,000); also the cap of `dedupMs`'s mapping. */
   maxWaiting?: number;
+  /**
+   * How long a remote request's id stays mapped after its last send, so that a resend gets the host's
+   * remembered reply (default 60 s: twice a cluster node's 30 s request deadline).
+   */
+  dedupMs?: number;
   /** The shard is served here now, with the ids of the live games it resumed (taken over). */
   served?(shard: number, liveIds: string[]): void;
 }
@@ -55,12 +65,11 @@ export interface ShardHostsOptions {
 const MAX_MESSAGE_BYTES = 900 * 1024;
 
 /**
- * What a rid given to a host stands for: a remote node's request (its own rid, `answered` once its
- * final reply went out, kept so a resend of it reaches the host under the same rid and gets the
- * host's remembered reply), or a request of this node's own.
+ * What a rid given to a host stands for, until its final reply: a remote node's request (its own
+ * rid), or a request of this node's own.
  */
 type Local =
-  | { kind: 'remote'; shard: number; node: string; rid: number; answered: boolean }
+  | { kind: 'remote'; shard: number; node: string; rid: number }
   | { kind: 'own'; done(r: ShardReply): void };
 
 /** Replies that announce a game while their request goes on: its final reply comes later. */
@@ -83,8 +92,8 @@ export class OwnedShards {
   private readonly server: ShardServer;
   private readonly hosts = new Map<number, Hosted>();
   private readonly waiting: LRUCache<number, Local>;
-  /** `node:rid` of each remote request to the rid its host knows it by (a resend keeps it). */
-  private readonly byRemote: LRUCache<string, number>;
+  /** `node:rid` of each recent remote request to the rid its host knows it by (a resend keeps it). */
+  private readonly byRemote: RecentMap<string, number>;
   private nextRid = 1;
   private readonly outPrefix: string;
   private readonly nodePrefix: string;
@@ -102,7 +111,7 @@ export class OwnedShards {
     this.outPrefix = o.outPrefix ?? 'dc.out';
     this.nodePrefix = o.nodePrefix ?? 'dc.node';
     this.waiting = new LRUCache({ max: o.maxWaiting ?? 100_000 });
-    this.byRemote = new LRUCache({ max: o.maxWaiting ?? 100_000 });
+    this.byRemote = new RecentMap({ clock: o.clock, windowMs: o.dedupMs ?? 60_000, max: o.maxWaiting ?? 100_000 });
     this.server = new ShardServer(o.nc, {
       clock: o.clock,
       prefix: o.shardPrefix,
@@ -113,6 +122,12 @@ export class OwnedShards {
         return new Uint8Array();
       },
     });
+  }
+
+  /** Requests waiting for an answer, and remote ids still mapped for a resend (for the tests). */
+  remembered(): { waiting: number; mapped: number } {
+    this.byRemote.prune();
+    return { waiting: this.waiting.size, mapped: this.byRemote.size };
   }
 
   /** Shards whose host is up and serving. */
@@ -235,7 +250,6 @@ export class OwnedShards {
       if (w.kind !== 'remote' || w.shard !== shard) continue;
       this.waiting.delete(rid);
       this.byRemote.delete(`${w.node}:${w.rid}`);
-      if (w.answered) continue;
       // A game command's sender answers `failed` with the command's own "lost" answer ('busy' for a move).
       const r = byNode.get(w.node) ?? [];
       r.push({ t: 'failed', rid: w.rid, error: `shard ${shard} moved to another node` });
@@ -273,13 +287,9 @@ export class OwnedShards {
         // A resend (a lost command or answer) goes under the rid its first send had, so the host
         // answers it with its remembered reply instead of acting twice.
         const key = `${node}:${c.rid}`;
-        let rid = this.byRemote.get(key);
-        const known = rid === undefined ? undefined : this.waiting.get(rid);
-        if (rid === undefined || known?.kind !== 'remote') {
-          rid = this.nextRid++;
-          this.byRemote.set(key, rid);
-        }
-        this.waiting.set(rid, { kind: 'remote', shard, node, rid: c.rid, answered: false });
+        const rid = this.byRemote.get(key) ?? this.nextRid++;
+        this.byRemote.set(key, rid);
+        this.waiting.set(rid, { kind: 'remote', shard, node, rid: c.rid });
         cmds.push({ ...c, rid } as Command);
       } else cmds.push(c);
     }
@@ -315,7 +325,8 @@ export class OwnedShards {
         // A game taken over here: every node's replica starts over from it (rid 0: no request's).
         if (reply.t === 'resumed') add({ ...reply, rid: 0 }, '', everyNode);
       } else if (w?.kind === 'remote') {
-        if (!announcing(reply)) w.answered = true;
+        // Answered: only the id mapping stays (for a resend), not the request.
+        if (!announcing(reply)) this.waiting.delete(reply.rid);
         add({ ...reply, rid: w.rid }, w.node, nodeSubject(this.nodePrefix, w.node, h.shard));
         // A new game is announced to the other nodes too (rid 0), so their account streams get
         // its GameStart; the requester has it under its own rid.
