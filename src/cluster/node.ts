@@ -246,6 +246,9 @@ export class ClusterNode {
           // Wall time on purpose: the count is compared with another process's, and monotonic clocks
           // of two processes share no origin (a wall clock stepped back only makes replicas resync).
           seqBase: () => clock.now() * 1024,
+          // A repeat comes from a sender's resend, within its 30 s deadline: a minute of replies is
+          // enough, where a count alone would fill for as long as play lasts.
+          repliesKeptMs: 60_000,
         });
         // A game whose ending the log held although its owner died before telling anyone: every
         // node's replica ends it now (it would otherwise stay live there, with nobody to end it).

@@ -14,10 +14,11 @@ import type { GameActor } from '../../game/actor.js';
 import type { EventFrame } from '../../game/types.js';
 import { isTurnPlayed, type PendingTree } from '../../game/view.js';
 import type { GameStore } from '../../store/types.js';
+import { TimedStore } from './timed-store.js';
 import type { ForwardingStore } from './forwarding-store.js';
 import { chunked, headOf, treeJsonOfLine, type Command, type ShardReply, type TreeWire } from '../protocol/messages.js';
 import { threadCpuSeconds, threadHeapBytes } from './cpu.js';
-import { LRUCache } from 'lru-cache';
+import { RecentMap } from '../../domain/recent-map.js';
 import { commandSpec, runCommand } from '../../game/commands.js';
 
 /**
@@ -60,6 +61,8 @@ export interface ShardHostDeps {
   seqBase?: () => number;
   /** Period of the `heads` reply (on `clock`), while games are being updated; default 1000 ms. */
   headsEveryMs?: number;
+  /** How long a command's reply is kept for a repeat (past its senders' deadline); default: no limit but the count. */
+  repliesKeptMs?: number;
 }
 
 /** The tree with its text: encoded here, by the game's owner, so main keeps the bytes as they come. */
@@ -71,33 +74,6 @@ function newTreeWire(t: PendingTree | null, frames: readonly EventFrame[]): Tree
   if (t === null) return null;
   if (frames.some((f) => treeJsonOfLine(f.line) !== undefined)) return { dfen: t.dfen, leaves: t.leaves };
   return treeWire(t);
-}
-
-/** The shard's store, with the duration of each game's latest write kept for its next update. */
-class TimedStore implements GameStore {
-  readonly last = new Map<string, ['putGame' | 'finishGame', number]>();
-
-  constructor(readonly inner: GameStore) {}
-
-  getGame(id: string): GameRecord | undefined {
-    return this.inner.getGame(id);
-  }
-
-  listLiveGames(): GameRecord[] {
-    return this.inner.listLiveGames();
-  }
-
-  async putGame(game: GameRecord): Promise<void> {
-    const t0 = performance.now();
-    await this.inner.putGame(game);
-    this.last.set(game.id, ['putGame', (performance.now() - t0) / 1000]);
-  }
-
-  async finishGame(game: GameRecord, results: Parameters<GameStore['finishGame']>[1]): Promise<void> {
-    const t0 = performance.now();
-    await this.inner.finishGame(game, results);
-    this.last.set(game.id, ['finishGame', (performance.now() - t0) / 1000]);
-  }
 }
 
 export class ShardHost {
@@ -131,12 +107,13 @@ export class ShardHost {
   private readonly stats: NodeJS.Timeout | null;
   /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
   private readonly treeTimes = new Map<string, number>();
-  /** Commands taken, by rid: the first reply of each (RUNNING until it is made), for a repeat. */
-  private readonly replies = new LRUCache<number, ShardReply | typeof RUNNING>({ max: REPLIES_KEPT });
+  /** Commands taken lately, by rid: the first reply of each (RUNNING until it is made), for a repeat. */
+  private readonly replies: RecentMap<number, ShardReply | typeof RUNNING>;
   /** Games a running create, pair or resume is making appear, and its rid (bounded by those commands). */
   private readonly announcing = new Map<string, number>();
 
   constructor(private readonly deps: ShardHostDeps) {
+    this.replies = new RecentMap({ clock: deps.clock, windowMs: deps.repliesKeptMs ?? Infinity, max: REPLIES_KEPT });
     this.fwd = deps.store.mode === 'forwarding' ? deps.store.games : null;
     this.timed = new TimedStore(deps.store.games);
     this.registry = new GameRegistry({
@@ -177,6 +154,12 @@ export class ShardHost {
   private emitStats(): void {
     const heap = threadHeapBytes();
     this.emit({ t: 'stats', cpuSeconds: threadCpuSeconds(), heapUsed: heap.used, heapTotal: heap.total });
+  }
+
+  /** Commands whose replies are kept for a repeat now (the tests check their bound). */
+  remembered(): number {
+    this.replies.prune();
+    return this.replies.size;
   }
 
   /** Commands still running and games still being announced (tests check that both empty). */
@@ -272,7 +255,7 @@ export class ShardHost {
 
   /** A command's reply, kept for a repeat of the command. */
   private reply(r: ShardReply & { rid: number }): void {
-    if (this.replies.has(r.rid)) this.replies.set(r.rid, r);
+    if (this.replies.has(r.rid)) this.replies.replace(r.rid, r);
     this.emit(r);
   }
 
