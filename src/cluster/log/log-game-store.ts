@@ -10,6 +10,7 @@
 import type { Clock } from '../../domain/clock.js';
 import { systemClock } from '../../domain/clock.js';
 import { silentLogger, type Logger } from '../../domain/log.js';
+import { RecentMap } from '../../domain/recent-map.js';
 import type { GameRecord, ResultRecord } from '../../domain/records.js';
 import type { GameStore } from '../../store/types.js';
 import { shardIndex, shardKey } from '../../shard/protocol/messages.js';
@@ -72,8 +73,14 @@ export interface LogGameStoreOptions {
   log?: Logger;
 }
 
-/** Recently ended games kept for reads (a mirror partner's ending reads its twin once). */
+/**
+ * Recently ended games kept for reads, at most: a game whose reveal is withheld until its mirror
+ * partner ends (the partner's ending reads its twin once, however late); any other for ENDED_KEPT_MS
+ * only (read back right after its ending; later reads go to the archive), so that steady play keeps
+ * a minute of endings here rather than filling the count over many minutes.
+ */
 const ENDED_KEPT = 256;
+const ENDED_KEPT_MS = 60_000;
 
 interface Live {
   /** The last version that counts (undefined until a new game's first append counts). */
@@ -88,7 +95,9 @@ interface Live {
 
 export class LogGameStore implements GameStore {
   private readonly live = new Map<string, Live>();
-  private readonly ended = new Map<string, GameRecord>();
+  private readonly ended: RecentMap<string, GameRecord>;
+  /** Ended games whose reveal is withheld until their mirror partner ends (see ENDED_KEPT). */
+  private readonly heldReveals = new Map<string, GameRecord>();
   /** See endedOnOpen (at most one per game the live index listed). */
   private readonly settledOnOpen: GameRecord[] = [];
   /** Why this store stopped writing (undefined while it writes). */
@@ -107,6 +116,7 @@ export class LogGameStore implements GameStore {
     this.clock = o.clock ?? systemClock;
     this.retryForMs = o.retryForMs ?? 30_000;
     this.logger = o.log ?? silentLogger;
+    this.ended = new RecentMap({ clock: this.clock, windowMs: ENDED_KEPT_MS, max: ENDED_KEPT });
     this.endings = new EndingSettler({
       log: { trim: (id) => this.trimLog(id) }, index: o.index, shard: o.shard, archive: o.archive, onFinished: o.onFinished, retryForMs: this.retryForMs,
       stopped: () => this.closed || this.fencedWhy !== undefined, clock: this.clock, logger: this.logger,
@@ -141,7 +151,7 @@ export class LogGameStore implements GameStore {
   }
 
   getGame(id: string): GameRecord | undefined {
-    return this.live.get(id)?.rec ?? this.ended.get(id) ?? this.o.archive?.getGame(id);
+    return this.live.get(id)?.rec ?? this.heldReveals.get(id) ?? this.ended.get(id) ?? this.o.archive?.getGame(id);
   }
 
   listLiveGames(): GameRecord[] {
@@ -306,8 +316,16 @@ export class LogGameStore implements GameStore {
 
   private keepEnded(game: GameRecord): void {
     this.ended.delete(game.id);
-    this.ended.set(game.id, game);
-    while (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value as string);
+    this.heldReveals.delete(game.id);
+    if (!game.revealHeld) return this.ended.set(game.id, game);
+    this.heldReveals.set(game.id, game);
+    while (this.heldReveals.size > ENDED_KEPT) this.heldReveals.delete(this.heldReveals.keys().next().value as string);
+  }
+
+  /** Ended games kept here now (the tests check their bound). */
+  keptEnded(): number {
+    this.ended.prune();
+    return this.ended.size + this.heldReveals.size;
   }
 
   /** One listed game, taken over: resumed when live, settled when a crash left it half done. */
