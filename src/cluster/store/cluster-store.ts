@@ -110,7 +110,7 @@ export class ClusterStore implements Store {
     const [tickets, botsKv, storeKv] = await Promise.all([bucket('tickets', TICKET_TTL_MS), bucket('bots'), bucket('store')]);
     const bots = await KvBotStore.open(botsKv, tickets, { clock });
     const s = new ClusterStore(bots, tickets, clock, o.results);
-    s.finished = new FinishedGames(storeKv, (id, get) => readGame(id, get), o.finishedCache);
+    s.finished = new FinishedGames(storeKv, (id, get) => readGame(id, get), o.finishedCache, clock);
     try {
       s.store = await BucketCopy.open(storeKv, (c) => s.derive(c), ['j'], { clock }, (copy) => (s.store = copy));
     } catch (e) {

@@ -1,7 +1,10 @@
 // Finished games of a cluster node, read on demand: the store's replica of `dc_store` no longer holds
 // an ended game's head and turns (ClusterStore forgets them as they arrive), so a read of an ended game
 // gets them from the bucket (from the stream's leader) and keeps the record in a bounded cache.
-// Memory then follows the live games, not the archive. Synchronous readers ask `get`, which answers
+// Memory then follows the live games, not the archive. A record this node wrote itself is kept for
+// WRITTEN_KEPT_MS only (its players read it right after the ending), not until the count pushes it
+// out: under steady play the cache then holds a minute of endings plus what was read, instead of
+// filling with every game ended here. Synchronous readers ask `get`, which answers
 // from the cache only: whoever serves a read first awaits `load` (the cluster's game gate does).
 // Invariant: a cached record is dropped whenever its head changes (a lifted reveal), so a read never
 // answers older bytes than the bucket holds once this node has seen the change.
@@ -10,6 +13,7 @@ import { LRUCache } from 'lru-cache';
 import type { KV } from '@nats-io/kv';
 import type { GameRecord } from '../../domain/records.js';
 import { codec } from '../../domain/codec.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import { retryTransient } from './bucket-copy.js';
 
 /** Bounds of the cache of finished games (`cluster.finishedCache`): both hold, least recently read out first. */
@@ -21,6 +25,9 @@ export interface FinishedCacheBounds {
 }
 
 export const DEFAULT_FINISHED_CACHE: FinishedCacheBounds = { entries: 2000, bytes: 64 * 1024 * 1024 };
+
+/** How long a record written here (not read back from the bucket) stays cached. */
+export const WRITTEN_KEPT_MS = 60_000;
 
 /** How a record is read from the bucket's keys (cluster-store.ts knows the layout). */
 export type RecordReader = (id: string, get: (key: string) => Promise<Uint8Array | undefined>) => Promise<GameRecord | undefined>;
@@ -37,11 +44,15 @@ export class FinishedGames {
     private readonly kv: KV,
     private readonly read: RecordReader,
     bounds: FinishedCacheBounds = DEFAULT_FINISHED_CACHE,
+    clock: Pick<Clock, 'monotonic'> = systemClock,
   ) {
     this.cache = new LRUCache<string, Uint8Array>({
       max: Math.max(1, bounds.entries),
       maxSize: Math.max(1, bounds.bytes),
       sizeCalculation: (v) => Math.max(1, v.length),
+      // Expiry of the records written here (WRITTEN_KEPT_MS) on the injected clock.
+      perf: { now: () => clock.monotonic() },
+      ttlResolution: 0,
     });
   }
 
@@ -65,7 +76,9 @@ export class FinishedGames {
 
   /** An ended record this node just stored: kept, as its writer will likely read it soon. */
   keep(rec: GameRecord): void {
-    if (!('Active' in rec.status)) this.cache.set(rec.id, new Uint8Array(codec.records.encode(rec)));
+    if ('Active' in rec.status) return;
+    this.cache.purgeStale();
+    this.cache.set(rec.id, new Uint8Array(codec.records.encode(rec)), { ttl: WRITTEN_KEPT_MS });
   }
 
   /** The game's head changed (or went): a cached record of it is stale. */
@@ -75,6 +88,7 @@ export class FinishedGames {
 
   /** Records and encoded bytes held now. */
   use(): { records: number; bytes: number } {
+    this.cache.purgeStale();
     return { records: this.cache.size, bytes: this.cache.calculatedSize };
   }
 
