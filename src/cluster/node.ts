@@ -29,6 +29,7 @@ import { ShardHost } from '../shard/owner/host.js';
 import type { ShardedGames } from '../shard/main/sharded-games.js';
 import type { ShardReply } from '../shard/protocol/messages.js';
 import type { GameRecord } from '../domain/records.js';
+import { hostGameConfig } from './coordination/host-config.js';
 
 export interface ClusterParts {
   sharded: ShardedGames;
@@ -232,7 +233,7 @@ export class ClusterNode {
         const host = new ShardHost({
           store: { mode: 'shared', games },
           clock,
-          config: parts.games,
+          config: hostGameConfig(parts.games),
           log,
           housePlayers: parts.housePlayers,
           random: parts.random,
