@@ -250,6 +250,9 @@ export class ClusterNode {
           // A repeat comes from a sender's resend, within its 30 s deadline: a minute of replies is
           // enough, where a count alone would fill for as long as play lasts.
           repliesKeptMs: 60_000,
+          // A late sync of an ended game comes within seconds of its end; later reads go to the
+          // cluster store. Kept by count alone, a shard's endings filled for an hour of play.
+          endedKeptMs: 60_000,
         });
         // A game whose ending the log held although its owner died before telling anyone: every
         // node's replica ends it now (it would otherwise stay live there, with nobody to end it).

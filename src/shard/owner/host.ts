@@ -63,6 +63,8 @@ export interface ShardHostDeps {
   headsEveryMs?: number;
   /** How long a command's reply is kept for a repeat (past its senders' deadline); default: no limit but the count. */
   repliesKeptMs?: number;
+  /** How long an ended game is kept for a late `sync`; default: no limit but the count. */
+  endedKeptMs?: number;
 }
 
 /** The tree with its text: encoded here, by the game's owner, so main keeps the bytes as they come. */
@@ -103,7 +105,7 @@ export class ShardHost {
    * Recently ended games, for a late `sync` (with their result lines when main stores them); each
    * record msgpack-encoded, a quarter of its objects' heap and one buffer instead of an object per turn.
    */
-  private readonly ended = new Map<string, { rec: Uint8Array; seq: number; results?: ResultRecord[] }>();
+  private readonly ended: RecentMap<string, { rec: Uint8Array; seq: number; results?: ResultRecord[] }>;
   private readonly stats: NodeJS.Timeout | null;
   /** Build time of each game's newest tree not yet reported (an entry per live game at most). */
   private readonly treeTimes = new Map<string, number>();
@@ -114,6 +116,7 @@ export class ShardHost {
 
   constructor(private readonly deps: ShardHostDeps) {
     this.replies = new RecentMap({ clock: deps.clock, windowMs: deps.repliesKeptMs ?? Infinity, max: REPLIES_KEPT });
+    this.ended = new RecentMap({ clock: deps.clock, windowMs: deps.endedKeptMs ?? Infinity, max: ENDED_KEPT });
     this.fwd = deps.store.mode === 'forwarding' ? deps.store.games : null;
     this.timed = new TimedStore(deps.store.games);
     this.registry = new GameRegistry({
@@ -291,7 +294,7 @@ export class ShardHost {
     }
     // A new round at most once a report (one left with gone games only still names the live ones).
     for (let n = 0, refilled = false; n < HEADS_SWEEP; n++) {
-      if (this.round.length === 0 && !refilled) [this.round, refilled] = [[...this.known.keys(), ...this.ended.keys()], true];
+      if (this.round.length === 0 && !refilled) [this.round, refilled] = [[...this.known.keys(), ...[...this.ended.entries()].map(([id]) => id)], true];
       if (this.round.length === 0) break;
       name(this.round.pop()!);
     }
@@ -317,14 +320,13 @@ export class ShardHost {
     else this.emit({ t: 'failed', rid, error: `game ${id} is not on this shard` });
   }
 
-  /** Bounded: the oldest ending goes first. */
+  /** Bounded by count (the oldest ending goes first) and, on a cluster node, by time. */
   private keepEnded(id: string, rec: GameRecord): void {
     const seq = this.known.get(id)?.seq ?? 0;
     const results = this.lastResults.get(id);
     this.lastResults.delete(id);
     const bytes = packRecord(rec);
     this.ended.set(id, results ? { rec: bytes, seq, results } : { rec: bytes, seq });
-    if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
   }
 
   private shown(game: GameActor, rec: GameRecord, tree: PendingTree | null, treeChanged: boolean, frames: EventFrame[]): void {
