@@ -38,12 +38,12 @@ const httpThreads = option('--http-threads', 0);
 
 /**
  * HTTP-level files that pass with several edge threads as they do with one (docs/ARCHITECTURE.md,
- * "Edge threads"). Not in it: robustness/framing and robustness/clients (half-closed and pipelined
- * connections: every answer of an edge thread is pending for a moment, and uWS drops those).
+ * "Edge threads"): robustness/framing and robustness/clients included (pipelined and half-closed
+ * connections: an edge thread waits on main for an answer main gives at once, src/edge/threads/at-once.ts).
  */
 const THREADED = [
   /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads)\.test\.js$/,
-  /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity)\.test\.js$/,
+  /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity|framing|clients)\.test\.js$/,
   /^dist\/test\/server\/(lobby|ops)\//,
   /^dist\/test\/wire\/conformance\.test\.js$/,
 ];

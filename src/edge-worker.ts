@@ -4,30 +4,54 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import uWS from 'uWebSockets.js';
 import { bindWebPages, loadWebAssets } from './edge/web.js';
+import { AtOnce } from './edge/threads/at-once.js';
 import { EdgeServer } from './edge/threads/edge-server.js';
 import type { EdgeControl, EdgeThreadData } from './edge/threads/protocol.js';
 
 const data = workerData as EdgeThreadData;
+if (!parentPort) throw new Error('edge-worker runs only as a worker thread');
 const port = parentPort;
-if (!port) throw new Error('edge-worker runs only as a worker thread');
 
 const counters = new Int32Array(data.counters);
 const feedCounters = new Int32Array(data.feedCounters);
 const app = uWS.App();
-const server = new EdgeServer({
+// Main's messages taken while the thread waits for an answer (at-once.ts): batches at once, but an
+// order (such as 'stop') must not run inside a uWS request handler, so it and everything after it
+// wait for the next turn, in order.
+let later: (ArrayBuffer | EdgeControl)[] = [];
+const runLater = (): void => {
+  const msgs = later;
+  later = [];
+  for (const m of msgs) take(m);
+};
+const atOnce = new AtOnce(new Int32Array(data.wakes), data.index, port, (msg) => {
+  if (later.length === 0 && msg instanceof ArrayBuffer) return server.receive(msg);
+  if (later.push(msg as ArrayBuffer | EdgeControl) === 1) setImmediate(runLater);
+}, data.routes.length);
+const server: EdgeServer = new EdgeServer({
   app,
   routes: data.routes,
   post: (buf) => port.postMessage(buf, [buf]),
   counted: () => void Atomics.add(counters, data.index, 1),
   fed: () => void Atomics.add(feedCounters, data.index, 1),
   maxBufferedBytes: data.maxBufferedBytes,
+  atOnce,
 });
 data.feeds.forEach((feed, shard) => server.feeds.connect(shard, feed));
 const web = data.webDir === null ? undefined : loadWebAssets(data.webDir);
 if (web) bindWebPages(app, web);
 
 port.on('message', (msg: ArrayBuffer | EdgeControl) => {
-  if (msg instanceof ArrayBuffer) return server.receive(msg);
+  if (later.length > 0) later.push(msg);
+  else take(msg);
+});
+
+function take(msg: ArrayBuffer | EdgeControl): void {
+  if (msg instanceof ArrayBuffer) server.receive(msg);
+  else control(msg);
+}
+
+function control(msg: EdgeControl): void {
   switch (msg.ctl) {
     case 'listen':
       void server.listen(msg.host, msg.port).then((ok) => port.postMessage({ ctl: 'listening', ok } satisfies EdgeControl));
@@ -46,4 +70,4 @@ port.on('message', (msg: ArrayBuffer | EdgeControl) => {
       port.close();
       return;
   }
-});
+}
