@@ -42,9 +42,10 @@ const httpThreads = option('--http-threads', 0);
  * connections: an edge thread waits on main for an answer main gives at once, src/edge/threads/at-once.ts).
  */
 const THREADED = [
-  /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads)\.test\.js$/,
+  /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads|webhook-restart)\.test\.js$/,
   /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity|framing|clients)\.test\.js$/,
   /^dist\/test\/server\/(lobby|ops)\//,
+  /^dist\/test\/browser\/.*\.test\.js$/,
   /^dist\/test\/wire\/conformance\.test\.js$/,
 ];
 /** The suffix of a second run's name. */
