@@ -7,8 +7,10 @@ import { bindWebPages, loadWebAssets } from './edge/web.js';
 import { AtOnce } from './edge/threads/at-once.js';
 import { EdgeServer } from './edge/threads/edge-server.js';
 import type { EdgeControl, EdgeThreadData } from './edge/threads/protocol.js';
+import { nameThread } from './thread-name.js';
 
 const data = workerData as EdgeThreadData;
+nameThread(`dc-edge-${data.index}`);
 if (!parentPort) throw new Error('edge-worker runs only as a worker thread');
 const port = parentPort;
 
