@@ -46,6 +46,7 @@ const THREADED = [
   /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads|webhook-restart)\.test\.js$/,
   /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity|framing|clients)\.test\.js$/,
   /^dist\/test\/server\/(lobby|ops)\//,
+  /^dist\/test\/browser\/.*\.test\.js$/,
   /^dist\/test\/wire\/conformance\.test\.js$/,
 ];
 /** The suffix of a second run's name. */
