@@ -17,18 +17,14 @@ const port = parentPort;
 const counters = new Int32Array(data.counters);
 const feedCounters = new Int32Array(data.feedCounters);
 const app = uWS.App();
-// Main's messages taken while the thread waits for an answer (at-once.ts): batches at once, but an
-// order (such as 'stop') must not run inside a uWS request handler, so it and everything after it
-// wait for the next turn, in order.
-let later: (ArrayBuffer | EdgeControl)[] = [];
-const runLater = (): void => {
-  const msgs = later;
-  later = [];
-  for (const m of msgs) take(m);
-};
+// Main's messages taken while the thread waits for an answer (at-once.ts) are handled at once, but
+// for the orders that touch the listening socket or the app ('listen', 'unlisten', 'stop'), which
+// must not run inside a uWS request handler: those wait for the next turn. (Deferring every message
+// after such an order would keep the awaited answer from the waiting request.)
 const atOnce = new AtOnce(new Int32Array(data.wakes), data.index, port, (msg) => {
-  if (later.length === 0 && msg instanceof ArrayBuffer) return server.receive(msg);
-  if (later.push(msg as ArrayBuffer | EdgeControl) === 1) setImmediate(runLater);
+  const m = msg as ArrayBuffer | EdgeControl;
+  if (m instanceof ArrayBuffer || m.ctl === 'feed') take(m);
+  else setImmediate(() => control(m));
 }, data.routes.length);
 const server: EdgeServer = new EdgeServer({
   app,
@@ -43,10 +39,7 @@ data.feeds.forEach((feed, shard) => server.feeds.connect(shard, feed));
 const web = data.webDir === null ? undefined : loadWebAssets(data.webDir);
 if (web) bindWebPages(app, web);
 
-port.on('message', (msg: ArrayBuffer | EdgeControl) => {
-  if (later.length > 0) later.push(msg);
-  else take(msg);
-});
+port.on('message', (msg: ArrayBuffer | EdgeControl) => take(msg));
 
 function take(msg: ArrayBuffer | EdgeControl): void {
   if (msg instanceof ArrayBuffer) server.receive(msg);
