@@ -120,7 +120,11 @@ export class EdgeServer implements FeedTarget {
     const o: Open = { res, blocked: false, watching: false, sized: undefined, held: [], heldBytes: 0, until: undefined };
     this.open.set(id, o);
     res.onAborted(() => {
-      if (this.gone(id)) this.queue([UP.ABORTED, id]);
+      if (!this.gone(id)) return;
+      // Sent now, not at the end of the turn: the client sees its connection closed at once and may
+      // ask again on another connection (maybe another thread), which should find this one forgotten.
+      this.queue([UP.ABORTED, id]);
+      this.flush();
     });
     this.queue([UP.REQUEST, id, route, method, req.getUrl(), req.getQuery() ?? null, values, headers, peer]);
     if (BODY_METHODS.has(method.toUpperCase())) {
