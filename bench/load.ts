@@ -2,7 +2,7 @@
 // memory read from its /metrics around the driver's measurement window. Shared by the throughput
 // and persistence suites.
 import type { BenchRow } from './types.js';
-import { runLoadDriver, type LoadSummary, type ServerChild, type ServerMetrics } from './procs.js';
+import { runLoadDriver, type LoadHooks, type LoadSummary, type ServerChild, type ServerMetrics } from './procs.js';
 
 export interface LoadResult {
   summary: LoadSummary;
@@ -29,7 +29,8 @@ export interface LoadResult {
 const MB = 1024 * 1024;
 const SAMPLE_MS = 1000;
 
-export async function measureLoad(server: ServerChild, pairs: number, durationMs: number): Promise<LoadResult> {
+/** `window`: called as the measurement window opens and closes (bench/edge-threads.ts reads /proc then). */
+export async function measureLoad(server: ServerChild, pairs: number, durationMs: number, window?: LoadHooks): Promise<LoadResult> {
   let m0: ServerMetrics | undefined;
   let m1: ServerMetrics | undefined;
   let t0 = 0;
@@ -48,10 +49,12 @@ export async function measureLoad(server: ServerChild, pairs: number, durationMs
     summary = await runLoadDriver(server.url, pairs, durationMs, {
       onStart: async () => {
         [m0, t0] = await read();
+        await window?.onStart?.();
         sampler = setInterval(() => void read().catch(() => undefined), SAMPLE_MS);
       },
       onStop: async () => {
         clearInterval(sampler);
+        await window?.onStop?.();
         [m1, t1] = await read();
       },
     });

@@ -6,6 +6,7 @@
 import { loadavg } from 'node:os';
 import { treeJsonCpuUsPerRoll } from './engine.js';
 import { Tally, cannon } from './http.js';
+import { edgeThreadRows } from './edge-threads.js';
 import { cpuRows, measureLoad, problemsOf, type LoadResult } from './load.js';
 import { startBare, startServer } from './procs.js';
 import type { BenchRow } from './types.js';
@@ -65,10 +66,8 @@ async function barePostCpuUs(): Promise<number | undefined> {
 }
 
 /** The issue's ratio targets for the largest N, each against its baseline measured in this run. */
-async function targetRows(n: number, r: LoadResult): Promise<BenchRow[]> {
+async function targetRows(n: number, r: LoadResult, engineUs: number, bareUs: number | undefined): Promise<BenchRow[]> {
   const bench = `throughput N=${n}`;
-  const engineUs = treeJsonCpuUsPerRoll();
-  const bareUs = await barePostCpuUs();
   const main = r.threadCpuMsPerTurn.main;
   const rows: BenchRow[] = [
     {
@@ -110,6 +109,9 @@ export async function run(): Promise<BenchRow[]> {
       await server.stop();
     }
   }
-  if (last) out.push(...(await targetRows(PAIR_COUNTS[PAIR_COUNTS.length - 1], last)));
+  const engineUs = treeJsonCpuUsPerRoll();
+  const bareUs = await barePostCpuUs();
+  if (last) out.push(...(await targetRows(PAIR_COUNTS[PAIR_COUNTS.length - 1], last, engineUs, bareUs)));
+  out.push(...(await edgeThreadRows(engineUs, bareUs)));
   return out;
 }

@@ -15,36 +15,38 @@
 //
 //   node scripts/test.mjs [--jobs N] [--timeout SECONDS] [--http-threads N] [file or directory ...]
 //
-// --http-threads N runs the HTTP-level files of THREADED (among those chosen) a second time with
-// DICECHESS_HTTP_THREADS=N, which test/helpers/app.ts passes to every server a test boots; such a
-// run is listed as "<file> [http.threads N]".
+// --http-threads N (default 2; 0 turns the second pass off) runs the HTTP-level files of THREADED
+// (among those chosen) a second time with DICECHESS_HTTP_THREADS=N, which test/helpers/app.ts passes
+// to every server a test boots; such a run is listed as "<file> [http.threads N]". `make test` runs
+// this script without arguments, so it includes that pass.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
 const args = process.argv.slice(2);
-const option = (name, fallback) => {
+const option = (name, fallback, least = 1) => {
   const i = args.indexOf(name);
   if (i < 0) return fallback;
   const value = Number(args[i + 1]);
   args.splice(i, 2);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} takes a positive number`);
+  if (!Number.isInteger(value) || value < least) throw new Error(`${name} takes a whole number of at least ${least}`);
   return value;
 };
 const jobs = option('--jobs', 4);
 const timeoutSeconds = option('--timeout', 240);
-const httpThreads = option('--http-threads', 0);
+const httpThreads = option('--http-threads', 2, 0);
 
 /**
  * HTTP-level files that pass with several edge threads as they do with one (docs/ARCHITECTURE.md,
- * "Edge threads"). Not in it: robustness/framing and robustness/clients (half-closed and pipelined
- * connections: every answer of an edge thread is pending for a moment, and uWS drops those).
+ * "Edge threads"): robustness/framing and robustness/clients included (pipelined and half-closed
+ * connections: an edge thread waits on main for an answer main gives at once, src/edge/threads/at-once.ts).
  */
 const THREADED = [
-  /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads)\.test\.js$/,
-  /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity)\.test\.js$/,
+  /^dist\/test\/server\/(smoke|streams|gameplay|routes|identity|challenges|discovery|full-games|move-retry|clocks|metrics|web|http-threads|webhook-restart)\.test\.js$/,
+  /^dist\/test\/server\/robustness\/(caps|limits|shared-caps|fuzz|fuzz-bodies|fuzz-identity|framing|clients)\.test\.js$/,
   /^dist\/test\/server\/(lobby|ops)\//,
+  /^dist\/test\/browser\/.*\.test\.js$/,
   /^dist\/test\/wire\/conformance\.test\.js$/,
 ];
 /** The suffix of a second run's name. */

@@ -363,6 +363,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     // A cluster node's starting answers stop here and the edge takes their port over.
     listening = starting ? starting.handOver(edge) : await http.listen(edge, config.host, config.port);
     if (config.metrics.port !== null) metricsListening = await listenMetrics(config.metrics.host, config.metrics.port, () => metrics.text(), log);
+    webhooks?.deliverer.release(); // held since it was made: deliveries start once the server listens
   } catch (e) {
     if (listening === undefined) starting?.close();
     await shutDown();
@@ -372,7 +373,6 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const url = `http://${host}:${listening.port}`;
   const storeName = cluster ? `cluster ${config.cluster.servers.join(',')}` : store.persistent ? config.dataDir : 'memory';
   log.info({ url, store: storeName, version: VERSION, ...(cluster ? { node: config.cluster.node } : {}) }, `listening on ${url}`);
-
   let closing: Promise<void> | undefined;
   return {
     ok: true,

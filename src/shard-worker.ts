@@ -13,8 +13,10 @@ import type { Command } from './shard/protocol/messages.js';
 import { batchOf, wireOf } from './shard/protocol/codec.js';
 import type { ShardWorkerData } from './shard/main/worker-transport.js';
 import { LmdbStore } from './store/lmdb.js';
+import { nameThread } from './thread-name.js';
 
 const data = workerData as ShardWorkerData;
+nameThread(`dc-shard-${data.index}`);
 const port = parentPort;
 if (!port) throw new Error('shard-worker runs only as a worker thread');
 

@@ -104,6 +104,8 @@ export function createWebhooks(config: Config['webhooks'], d: WebhookRootDeps): 
       seconds.observe(ms / 1000);
     },
   });
+  // Rolls of the games resumed at start wait until main releases it, once the server listens.
+  deliverer.hold();
   const routes = new WebhookRegistry({ store: d.store, client, clock: d.clock, stats, answerCapMs, setWebhook: d.setWebhook });
   return {
     deliverer,

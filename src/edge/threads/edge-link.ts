@@ -3,7 +3,7 @@
 // response, and sends what those responses do back as one batch per event-loop turn.
 import type { Logger } from '../../domain/log.js';
 import { asUws, ProxiedRequest, ProxiedResponse, type DownSink } from './proxied.js';
-import { packBatch, unpackBatch, UP, type DownMessage, type UpMessage } from './protocol.js';
+import { DOWN, packBatch, unpackBatch, UP, type DownMessage, type UpMessage } from './protocol.js';
 import type { RecordedRoute } from './recording-app.js';
 
 export interface EdgePort {
@@ -23,6 +23,8 @@ export class EdgeLink implements DownSink {
     private readonly around: (fn: () => void) => void = (fn) => fn(),
     /** The thread has ports to the shards: game streams may follow their game there (game-feeds.ts). */
     readonly feeds = false,
+    /** Called after each batch posted: wakes the thread if it waits for an answer (at-once.ts). */
+    private readonly posted: () => void = () => {},
   ) {}
 
   /** Responses main still writes to (tests, metrics). */
@@ -70,6 +72,10 @@ export class EdgeLink implements DownSink {
       case UP.WRITABLE:
         this.open.get(m[1])?.writable(m[2]);
         return;
+      case UP.SYNC:
+        // Queued behind whatever the requests before it produced; flushed with this turn's answers.
+        this.send([DOWN.SYNCED, 0, m[1]]);
+        return;
     }
   }
 
@@ -92,6 +98,7 @@ export class EdgeLink implements DownSink {
     this.out = [];
     const buf = packBatch(batch);
     this.port.postMessage(buf, [buf]);
+    this.posted();
   }
 
   /** Every response still open is cut (the server stops). */

@@ -4,6 +4,7 @@
 // does to the real connection what main's handler did to its stand-in. The static web page is
 // answered here without main. Nothing here parses JSON or knows a route's meaning.
 import uWS, { type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import type { AtOnce } from './at-once.js';
 import { GameFeeds, type FeedTarget } from './game-feeds.js';
 import { DOWN, packBatch, paramCount, unpackBatch, UP, type DownMessage, type RouteKey, type UpMessage } from './protocol.js';
 
@@ -46,6 +47,8 @@ export interface EdgeServerDeps {
   readonly fed?: () => void;
   /** Bytes a followed stream may hold for a slow reader before it is cut off. */
   readonly maxBufferedBytes?: number;
+  /** Waits on main for requests it answers at once (at-once.ts); without it every answer comes later. */
+  readonly atOnce?: AtOnce;
 }
 
 type Registrar = (pattern: string, handler: (res: HttpResponse, req: HttpRequest) => void) => unknown;
@@ -59,6 +62,9 @@ export class EdgeServer implements FeedTarget {
   private flushing = false;
   private listenSocket: us_listen_socket | undefined;
   private refusing = false;
+  /** The last SYNC sent to main, and the last SYNCED it answered. */
+  private syncSent = 0;
+  private synced = 0;
 
   constructor(private readonly d: EdgeServerDeps) {
     this.feeds = new GameFeeds(this, d.fed ?? (() => {}));
@@ -114,14 +120,33 @@ export class EdgeServer implements FeedTarget {
     const o: Open = { res, blocked: false, watching: false, sized: undefined, held: [], heldBytes: 0, until: undefined };
     this.open.set(id, o);
     res.onAborted(() => {
-      if (this.gone(id)) this.queue([UP.ABORTED, id]);
+      if (!this.gone(id)) return;
+      // Sent now, not at the end of the turn: the client sees its connection closed at once and may
+      // ask again on another connection (maybe another thread), which should find this one forgotten.
+      this.queue([UP.ABORTED, id]);
+      this.flush();
     });
     this.queue([UP.REQUEST, id, route, method, req.getUrl(), req.getQuery() ?? null, values, headers, peer]);
     if (BODY_METHODS.has(method.toUpperCase())) {
       res.onData((chunk, last) => {
-        if (this.open.has(id)) this.queue([UP.DATA, id, new Uint8Array(chunk.slice(0)), last]);
+        if (!this.open.has(id)) return;
+        this.queue([UP.DATA, id, new Uint8Array(chunk.slice(0)), last]);
+        if (last) this.answerAtOnce(id, route);
       });
+    } else {
+      this.answerAtOnce(id, route);
     }
+  }
+
+  /** A complete request: handed to main now and, if its route answers at once, waited on (at-once.ts). */
+  private answerAtOnce(id: number, route: number): void {
+    const a = this.d.atOnce;
+    if (a === undefined || !a.tries(route)) return;
+    const seq = ++this.syncSent;
+    this.queue([UP.SYNC, seq]);
+    this.flush();
+    a.wait(() => this.synced >= seq);
+    a.learn(route, !this.open.has(id));
   }
 
   /** A batch from main: applied in order, each request's run of messages in one cork. */
@@ -129,9 +154,14 @@ export class EdgeServer implements FeedTarget {
     const batch = unpackBatch<DownMessage>(buf);
     let i = 0;
     while (i < batch.length) {
+      if (batch[i][0] === DOWN.SYNCED) {
+        this.synced = Math.max(this.synced, batch[i][2] as number);
+        i++;
+        continue;
+      }
       const id = batch[i][1];
       let j = i + 1;
-      while (j < batch.length && batch[j][1] === id) j++;
+      while (j < batch.length && batch[j][1] === id && batch[j][0] !== DOWN.SYNCED) j++;
       const o = this.open.get(id);
       if (o !== undefined) {
         const from = i;
@@ -185,6 +215,8 @@ export class EdgeServer implements FeedTarget {
         return;
       case DOWN.UNTIL:
         o.until = m[2];
+        return;
+      case DOWN.SYNCED:
         return;
     }
   }

@@ -5,6 +5,7 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../domain/log.js';
 import type { Listenable, Listening } from '../listen.js';
+import { wake } from './at-once.js';
 import { EdgeLink } from './edge-link.js';
 import type { FeedHub } from './feed-hub.js';
 import { claimPort } from './port-claim.js';
@@ -44,6 +45,8 @@ interface Thread {
 export class EdgeThreads {
   private readonly counters: Int32Array;
   private readonly feedCounters: Int32Array;
+  /** One word per thread, bumped after each batch main posts to it (at-once.ts). */
+  private readonly wakes: Int32Array;
   private threads: Thread[] = [];
 
   constructor(
@@ -52,6 +55,7 @@ export class EdgeThreads {
   ) {
     this.counters = new Int32Array(new SharedArrayBuffer(4 * o.count));
     this.feedCounters = new Int32Array(new SharedArrayBuffer(4 * o.count));
+    this.wakes = new Int32Array(new SharedArrayBuffer(4 * o.count));
   }
 
   /** Game updates each edge thread has received from the shards (tests: only threads with a stream of the game get any). */
@@ -72,7 +76,7 @@ export class EdgeThreads {
       this.threads.push(this.start({
         index, routes, webDir: this.o.webDir, counters: this.counters.buffer as SharedArrayBuffer,
         feedCounters: this.feedCounters.buffer as SharedArrayBuffer, feeds: this.o.feeds?.takeEdgeEnds(index) ?? [],
-        maxBufferedBytes: this.o.maxBufferedBytes ?? 1 << 20,
+        maxBufferedBytes: this.o.maxBufferedBytes ?? 1 << 20, wakes: this.wakes.buffer as SharedArrayBuffer,
       }));
     }
     const results = await Promise.all(
@@ -130,7 +134,8 @@ export class EdgeThreads {
   private start(data: EdgeThreadData): Thread {
     const worker = new Worker(this.o.script, { workerData: data, transferList: [...data.feeds], name: `edge-${data.index}` });
     this.o.feeds?.started(data.index, worker);
-    const link = new EdgeLink(worker, this.recording.routes, this.o.log, this.o.around, data.feeds.length > 0);
+    const wakes = this.wakes;
+    const link = new EdgeLink(worker, this.recording.routes, this.o.log, this.o.around, data.feeds.length > 0, () => wake(wakes, data.index));
     const exited = new Promise<void>((done) => worker.once('exit', () => done()));
     const t: Thread = { worker, link, exited, listened: undefined };
     worker.on('message', (msg: ArrayBuffer | EdgeControl) => {

@@ -17,6 +17,8 @@ export const UP = {
   BLOCKED: 4,
   /** [WRITABLE, id, offset]: the socket drained; offset = body bytes of a sized answer handed to it so far. */
   WRITABLE: 5,
+  /** [SYNC, seq]: answer SYNCED seq once main has handled everything sent before it (at-once.ts). */
+  SYNC: 6,
 } as const;
 
 /** Main → edge thread: what to do with a response, in the order main's handler did it. */
@@ -39,6 +41,8 @@ export const DOWN = {
   FOLLOW: 8,
   /** [UNTIL, id, seq]: the END that follows waits until the followed stream has written update `seq`. */
   UNTIL: 9,
+  /** [SYNCED, 0, seq]: main has handled everything the edge sent before its SYNC seq (at-once.ts). */
+  SYNCED: 10,
 } as const;
 
 export type UpMessage =
@@ -46,7 +50,8 @@ export type UpMessage =
   | [typeof UP.DATA, number, Uint8Array, boolean]
   | [typeof UP.ABORTED, number]
   | [typeof UP.BLOCKED, number]
-  | [typeof UP.WRITABLE, number, number];
+  | [typeof UP.WRITABLE, number, number]
+  | [typeof UP.SYNC, number];
 
 export type DownMessage =
   | [typeof DOWN.STATUS, number, string]
@@ -57,7 +62,8 @@ export type DownMessage =
   | [typeof DOWN.SIZED, number, Uint8Array, number]
   | [typeof DOWN.CLOSE, number]
   | [typeof DOWN.FOLLOW, number, string, number, number]
-  | [typeof DOWN.UNTIL, number, number];
+  | [typeof DOWN.UNTIL, number, number]
+  | [typeof DOWN.SYNCED, 0, number];
 
 /** A route as uWS registers it: the app method ('get', 'any', 'options'…) and the pattern. */
 export type RouteKey = readonly [method: string, pattern: string];
@@ -77,6 +83,8 @@ export interface EdgeThreadData {
   readonly feeds: MessagePort[];
   /** Bytes a followed stream may hold for a reader that does not take them (`streams.maxBufferedBytes`). */
   readonly maxBufferedBytes: number;
+  /** One Int32 per edge thread, bumped and notified by main after each batch it posts to that thread (at-once.ts). */
+  readonly wakes: SharedArrayBuffer;
 }
 
 /** Control messages (not data): the edge thread's listen result, and main's orders. */

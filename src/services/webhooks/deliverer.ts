@@ -73,8 +73,26 @@ export class WebhookDeliverer implements GameLifecycleListener {
   /** The ply of each game whose delivery is in flight: the same roll seen again is not sent twice. */
   private readonly delivering = new Map<string, number>();
   private stopped = false;
+  /** Deliveries wait (queued, within their bounds) until the server listens: see hold(). */
+  private held = false;
 
   constructor(private readonly deps: DelivererDeps) {}
+
+  /**
+   * Until release(), rolls are queued but not sent. The server resumes its games before it listens,
+   * and a bot that answers a resumed roll may call the server back (a tree not in the delivery); with
+   * edge threads, listening takes a while, so such a delivery went out before the server could be
+   * called, and before a test could say how to answer it.
+   */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** The server listens: what was held is sent. */
+  release(): void {
+    this.held = false;
+    this.dispatch();
+  }
 
   gameStarted(game: GameHandle): void {
     this.watch(game);
@@ -174,7 +192,7 @@ export class WebhookDeliverer implements GameLifecycleListener {
   private dispatch(): void {
     const extraCap = Math.floor(this.deps.maxInFlight / 2);
     let progress = true;
-    while (progress && this.inFlight < this.deps.maxInFlight && !this.stopped) {
+    while (progress && this.inFlight < this.deps.maxInFlight && !this.stopped && !this.held) {
       progress = false;
       for (const [botId, q] of [...this.ready]) {
         if (this.inFlight >= this.deps.maxInFlight) break;
