@@ -19,7 +19,7 @@ import { cpus, loadavg, release, totalmem } from 'node:os';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { projectFile } from '../src/paths.js';
 import { connectCluster } from '../src/cluster/transport/nats.js';
-import { LOAD_LIMITS, procRss, runLoadDriver } from './procs.js';
+import { LOAD_LIMITS, SERVER_MALLOC_ENV, SERVER_NODE_ARGS, procRss, runLoadDriver } from './procs.js';
 import { lineChart } from './svg-chart.js';
 import { eventually, startNatsCluster } from '../test/helpers/nats-cluster.js';
 import { settingsFile, settled, startNode, type ClusterNodeProc } from '../test/helpers/cluster-nodes.js';
@@ -61,7 +61,14 @@ async function soak(n: number): Promise<Outcome> {
   const nodes: ClusterNodeProc[] = [];
   const nc = await connectCluster(nats.urls, 'cluster-soak');
   try {
-    for (const name of ['a', 'b', 'c'].slice(0, n)) nodes.push(await startNode(name, nats.urls, settings.file, SETTLE_MS));
+    // Each node started as docs/OPERATIONS.md says to start a server (and as the single-process soak
+    // starts it): 4 MB semi-spaces and glibc's fixed trim threshold (BENCH_SERVER_NODE_ARGS and
+    // BENCH_SERVER_MALLOC=glibc change them, as for the other suites).
+    const operator = {
+      nodeArgs: (process.env.BENCH_SERVER_NODE_ARGS ?? SERVER_NODE_ARGS).split(' ').filter(Boolean),
+      env: process.env.BENCH_SERVER_MALLOC === 'glibc' ? {} : SERVER_MALLOC_ENV,
+    };
+    for (const name of ['a', 'b', 'c'].slice(0, n)) nodes.push(await startNode(name, nats.urls, settings.file, SETTLE_MS, operator));
     if (!(await eventually(() => settled(nodes, SHARDS), SETTLE_MS))) throw new Error(`${n} node(s): the shards never settled`);
     const jsm = await jetstreamManager(nc);
     const samples: Sample[] = [];

@@ -146,10 +146,13 @@ try {
 
 const cli = join(ROOT, 'dist', 'src', 'cli.js');
 // Files named in the environment, so no secret shows in `ps`.
-const nodeEnv = { ...process.env, DICECHESS_CLUSTER_NKEY_SEED_FILE: seedFile, ...(certs ? { DICECHESS_CLUSTER_TLS_CA: certs.caFile } : {}) };
+// glibc's fixed trim threshold and 4 MB semi-spaces, as `make run` starts a server (docs/OPERATIONS.md,
+// "Memory of a long-running server"); a value already in the environment wins.
+const MALLOC = { MALLOC_TRIM_THRESHOLD_: '131072', MALLOC_MMAP_THRESHOLD_: '131072' };
+const nodeEnv = { ...MALLOC, ...process.env, DICECHESS_CLUSTER_NKEY_SEED_FILE: seedFile, ...(certs ? { DICECHESS_CLUSTER_TLS_CA: certs.caFile } : {}) };
 NODES.forEach((node, i) => {
   const port = httpBase + i;
-  start(`node ${node}`, process.execPath, [cli, 'serve', '--port', String(port), '--cluster', urls.join(','), '--node', node], join(DIR, `node-${node}.log`), nodeEnv);
+  start(`node ${node}`, process.execPath, ['--max-semi-space-size=4', cli, 'serve', '--port', String(port), '--cluster', urls.join(','), '--node', node], join(DIR, `node-${node}.log`), nodeEnv);
 });
 
 console.log(`NATS servers: ${urls.join(' ')} (logs, stores and configurations nats-N.conf in .cluster/)`);

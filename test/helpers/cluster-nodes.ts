@@ -55,15 +55,16 @@ export function startNode(
   servers: string[],
   configFile: string,
   timeoutMs = 120_000,
-  o: { starting?: boolean; wrap?: readonly string[]; host?: string } = {},
+  o: { starting?: boolean; wrap?: readonly string[]; host?: string; nodeArgs?: readonly string[]; env?: Record<string, string> } = {},
 ): Promise<ClusterNodeProc> {
-  // `wrap` runs the node under another command (`ip netns exec NS`, for a host of its own), `host` is the address it listens on.
-  const args = [CLI, 'serve', ...(o.host ? ['--host', o.host] : []), '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name];
+  // `wrap` runs the node under another command (`ip netns exec NS`, for a host of its own), `host` is the address it listens on;
+  // `nodeArgs` and `env` start it as an operator would (the benchmarks: docs/OPERATIONS.md's `node` options and allocator settings).
+  const args = [...(o.nodeArgs ?? []), CLI, 'serve', ...(o.host ? ['--host', o.host] : []), '--port', '0', '--config', configFile, '--cluster', servers.join(','), '--node', name];
   const [command, ...prefix] = o.wrap && o.wrap.length > 0 ? [...o.wrap, process.execPath] : [process.execPath];
   const child = spawnBound(command, [...prefix, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, DICECHESS_LOG_LEVEL: 'info' },
+    env: { ...o.env, ...process.env, DICECHESS_LOG_LEVEL: 'info' },
   });
   live.add(child);
   child.once('exit', () => live.delete(child));
