@@ -56,7 +56,9 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const nearest = (samples: Sample[], t: number): Sample => samples.reduce((best, s) => (Math.abs(s.t - t) < Math.abs(best.t - t) ? s : best));
 
 async function soak(n: number): Promise<Outcome> {
-  const nats = await startNatsCluster({ name: `dc-csoak${n}` });
+  // Every finished game stays in the store's bucket (that is the archive): ten minutes of play store
+  // more than the test harness's 512 MB per server, and play stopped when JetStream refused writes.
+  const nats = await startNatsCluster({ name: `dc-csoak${n}`, maxFileStore: '16GB' });
   const settings = settingsFile({ cluster: { shards: SHARDS }, limits: { ...LOAD_LIMITS, registrationsPerHour: 1_000_000 }, games: { houseMoveDelayMs: 0, seedGraceMs: 0 } });
   const nodes: ClusterNodeProc[] = [];
   const nc = await connectCluster(nats.urls, 'cluster-soak');

@@ -141,6 +141,8 @@ export interface NatsClusterOptions {
   probe?: boolean;
   /** The servers' ports and settings are chosen but nothing is started until `startAll()` (a node started first waits for them). */
   deferred?: boolean;
+  /** Each server's JetStream file store limit (default 512MB: enough for any test, not for a long soak). */
+  maxFileStore?: string;
 }
 
 export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<NatsCluster> {
@@ -166,7 +168,7 @@ export async function startNatsCluster(opts: NatsClusterOptions = {}): Promise<N
       opts.conf?.(args) ?? [
         `server_name: "${name}"`,
         `listen: "127.0.0.1:${port}"`,
-        `jetstream { store_dir: "${join(dir, name)}", max_memory_store: 64MB, max_file_store: 512MB }`,
+        `jetstream { store_dir: "${join(dir, name)}", max_memory_store: 64MB, max_file_store: ${opts.maxFileStore ?? '512MB'} }`,
         size > 1 ? `cluster { name: "${clusterName}", listen: "127.0.0.1:${clusterPort}", routes: [${routes}] }` : '',
         '',
       ].join('\n'),
